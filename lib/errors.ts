@@ -1,0 +1,60 @@
+/**
+ * One error hierarchy for the whole package. `RocketMQError` and `ProtocolError` are defined in `protocol/`
+ * (which imports nothing of the repo) and re-exported here.
+ */
+import { ProtocolError, RocketMQError, type RocketMQErrorOptions } from '../protocol/errors';
+
+export { ProtocolError, RocketMQError, type RocketMQErrorOptions };
+
+/** A connection to `addr` could not be made. */
+export class RemotingConnectError extends RocketMQError {
+  constructor(readonly addr: string, options: RocketMQErrorOptions = {}) {
+    super(`connect to ${addr} failed`, { retriable: true, ...options });
+  }
+}
+
+/** No response arrived within the timeout. */
+export class RemotingTimeoutError extends RocketMQError {
+  constructor(readonly addr: string, readonly timeoutMillis: number, options: RocketMQErrorOptions = {}) {
+    super(`wait response on the channel <${addr}> timeout, ${timeoutMillis}(ms)`, { retriable: true, ...options });
+  }
+}
+
+/** The request could not be written, or the connection closed before its response arrived. */
+export class RemotingSendRequestError extends RocketMQError {
+  constructor(readonly addr: string, message?: string, options: RocketMQErrorOptions = {}) {
+    super(message ?? `send request to <${addr}> failed`, { retriable: true, ...options });
+  }
+}
+
+/** Too many requests in flight on one connection (Java's RemotingTooMuchRequestException). */
+export class RemotingTooMuchRequestError extends RocketMQError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(message, { retriable: true, ...options });
+  }
+}
+
+/** A client-side failure: bad arguments, bad state, or a response code the client cannot use. */
+export class MQClientError extends RocketMQError {
+  constructor(readonly responseCode: number, message: string, options: RocketMQErrorOptions = {}) {
+    super(message, options);
+  }
+}
+
+/** A broker (or name server) answered with a failure code. */
+export class MQBrokerError extends RocketMQError {
+  constructor(
+    readonly responseCode: number,
+    readonly remark: string | null,
+    readonly brokerAddr?: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super(`CODE: ${responseCode} DESC: ${remark ?? ''}${brokerAddr ? ` BROKER: ${brokerAddr}` : ''}`, options);
+  }
+}
+
+/** A store-level failure (corrupt file, I/O error). */
+export class MessageStoreError extends RocketMQError {}
+
+/** Invalid configuration. */
+export class ConfigError extends RocketMQError {}

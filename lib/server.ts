@@ -1,0 +1,4 @@
+/**
+ * rocketmq-ts/server: the bundled name server and broker, and the in-process cluster helper.
+ */
+export * from './errors';

@@ -1,0 +1,30 @@
+/**
+ * The root of the error hierarchy and the wire-level error. They live in `protocol/` because the codec must
+ * raise them without importing anything else of the repo; `lib/errors.ts` re-exports them with the rest.
+ */
+
+export interface RocketMQErrorOptions {
+  cause?: unknown;
+  retriable?: boolean;
+}
+
+/** Base class of every error this package throws. */
+export class RocketMQError extends Error {
+  /** Whether repeating the same operation may succeed. */
+  readonly retriable: boolean;
+  override readonly cause?: unknown;
+
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.retriable = options.retriable ?? false;
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** Malformed bytes: a bad frame, header or body, or a missing required header field. */
+export class ProtocolError extends RocketMQError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(message, { retriable: false, ...options });
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * rocketmq-ts/protocol: the pure remoting codec (frames, commands, codes, headers, bodies, messages).
+ */
+export * from './errors';
+export * from './frame';
+export * from './remoting-command';
+export * from './code/request-code';
+export * from './code/response-code';
+export * from './header/header-schema';

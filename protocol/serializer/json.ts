@@ -1,0 +1,67 @@
+/**
+ * The JSON header (RemotingSerializable over fastjson): fields in fastjson's alphabetical order, nulls omitted,
+ * language as its enum name.
+ *
+ * @see org.apache.rocketmq.remoting.protocol.RemotingSerializable
+ */
+import { ProtocolError } from '../errors';
+import type { ExtFields, RemotingCommand } from '../remoting-command';
+import { RemotingCommand as Command, SerializeType } from '../remoting-command';
+
+export function encodeJsonHeader(cmd: RemotingCommand): Buffer {
+  let s = '{"code":' + cmd.code;
+  if (cmd.extFields) {
+    s += ',"extFields":{';
+    let first = true;
+    for (const key in cmd.extFields) {
+      const value = cmd.extFields[key];
+      if (value === undefined || value === null) continue;
+      s += (first ? '' : ',') + JSON.stringify(key) + ':' + JSON.stringify(value);
+      first = false;
+    }
+    s += '}';
+  }
+  s += ',"flag":' + cmd.flag + ',"language":"' + cmd.language + '","opaque":' + cmd.opaque;
+  if (cmd.remark !== null && cmd.remark !== undefined) s += ',"remark":' + JSON.stringify(cmd.remark);
+  s += ',"serializeTypeCurrentRPC":"' + (cmd.serializeType === SerializeType.ROCKETMQ ? 'ROCKETMQ' : 'JSON') + '"';
+  s += ',"version":' + cmd.version + '}';
+  return Buffer.from(s, 'utf8');
+}
+
+function int(value: unknown, field: string, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+  throw new ProtocolError(`JSON header field ${field} is not an integer`);
+}
+
+export function decodeJsonHeader(header: Buffer): RemotingCommand {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(header.toString('utf8'));
+  } catch (err) {
+    throw new ProtocolError('malformed JSON header', { cause: err });
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ProtocolError('JSON header is not an object');
+  const h = obj as Record<string, unknown>;
+  let extFields: ExtFields | null = null;
+  if (h.extFields !== undefined && h.extFields !== null) {
+    if (typeof h.extFields !== 'object' || Array.isArray(h.extFields)) throw new ProtocolError('extFields is not an object');
+    extFields = {};
+    for (const [k, v] of Object.entries(h.extFields as Record<string, unknown>)) {
+      if (v === null || v === undefined) continue;
+      extFields[k] = typeof v === 'string' ? v : String(v);
+    }
+  }
+  if (h.code === undefined) throw new ProtocolError('JSON header has no code');
+  return new Command({
+    code: int(h.code, 'code', 0),
+    language: typeof h.language === 'string' ? h.language : 'JAVA',
+    version: int(h.version, 'version', 0),
+    opaque: int(h.opaque, 'opaque', 0),
+    flag: int(h.flag, 'flag', 0),
+    remark: typeof h.remark === 'string' ? h.remark : null,
+    extFields,
+    serializeType: SerializeType.JSON,
+  });
+}

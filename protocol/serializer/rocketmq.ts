@@ -1,0 +1,85 @@
+/**
+ * The ROCKETMQ binary header: code i16, language u8, version i16, opaque i32, flag i32,
+ * remark (i32 length + UTF-8), extFields (i32 total length, then per entry i16 key length + key, i32 value length + value).
+ *
+ * @see org.apache.rocketmq.remoting.protocol.RocketMQSerializable
+ */
+import { ProtocolError } from '../errors';
+import type { ExtFields, RemotingCommand } from '../remoting-command';
+import { RemotingCommand as Command, SerializeType, languageCode, languageName } from '../remoting-command';
+
+export function encodeRocketMQHeader(cmd: RemotingCommand): Buffer {
+  const remark = cmd.remark ? Buffer.from(cmd.remark, 'utf8') : null;
+  const entries: Buffer[] = [];
+  let extLength = 0;
+  if (cmd.extFields) {
+    for (const key in cmd.extFields) {
+      const value = cmd.extFields[key];
+      if (value === undefined || value === null) continue;
+      const k = Buffer.from(key, 'utf8');
+      const v = Buffer.from(value, 'utf8');
+      const e = Buffer.allocUnsafe(2 + k.length + 4 + v.length);
+      e.writeInt16BE(k.length, 0);
+      k.copy(e, 2);
+      e.writeInt32BE(v.length, 2 + k.length);
+      v.copy(e, 6 + k.length);
+      entries.push(e);
+      extLength += e.length;
+    }
+  }
+  const out = Buffer.allocUnsafe(13 + 4 + (remark ? remark.length : 0) + 4 + extLength);
+  let o = 0;
+  out.writeInt16BE(cmd.code, o); o += 2;
+  out.writeUInt8(languageCode(cmd.language), o); o += 1;
+  out.writeInt16BE(cmd.version, o); o += 2;
+  out.writeInt32BE(cmd.opaque, o); o += 4;
+  out.writeInt32BE(cmd.flag, o); o += 4;
+  out.writeInt32BE(remark ? remark.length : 0, o); o += 4;
+  if (remark) { remark.copy(out, o); o += remark.length; }
+  out.writeInt32BE(extLength, o); o += 4;
+  for (const e of entries) { e.copy(out, o); o += e.length; }
+  return out;
+}
+
+function need(header: Buffer, offset: number, n: number, what: string): void {
+  if (n < 0 || offset + n > header.length) {
+    throw new ProtocolError(`ROCKETMQ header truncated reading ${what} (${n} bytes at ${offset} of ${header.length})`);
+  }
+}
+
+export function decodeRocketMQHeader(header: Buffer): RemotingCommand {
+  need(header, 0, 17, 'fixed fields');
+  let o = 0;
+  const code = header.readInt16BE(o); o += 2;
+  const language = languageName(header.readUInt8(o)); o += 1;
+  const version = header.readInt16BE(o); o += 2;
+  const opaque = header.readInt32BE(o); o += 4;
+  const flag = header.readInt32BE(o); o += 4;
+  const remarkLength = header.readInt32BE(o); o += 4;
+  let remark: string | null = null;
+  if (remarkLength !== 0) {
+    need(header, o, remarkLength, 'remark');
+    remark = header.toString('utf8', o, o + remarkLength);
+    o += remarkLength;
+  }
+  need(header, o, 4, 'extFields length');
+  const extLength = header.readInt32BE(o); o += 4;
+  need(header, o, extLength, 'extFields');
+  let extFields: ExtFields | null = null;
+  if (extLength > 0) {
+    extFields = {};
+    const end = o + extLength;
+    while (o < end) {
+      need(header, o, 2, 'extFields key length');
+      const kl = header.readInt16BE(o); o += 2;
+      need(header, o, kl, 'extFields key');
+      const key = header.toString('utf8', o, o + kl); o += kl;
+      need(header, o, 4, 'extFields value length');
+      const vl = header.readInt32BE(o); o += 4;
+      if (o + vl > end) need(header, header.length, 1, 'extFields value');
+      need(header, o, vl, 'extFields value');
+      extFields[key] = header.toString('utf8', o, o + vl); o += vl;
+    }
+  }
+  return new Command({ code, language, version, opaque, flag, remark, extFields, serializeType: SerializeType.ROCKETMQ });
+}
