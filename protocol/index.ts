@@ -6,4 +6,6 @@ export * from './frame';
 export * from './remoting-command';
 export * from './code/request-code';
 export * from './code/response-code';
-export * from './header/header-schema';
+export * from './header/index';
+export * from './body/index';
+export * from './message/index';

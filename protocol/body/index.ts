@@ -1,0 +1,2 @@
+// JSON bodies and the fastjson dialect.
+export {};

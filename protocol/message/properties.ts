@@ -1,0 +1,49 @@
+/**
+ * Message properties on the wire and on disk: `name \u0001 value \u0002` repeated (UTF-8).
+ *
+ * @see org.apache.rocketmq.common.message.MessageDecoder#messageProperties2String / string2messageProperties
+ */
+export const NAME_VALUE_SEPARATOR = '\u0001';
+export const PROPERTY_SEPARATOR = '\u0002';
+
+export type MessageProperties = Record<string, string>;
+
+export function propertiesToString(properties: MessageProperties | null | undefined): string {
+  if (!properties) return '';
+  let s = '';
+  for (const name in properties) {
+    const value = properties[name];
+    if (value === undefined || value === null) continue;
+    s += name + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
+  }
+  return s;
+}
+
+export function stringToProperties(s: string | null | undefined): MessageProperties {
+  const out: MessageProperties = {};
+  if (!s) return out;
+  let start = 0;
+  const len = s.length;
+  while (start < len) {
+    let end = s.indexOf(PROPERTY_SEPARATOR, start);
+    if (end < 0) end = len;
+    const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
+    if (sep >= 0 && sep < end) out[s.substring(start, sep)] = s.substring(sep + 1, end);
+    start = end + 1;
+  }
+  return out;
+}
+
+/** Reads one property without building the whole map (the store's dispatch path). */
+export function findProperty(s: string, name: string): string | undefined {
+  let start = 0;
+  const len = s.length;
+  while (start < len) {
+    let end = s.indexOf(PROPERTY_SEPARATOR, start);
+    if (end < 0) end = len;
+    const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
+    if (sep >= 0 && sep < end && sep - start === name.length && s.startsWith(name, start)) return s.substring(sep + 1, end);
+    start = end + 1;
+  }
+  return undefined;
+}
