@@ -1,7 +1,7 @@
 /**
  * SendMessageResponseHeader: The broker's answer to a send. The broker also adds MSG_REGION and TRACE_ON to these extFields (SendMessageProcessor).
  *
- * Used by: SEND_MESSAGE, SEND_MESSAGE_V2, SEND_BATCH_MESSAGE, CONSUMER_SEND_MSG_BACK response.
+ * Used by: SEND_MESSAGE, SEND_MESSAGE_V2, SEND_BATCH_MESSAGE (and SEND_REPLY_MESSAGE) responses.
  *
  * Wire grammar (extFields key, value type, presence, meaning). "5.x opt." fields are sent by 5.x peers only;
  * a 4.9.8 peer ignores them.
