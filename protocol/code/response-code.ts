@@ -1,19 +1,98 @@
 /**
- * Response codes, Java names verbatim (RemotingSysResponseCode + ResponseCode, 4.9.8 and 5.3.3).
+ * Response codes, Java names verbatim: RemotingSysResponseCode, then ResponseCode of 4.9.8, then the codes 5.3.3 added.
+ *
+ * No name has different values in the two versions, but three values have two names: 4.9.8's ACL failures
+ * UPDATE_AND_CREATE_ACL_CONFIG_FAILED (209), DELETE_ACL_CONFIG_FAILED (210) and UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED
+ * (211) were dropped in 5.x and the values reused for POLLING_FULL, POLLING_TIMEOUT and BROKER_NOT_EXIST.
+ * `responseCodeName` gives the 4.9.8 name for those.
  *
  * @see org.apache.rocketmq.remoting.protocol.RemotingSysResponseCode
  * @see org.apache.rocketmq.common.protocol.ResponseCode (4.9.8)
+ * @see org.apache.rocketmq.remoting.protocol.ResponseCode (5.3.3)
  */
 export const ResponseCode = {
+  // RemotingSysResponseCode
   SUCCESS: 0,
   SYSTEM_ERROR: 1,
   SYSTEM_BUSY: 2,
   REQUEST_CODE_NOT_SUPPORTED: 3,
   TRANSACTION_FAILED: 4,
-} as const;
-export type ResponseCode = (typeof ResponseCode)[keyof typeof ResponseCode];
 
-const NAMES = new Map<number, string>(Object.entries(ResponseCode).map(([k, v]) => [v, k]));
+  // ResponseCode, 4.9.8
+  FLUSH_DISK_TIMEOUT: 10,
+  SLAVE_NOT_AVAILABLE: 11,
+  FLUSH_SLAVE_TIMEOUT: 12,
+  MESSAGE_ILLEGAL: 13,
+  SERVICE_NOT_AVAILABLE: 14,
+  VERSION_NOT_SUPPORTED: 15,
+  NO_PERMISSION: 16,
+  TOPIC_NOT_EXIST: 17,
+  TOPIC_EXIST_ALREADY: 18,
+  PULL_NOT_FOUND: 19,
+  PULL_RETRY_IMMEDIATELY: 20,
+  PULL_OFFSET_MOVED: 21,
+  QUERY_NOT_FOUND: 22,
+  SUBSCRIPTION_PARSE_FAILED: 23,
+  SUBSCRIPTION_NOT_EXIST: 24,
+  SUBSCRIPTION_NOT_LATEST: 25,
+  SUBSCRIPTION_GROUP_NOT_EXIST: 26,
+  FILTER_DATA_NOT_EXIST: 27,
+  FILTER_DATA_NOT_LATEST: 28,
+  TRANSACTION_SHOULD_COMMIT: 200,
+  TRANSACTION_SHOULD_ROLLBACK: 201,
+  TRANSACTION_STATE_UNKNOW: 202,
+  TRANSACTION_STATE_GROUP_WRONG: 203,
+  NO_BUYER_ID: 204,
+  NOT_IN_CURRENT_UNIT: 205,
+  CONSUMER_NOT_ONLINE: 206,
+  CONSUME_MSG_TIMEOUT: 207,
+  NO_MESSAGE: 208,
+  UPDATE_AND_CREATE_ACL_CONFIG_FAILED: 209,
+  DELETE_ACL_CONFIG_FAILED: 210,
+  UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED: 211,
+  FLOW_CONTROL: 215,
+
+  // added in 5.x (5.3.3)
+  INVALID_PARAMETER: 29,
+  POLLING_FULL: 209,
+  POLLING_TIMEOUT: 210,
+  BROKER_NOT_EXIST: 211,
+  BROKER_DISPATCH_NOT_COMPLETE: 212,
+  BROADCAST_CONSUMPTION: 213,
+  NOT_LEADER_FOR_QUEUE: 501,
+  ILLEGAL_OPERATION: 604,
+  RPC_UNKNOWN: -1000,
+  RPC_ADDR_IS_NULL: -1002,
+  RPC_SEND_TO_CHANNEL_FAILED: -1004,
+  RPC_TIME_OUT: -1006,
+  GO_AWAY: 1500,
+  CONTROLLER_FENCED_MASTER_EPOCH: 2000,
+  CONTROLLER_FENCED_SYNC_STATE_SET_EPOCH: 2001,
+  CONTROLLER_INVALID_MASTER: 2002,
+  CONTROLLER_INVALID_REPLICAS: 2003,
+  CONTROLLER_MASTER_NOT_AVAILABLE: 2004,
+  CONTROLLER_INVALID_REQUEST: 2005,
+  CONTROLLER_BROKER_NOT_ALIVE: 2006,
+  CONTROLLER_NOT_LEADER: 2007,
+  CONTROLLER_BROKER_METADATA_NOT_EXIST: 2008,
+  CONTROLLER_INVALID_CLEAN_BROKER_METADATA: 2009,
+  CONTROLLER_BROKER_NEED_TO_BE_REGISTERED: 2010,
+  CONTROLLER_MASTER_STILL_EXIST: 2011,
+  CONTROLLER_ELECT_MASTER_FAILED: 2012,
+  CONTROLLER_ALTER_SYNC_STATE_SET_FAILED: 2013,
+  CONTROLLER_BROKER_ID_INVALID: 2014,
+  CONTROLLER_JRAFT_INTERNAL_ERROR: 2015,
+  CONTROLLER_BROKER_LIVE_INFO_NOT_EXISTS: 2016,
+  USER_NOT_EXIST: 3001,
+  POLICY_NOT_EXIST: 3002,
+} as const;
+export type ResponseCodeName = keyof typeof ResponseCode;
+export type ResponseCode = (typeof ResponseCode)[ResponseCodeName];
+
+const NAMES = new Map<number, string>();
+for (const [name, code] of Object.entries(ResponseCode)) if (!NAMES.has(code)) NAMES.set(code, name);
+
+/** The Java name of a response code (the 4.9.8 one where 5.x reused a value); `UNKNOWN_RESPONSE_CODE_<n>` otherwise. */
 export function responseCodeName(code: number): string {
   return NAMES.get(code) ?? `UNKNOWN_RESPONSE_CODE_${code}`;
 }

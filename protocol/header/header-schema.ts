@@ -40,6 +40,17 @@ export interface HeaderCodec<S extends HeaderSchema> {
   decode(extFields: ExtFields | null | undefined): HeaderValues<S>;
 }
 
+/**
+ * A codec seen without its schema's static type, for tables keyed by request code: values are plain records.
+ * Every `HeaderCodec<S>` is one.
+ */
+export interface AnyHeaderCodec {
+  readonly name: string;
+  readonly schema: HeaderSchema;
+  encode(values: Readonly<Record<string, unknown>>): ExtFields;
+  decode(extFields: ExtFields | null | undefined): Record<string, unknown>;
+}
+
 const INT_RE = /^[+-]?\d+$/;
 
 function parseField(header: string, field: string, spec: FieldSpec, raw: string): string | number | boolean | undefined {

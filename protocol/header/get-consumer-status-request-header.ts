@@ -1,0 +1,32 @@
+/**
+ * GetConsumerStatusRequestHeader: Asks consumers their offsets of a topic.
+ *
+ * Used by: GET_CONSUMER_STATUS_FROM_CLIENT (221) broker to client, INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223) request.
+ *
+ * Wire grammar (extFields key, value type, presence, meaning). "5.x opt." fields are sent by 5.x peers only;
+ * a 4.9.8 peer ignores them.
+ *   topic       string   required  topic
+ *   group       string   required  consumer group
+ *   clientAddr  string   optional  only this client
+ *   bname       string   5.x opt.  broker name the request is meant for (5.x RpcRequestHeader)
+ *   ns          string   5.x opt.  namespace (5.x RpcRequestHeader)
+ *   nsd         boolean  5.x opt.  names already carry the namespace (5.x RpcRequestHeader)
+ *   oway        boolean  5.x opt.  sent oneway (5.x RpcRequestHeader)
+ *   lo          boolean  5.x opt.  logical queue (5.x TopicRequestHeader)
+ *
+ * @see org.apache.rocketmq.common.protocol.header.GetConsumerStatusRequestHeader (4.9.8)
+ * @see org.apache.rocketmq.remoting.protocol.header.GetConsumerStatusRequestHeader (5.3.3)
+ */
+import { defineHeader, type HeaderValues } from './header-schema';
+
+export const GetConsumerStatusRequestHeader = defineHeader('GetConsumerStatusRequestHeader', {
+  topic: { type: 'string', required: true },
+  group: { type: 'string', required: true },
+  clientAddr: { type: 'string' },
+  bname: { type: 'string' },
+  ns: { type: 'string' },
+  nsd: { type: 'boolean' },
+  oway: { type: 'boolean' },
+  lo: { type: 'boolean' },
+} as const);
+export type GetConsumerStatusRequestHeader = HeaderValues<typeof GetConsumerStatusRequestHeader.schema>;

@@ -1,0 +1,36 @@
+/**
+ * QueryConsumeQueueRequestHeader: Reads raw ConsumeQueue entries.
+ *
+ * Used by: QUERY_CONSUME_QUEUE (321) request.
+ *
+ * Wire grammar (extFields key, value type, presence, meaning). "5.x opt." fields are sent by 5.x peers only;
+ * a 4.9.8 peer ignores them.
+ *   topic          string   optional  topic
+ *   queueId        int      optional  queue
+ *   index          long     optional  first entry
+ *   count          int      optional  entry count
+ *   consumerGroup  string   optional  consumer group
+ *   bname          string   5.x opt.  broker name the request is meant for (5.x RpcRequestHeader)
+ *   ns             string   5.x opt.  namespace (5.x RpcRequestHeader)
+ *   nsd            boolean  5.x opt.  names already carry the namespace (5.x RpcRequestHeader)
+ *   oway           boolean  5.x opt.  sent oneway (5.x RpcRequestHeader)
+ *   lo             boolean  5.x opt.  logical queue (5.x TopicRequestHeader)
+ *
+ * @see org.apache.rocketmq.common.protocol.header.QueryConsumeQueueRequestHeader (4.9.8)
+ * @see org.apache.rocketmq.remoting.protocol.header.QueryConsumeQueueRequestHeader (5.3.3)
+ */
+import { defineHeader, type HeaderValues } from './header-schema';
+
+export const QueryConsumeQueueRequestHeader = defineHeader('QueryConsumeQueueRequestHeader', {
+  topic: { type: 'string' },
+  queueId: { type: 'int' },
+  index: { type: 'long' },
+  count: { type: 'int' },
+  consumerGroup: { type: 'string' },
+  bname: { type: 'string' },
+  ns: { type: 'string' },
+  nsd: { type: 'boolean' },
+  oway: { type: 'boolean' },
+  lo: { type: 'boolean' },
+} as const);
+export type QueryConsumeQueueRequestHeader = HeaderValues<typeof QueryConsumeQueueRequestHeader.schema>;

@@ -1,0 +1,32 @@
+/**
+ * QueryCorrectionOffsetHeader: Asks the smallest offsets of a topic over some groups.
+ *
+ * Used by: QUERY_CORRECTION_OFFSET (308) request.
+ *
+ * Wire grammar (extFields key, value type, presence, meaning). "5.x opt." fields are sent by 5.x peers only;
+ * a 4.9.8 peer ignores them.
+ *   filterGroups  string   optional  groups to ignore, comma-separated
+ *   compareGroup  string   required  group to compare
+ *   topic         string   required  topic
+ *   bname         string   5.x opt.  broker name the request is meant for (5.x RpcRequestHeader)
+ *   ns            string   5.x opt.  namespace (5.x RpcRequestHeader)
+ *   nsd           boolean  5.x opt.  names already carry the namespace (5.x RpcRequestHeader)
+ *   oway          boolean  5.x opt.  sent oneway (5.x RpcRequestHeader)
+ *   lo            boolean  5.x opt.  logical queue (5.x TopicRequestHeader)
+ *
+ * @see org.apache.rocketmq.common.protocol.header.QueryCorrectionOffsetHeader (4.9.8)
+ * @see org.apache.rocketmq.remoting.protocol.header.QueryCorrectionOffsetHeader (5.3.3)
+ */
+import { defineHeader, type HeaderValues } from './header-schema';
+
+export const QueryCorrectionOffsetHeader = defineHeader('QueryCorrectionOffsetHeader', {
+  filterGroups: { type: 'string' },
+  compareGroup: { type: 'string', required: true },
+  topic: { type: 'string', required: true },
+  bname: { type: 'string' },
+  ns: { type: 'string' },
+  nsd: { type: 'boolean' },
+  oway: { type: 'boolean' },
+  lo: { type: 'boolean' },
+} as const);
+export type QueryCorrectionOffsetHeader = HeaderValues<typeof QueryCorrectionOffsetHeader.schema>;
