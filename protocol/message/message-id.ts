@@ -45,12 +45,18 @@ export function createOffsetMessageId(host: string, port: number, commitLogOffse
   return hex(buf);
 }
 
-/** The offset msgId from the raw store-host bytes of a record (`length` 4 or 16, then the port). */
+/** The offset msgId from the raw store-host bytes of a record (`ipLength` 4 or 16, then the port). */
 export function createOffsetMessageIdFromBytes(buf: Buffer, hostOffset: number, ipLength: 4 | 16, commitLogOffset: number): string {
-  const out = Buffer.allocUnsafe(ipLength + 12);
-  buf.copy(out, 0, hostOffset, hostOffset + ipLength + 4);
-  writeLong(out, commitLogOffset, ipLength + 4);
-  return hex(out);
+  const hi = Math.floor(commitLogOffset / 4294967296);
+  const lo = commitLogOffset - hi * 4294967296;
+  return (
+    buf.toString('hex', hostOffset, hostOffset + ipLength + 4).toUpperCase() +
+    hex32(hi) + hex32(lo)
+  );
+}
+
+function hex32(v: number): string {
+  return HEX_BYTE[(v >>> 24) & 0xff] + HEX_BYTE[(v >>> 16) & 0xff] + HEX_BYTE[(v >>> 8) & 0xff] + HEX_BYTE[v & 0xff];
 }
 
 export interface OffsetMessageId extends SocketAddress {
@@ -114,9 +120,7 @@ export class UniqIdGenerator {
     const c = this.counter;
     this.counter = (c + 1) & 0xffff;
     return (
-      this.prefix +
-      HEX_BYTE[(diff >>> 24) & 0xff] + HEX_BYTE[(diff >>> 16) & 0xff] + HEX_BYTE[(diff >>> 8) & 0xff] + HEX_BYTE[diff & 0xff] +
-      HEX_BYTE[c >>> 8] + HEX_BYTE[c & 0xff]
+      this.prefix + hex32(diff) + HEX_BYTE[c >>> 8] + HEX_BYTE[c & 0xff]
     );
   }
 }
