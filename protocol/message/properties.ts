@@ -1,5 +1,6 @@
 /**
- * Message properties on the wire and on disk: `name \u0001 value \u0002` repeated (UTF-8).
+ * Message properties on the wire and on disk: `name \u0001 value \u0002` repeated (UTF-8), without a separator
+ * after the last pair (Java deletes it). Parsing skips pairs with an empty name or value, as Java does.
  *
  * @see org.apache.rocketmq.common.message.MessageDecoder#messageProperties2String / string2messageProperties
  */
@@ -14,7 +15,8 @@ export function propertiesToString(properties: MessageProperties | null | undefi
   for (const name in properties) {
     const value = properties[name];
     if (value === undefined || value === null) continue;
-    s += name + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
+    if (s.length > 0) s += PROPERTY_SEPARATOR;
+    s += name + NAME_VALUE_SEPARATOR + value;
   }
   return s;
 }
@@ -28,7 +30,8 @@ export function stringToProperties(s: string | null | undefined): MessagePropert
     let end = s.indexOf(PROPERTY_SEPARATOR, start);
     if (end < 0) end = len;
     const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
-    if (sep >= 0 && sep < end) out[s.substring(start, sep)] = s.substring(sep + 1, end);
+    // Java: an entry needs a non-empty name and a non-empty value
+    if (end - start >= 3 && sep > start && sep < end - 1) out[s.substring(start, sep)] = s.substring(sep + 1, end);
     start = end + 1;
   }
   return out;

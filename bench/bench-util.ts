@@ -1,0 +1,73 @@
+/**
+ * A tiny micro-benchmark harness: warm up, then run an operation in batches for a fixed time and report operations
+ * per second. No assertions: numbers for humans and for comparing branches on one machine.
+ */
+import { performance } from 'node:perf_hooks';
+
+export interface BenchResult {
+  /** Scenario name, e.g. `codec.send-v2.encode.json`. */
+  name: string;
+  /** Operations per second. */
+  opsPerSec: number;
+  /** Mean time of one operation in microseconds. */
+  meanMicros: number;
+  /** Operations measured (after warm-up). */
+  ops: number;
+  /** Optional detail (bytes per op, messages per op, ...). */
+  note?: string;
+}
+
+export interface MeasureOptions {
+  warmupMillis?: number;
+  durationMillis?: number;
+  note?: string;
+}
+
+const DEFAULT_MEASURE_OPTIONS: Readonly<Required<Omit<MeasureOptions, 'note'>>> = Object.freeze({
+  warmupMillis: 500,
+  durationMillis: 2000,
+});
+
+/** Keeps results alive so the JIT cannot drop the measured work. */
+export let blackhole: unknown;
+
+function runFor(fn: () => unknown, millis: number): { ops: number; elapsed: number } {
+  let batch = 16;
+  let ops = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  for (;;) {
+    for (let i = 0; i < batch; i++) blackhole = fn();
+    ops += batch;
+    elapsed = performance.now() - start;
+    if (elapsed >= millis) break;
+    if (elapsed < millis / 20) batch *= 2;
+  }
+  return { ops, elapsed };
+}
+
+/** Runs `fn` for `warmupMillis`, then for `durationMillis`, and reports its rate. */
+export function measure(name: string, fn: () => unknown, options: MeasureOptions = {}): BenchResult {
+  const o = { ...DEFAULT_MEASURE_OPTIONS, ...options };
+  runFor(fn, o.warmupMillis);
+  const { ops, elapsed } = runFor(fn, o.durationMillis);
+  return { name, opsPerSec: (ops * 1000) / elapsed, meanMicros: (elapsed * 1000) / ops, ops, note: options.note };
+}
+
+/** Formats results as an aligned text table. */
+export function formatResults(results: readonly BenchResult[]): string {
+  const rows = [
+    ['scenario', 'ops/s', 'mean µs', 'ops', 'note'],
+    ...results.map((r) => [
+      r.name,
+      Math.round(r.opsPerSec).toLocaleString('en-US'),
+      r.meanMicros.toFixed(2),
+      String(r.ops),
+      r.note ?? '',
+    ]),
+  ];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows
+    .map((r) => r.map((cell, c) => (c === 0 || c === 4 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd())
+    .join('\n');
+}
