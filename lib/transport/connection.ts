@@ -228,7 +228,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   }
 
   #flush(): void {
-    if (!this.#active || this.#waitingDrain) return;
+    if (!this.#active || this.#waitingDrain || this.#queueHead >= this.#queue.length) return;
     const socket = this.#socket;
     const queue = this.#queue;
     socket.cork();
@@ -243,15 +243,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       }
     }
     socket.uncork();
+    // Over the socket's high-water mark: later frames wait for 'drain'.
+    if (!ok) this.#waitingDrain = true;
     if (this.#queueHead >= queue.length) {
       this.#queue = [];
       this.#queueHead = 0;
-    } else if (!ok) {
-      this.#waitingDrain = true;
-      if (this.#queueHead > 1024) {
-        this.#queue = queue.slice(this.#queueHead);
-        this.#queueHead = 0;
-      }
+    } else if (this.#queueHead > 1024) {
+      this.#queue = queue.slice(this.#queueHead);
+      this.#queueHead = 0;
     }
   }
 
