@@ -159,9 +159,10 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
 
   /**
    * Sends `request` with a fresh opaque and resolves with its response, or rejects with RemotingTimeoutError
-   * after `timeoutMillis`, or RemotingSendRequestError if the connection closes first.
+   * after `timeoutMillis`, or RemotingSendRequestError if the connection closes first. `reportedTimeoutMillis`
+   * is the timeout named in the error (the caller's whole budget, when connecting used part of it).
    */
-  request(request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+  request(request: RemotingCommand, timeoutMillis: number, reportedTimeoutMillis = timeoutMillis): Promise<RemotingCommand> {
     if (!this.#active) {
       return Promise.reject(new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> is closed`));
     }
@@ -170,7 +171,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     request.flag &= ~1; // a request, even if the command was built from a response
     return new Promise<RemotingCommand>((resolve, reject) => {
       const deadline = Date.now() + Math.max(0, timeoutMillis);
-      this.#pending.set(opaque, { resolve, reject, deadline, timeoutMillis });
+      this.#pending.set(opaque, { resolve, reject, deadline, timeoutMillis: reportedTimeoutMillis });
       try {
         this.#enqueue(request);
       } catch (err) {

@@ -112,7 +112,7 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
     request.serializeType = this.options.serializeType;
     let response: RemotingCommand;
     try {
-      response = await conn.request(request, remaining);
+      response = await conn.request(request, remaining, timeoutMillis);
     } catch (err) {
       if (err instanceof RemotingTimeoutError) {
         if (this.options.clientCloseSocketIfTimeout) conn.close();
