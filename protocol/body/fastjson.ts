@@ -289,9 +289,7 @@ function hex4(c: number): string {
   return '\\u' + HEX[(c >> 12) & 15] + HEX[(c >> 8) & 15] + HEX[(c >> 4) & 15] + HEX[c & 15];
 }
 
-// eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f]/;
-// eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE_BROWSER = /["\\/\u0000-\u001f\u007f-\uffff]/;
 
 /** A string as fastjson's SerializeWriter.writeStringWithDoubleQuote writes it. */
