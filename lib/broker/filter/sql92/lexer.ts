@@ -241,7 +241,11 @@ export class Lexer {
       this.#pos = floatEnd;
       return { kind: TokenKind.FLOATING_POINT_LITERAL, image: src.substring(start, floatEnd), start };
     }
-    if (decimalEnd < 0) throw this.#lexicalError(start, false, '');
+    if (decimalEnd < 0) {
+      // a "." not followed by a digit: JavaCC fails on the character after it
+      const at = start + 1;
+      throw this.#lexicalError(at, at >= src.length, at >= src.length ? '' : '.');
+    }
     this.#pos = decimalEnd;
     return { kind: TokenKind.DECIMAL_LITERAL, image: src.substring(start, decimalEnd), start };
   }
@@ -274,7 +278,10 @@ export class Lexer {
       }
       i++;
     }
-    if (lastAccept < 0) throw this.#lexicalError(src.length, true, '');
+    if (lastAccept < 0) {
+      const seen = src.substring(start);
+      throw this.#lexicalError(src.length, true, seen.length > 1 ? seen : '');
+    }
     this.#pos = lastAccept;
     return { kind: TokenKind.STRING_LITERAL, image: src.substring(start, lastAccept), start };
   }
