@@ -134,7 +134,8 @@ class Parser {
     const tok = this.#peek();
     // JavaCC places the EOF token on the last character read.
     const index = tok.kind === TokenKind.EOF ? Math.max(0, this.src.length - 1) : tok.start;
-    const { line, column } = javaCCPosition(this.src, index);
+    // (an empty expression has no character: JavaCC reports line 0, column 0)
+    const { line, column } = this.src.length === 0 ? { line: 0, column: 0 } : javaCCPosition(this.src, index);
     const shown = tok.kind === TokenKind.EOF ? TOKEN_IMAGE[TokenKind.EOF] : ` ${TOKEN_IMAGE[tok.kind]} "${javaCCEscape(tok.image)} "`;
     return new FilterExpressionError(`${PARSE_EXCEPTION}: Encountered "${shown}" at line ${line}, column ${column}.`, this.src, line, column);
   }
