@@ -45,22 +45,22 @@ export class NamesrvController {
     this.#logger = componentLogger('namesrv', options.logger);
     this.routeInfoManager = new RouteInfoManager({
       brokerChannelExpiredTime: this.config.brokerChannelExpiredTime,
-      logger: this.#logger,
+      logger: options.logger,
       now: options.now,
     });
-    this.kvConfigManager = new KVConfigManager(this.config.kvConfigPath, this.#logger);
+    this.kvConfigManager = new KVConfigManager(this.config.kvConfigPath, options.logger);
     this.remotingServer = new RemotingServer({
       bindAddress: this.config.bindAddress,
       listenPort: this.config.listenPort,
       serverChannelMaxIdleTimeSeconds: this.config.serverChannelMaxIdleTimeSeconds,
-      logger: this.#logger,
+      logger: options.logger,
     });
     this.processor = new DefaultRequestProcessor({
       config: this.config,
       routeInfoManager: this.routeInfoManager,
       kvConfigManager: this.kvConfigManager,
       persistConfig: () => atomicWrite(this.config.configStorePath, namesrvConfigToProperties(this.config)),
-      logger: this.#logger,
+      logger: options.logger,
     });
     for (const code of NAMESRV_REQUEST_CODES) this.remotingServer.registerProcessor(code, this.processor.processRequest);
     const onChannelGone = (remoteAddr: string, channel: Channel): void => {
