@@ -137,7 +137,7 @@ export class RouteInfoManager {
       brokerData.brokerAddrs.set(brokerId, brokerAddr);
       sortNumericKeys(brokerData.brokerAddrs);
       this.#invalidateAll();
-      if (brokerId === MASTER_ID) {
+      if (brokerId === MASTER_ID && oldAddr !== undefined) {
         this.#logger.info({ cluster: clusterName, brokerName, oldAddr, brokerAddr }, 'master broker address changed');
       }
     }
