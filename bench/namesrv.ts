@@ -9,7 +9,7 @@ import { encodeRegisterBrokerBody } from '../protocol/body/register-broker-body'
 import { newTopicConfig, type TopicConfig } from '../protocol/body/topic-config';
 import { RequestCode } from '../protocol/code/request-code';
 import { RemotingCommand } from '../protocol/remoting-command';
-import { javaCrc32 } from '../lib/namesrv/crc32';
+import { bodyCrc32 as javaCrc32 } from '../protocol/message/compression';
 import { NamesrvController } from '../lib/namesrv/namesrv-controller';
 import { RemotingClient } from '../lib/transport/remoting-client';
 import os from 'node:os';

@@ -38,7 +38,7 @@ import { ProtocolError } from '../../errors';
 import { type Logger, componentLogger } from '../../logger';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties } from '../../util/properties-file';
-import { javaCrc32 } from '../crc32';
+import { bodyCrc32 as javaCrc32 } from '../../../protocol/message/compression';
 import { type KVConfigManager, NAMESPACE_ORDER_TOPIC_CONFIG } from '../kv-config-manager';
 import { ALWAYS_BLACKLISTED, type NamesrvConfig, namesrvConfigToProperties } from '../namesrv-config';
 import type { RouteInfoManager } from '../route-info-manager';

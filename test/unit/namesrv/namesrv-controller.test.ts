@@ -16,7 +16,7 @@ import { decodeTopicRouteData } from '../../../protocol/body/topic-route-data';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { type ExtFields, RemotingCommand } from '../../../protocol/remoting-command';
-import { javaCrc32 } from '../../../lib/namesrv/crc32';
+import { bodyCrc32 as javaCrc32 } from '../../../protocol/message/compression';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import type { NamesrvConfig } from '../../../lib/namesrv/namesrv-config';
 import { parseNamesrvArgs, namesrvConfigFromArgs } from '../../../lib/cli/namesrv';

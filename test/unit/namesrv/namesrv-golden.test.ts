@@ -10,7 +10,7 @@ import { decodeClusterInfo } from '../../../protocol/body/cluster-info';
 import { decodeTopicRouteData } from '../../../protocol/body/topic-route-data';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
-import { javaCrc32 } from '../../../lib/namesrv/crc32';
+import { bodyCrc32 as javaCrc32 } from '../../../protocol/message/compression';
 import { RemotingClient } from '../../../lib/transport/remoting-client';
 import { readFrame } from '../../helpers/golden';
 
