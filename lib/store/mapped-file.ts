@@ -198,6 +198,21 @@ export class MappedFile {
     this.setPositions(pos);
   }
 
+  /** Writes `data` at file position `pos` directly (regions outside the appended tail, such as index slots). */
+  async writeAt(data: Buffer, pos: number): Promise<void> {
+    const fh = await this.#handle();
+    let done = 0;
+    while (done < data.length) {
+      const { bytesWritten } = await fh.write(data, done, data.length - done, pos + done);
+      done += bytesWritten;
+    }
+  }
+
+  async datasync(): Promise<void> {
+    const fh = await this.#handle();
+    await fh.datasync();
+  }
+
   async lastModified(): Promise<number> {
     try {
       return (await fs.stat(this.fileName)).mtimeMs;
