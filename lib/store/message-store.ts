@@ -325,8 +325,10 @@ export class DefaultMessageStore {
           }
         }
       };
-      if (cqDone) void cqDone.then(fire);
-      else queueMicrotask(fire);
+      if (cqDone) {
+        const fired = cqDone.then(fire);
+        if (pending) pending.push(fired);
+      } else queueMicrotask(fire);
     }
   }
 
@@ -350,14 +352,20 @@ export class DefaultMessageStore {
     const bad = this.#checkStoreStatus();
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(msg.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
-    return this.commitLog.putMessage(msg, (r) => this.#dispatch(r, null, true));
+    const pending: Promise<void>[] = [];
+    const result = await this.commitLog.putMessage(msg, (r) => this.#dispatch(r, pending, true));
+    if (pending.length) await Promise.all(pending);
+    return result;
   }
 
   async putMessages(batch: MessageExtBatch): Promise<PutMessageResult> {
     const bad = this.#checkStoreStatus();
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(batch.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
-    return this.commitLog.putMessages(batch, (r) => this.#dispatch(r, null, true));
+    const pending: Promise<void>[] = [];
+    const result = await this.commitLog.putMessages(batch, (r) => this.#dispatch(r, pending, true));
+    if (pending.length) await Promise.all(pending);
+    return result;
   }
 
   // ---- reads ----
