@@ -1,0 +1,356 @@
+/**
+ * One remoting connection over a net.Socket (or tls.TLSSocket), shared by RemotingClient and RemotingServer.
+ *
+ * - Incoming bytes go through a FrameDecoder; each frame is decoded into a RemotingCommand. Responses complete
+ *   the pending request with the same opaque; requests go to the owner's `onRequest` callback.
+ * - Outgoing frames are encoded at once (so a command mutated later does not change what is sent), queued, and
+ *   flushed once per event-loop turn (setImmediate) inside socket.cork()/uncork(), so many small frames leave in
+ *   one writev. A body is written as its own buffer after `encodeHeaderFrame()`, never copied. When the socket
+ *   reports backpressure (write() returns false) flushing waits for 'drain'.
+ * - Timeouts use no timer per request: one timer per connection is armed for the earliest deadline among the
+ *   pending requests. When it fires it rejects every expired request with RemotingTimeoutError and re-arms for
+ *   the next earliest deadline. A request therefore times out within the timer's granularity (about 1 ms) of its
+ *   deadline. A response that arrives after the deadline but before the sweep still wins.
+ * - Malformed input (ProtocolError from the decoder or RemotingCommand.decode) logs an error with the peer address
+ *   and closes the connection; closing rejects every pending request with RemotingSendRequestError (retriable).
+ *
+ * @see org.apache.rocketmq.remoting.netty.NettyRemotingAbstract (responseTable, scanResponseTable, processMessageReceived)
+ * @see org.apache.rocketmq.remoting.netty.ResponseFuture
+ */
+import type { Socket } from 'node:net';
+import { FrameDecoder, DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
+import { RemotingCommand } from '../../protocol/remoting-command';
+import { ProtocolError, RemotingSendRequestError, RemotingTimeoutError } from '../errors';
+import type { Logger } from '../logger';
+import { TypedEmitter } from './typed-emitter';
+
+/** What callers see of a connection (Java's Netty Channel, as far as RocketMQ uses it). */
+export interface Channel {
+  /** Process-unique connection id. */
+  readonly id: number;
+  /** The peer as "ip:port". */
+  readonly remoteAddress: string;
+  /** Our end as "ip:port". */
+  readonly localAddress: string;
+  readonly isActive: boolean;
+  close(): void;
+}
+
+let requestId = 0;
+/**
+ * The next opaque: one process-wide counter, as Java's `RemotingCommand.requestId` AtomicInteger
+ * (starts at 0, wraps around as an int32).
+ */
+export function nextOpaque(): number {
+  const id = requestId;
+  requestId = (requestId + 1) | 0;
+  return id;
+}
+
+/** Live resource counters for leak checks (tests, diagnostics). */
+const live = { connections: 0, timers: 0 };
+/** Connections not yet closed and timers/immediates not yet fired or cleared, over the whole transport layer. */
+export function transportResources(): { connections: number; timers: number } {
+  return { connections: live.connections, timers: live.timers };
+}
+/** @internal Used by the client for its connect timers. */
+export function trackTimer(delta: number): void {
+  live.timers += delta;
+}
+
+/** Formats a socket address as Java's RemotingHelper does: "ip:port", IPv4-mapped IPv6 shown as IPv4. */
+export function formatAddress(address: string | undefined, port: number | undefined): string {
+  if (!address) return '';
+  const ip = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+  return `${ip}:${port ?? 0}`;
+}
+
+interface PendingRequest {
+  resolve: (response: RemotingCommand) => void;
+  reject: (err: Error) => void;
+  deadline: number;
+  timeoutMillis: number;
+}
+
+interface QueuedFrame {
+  head: Buffer;
+  body: Buffer | null;
+  onWritten?: (err?: Error | null) => void;
+}
+
+export type ConnectionEvents = {
+  close: (conn: Connection, cause?: Error) => void;
+  idle: (conn: Connection) => void;
+  exception: (conn: Connection, err: Error) => void;
+};
+
+export interface ConnectionOptions {
+  logger: Logger;
+  maxFrameLength?: number;
+  /** Close after this long without reading or writing; 0 disables. */
+  idleTimeMillis?: number;
+  /** Called for every incoming request (not response). */
+  onRequest: (conn: Connection, request: RemotingCommand) => void;
+}
+
+let connectionIds = 0;
+
+export class Connection extends TypedEmitter<ConnectionEvents> implements Channel {
+  readonly id = ++connectionIds;
+  readonly remoteAddress: string;
+  readonly localAddress: string;
+  /** Requests received on this connection whose processor has not finished yet (server-side flow control). */
+  inflight = 0;
+
+  readonly #socket: Socket;
+  readonly #logger: Logger;
+  readonly #decoder: FrameDecoder;
+  readonly #onRequest: (conn: Connection, request: RemotingCommand) => void;
+  readonly #pending = new Map<number, PendingRequest>();
+  #queue: QueuedFrame[] = [];
+  #queueHead = 0;
+  #flushImmediate: NodeJS.Immediate | null = null;
+  #waitingDrain = false;
+  #timer: NodeJS.Timeout | null = null;
+  #timerDeadline = Infinity;
+  #active = true;
+
+  constructor(socket: Socket, options: ConnectionOptions) {
+    super();
+    live.connections++;
+    this.#socket = socket;
+    this.#onRequest = options.onRequest;
+    this.remoteAddress = formatAddress(socket.remoteAddress, socket.remotePort);
+    this.localAddress = formatAddress(socket.localAddress, socket.localPort);
+    this.#logger = options.logger.child({ remoteAddr: this.remoteAddress, channelId: this.id });
+    this.#decoder = new FrameDecoder((payload) => this.#onFrame(payload), options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH);
+    socket.setNoDelay(true);
+    if (options.idleTimeMillis && options.idleTimeMillis > 0) {
+      socket.setTimeout(options.idleTimeMillis, () => {
+        this.#logger.info('channel idle, closing');
+        this.emit('idle', this);
+        this.close();
+      });
+    }
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('drain', () => {
+      this.#waitingDrain = false;
+      this.#flush();
+    });
+    socket.on('error', (err) => {
+      this.#logger.warn({ err }, 'channel exception');
+      if (this.#active) this.emit('exception', this, err);
+      this.#close(err);
+    });
+    socket.on('close', () => this.#close());
+    // A socket that ended on the peer side with nothing left to write: close it fully.
+    socket.on('end', () => this.#close());
+    if (socket.destroyed) queueMicrotask(() => this.#close());
+  }
+
+  get isActive(): boolean {
+    return this.#active;
+  }
+
+  /** Requests sent on this connection and not answered yet. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Sends `request` with a fresh opaque and resolves with its response, or rejects with RemotingTimeoutError
+   * after `timeoutMillis`, or RemotingSendRequestError if the connection closes first. `reportedTimeoutMillis`
+   * is the timeout named in the error (the caller's whole budget, when connecting used part of it).
+   */
+  request(request: RemotingCommand, timeoutMillis: number, reportedTimeoutMillis = timeoutMillis): Promise<RemotingCommand> {
+    if (!this.#active) {
+      return Promise.reject(new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> is closed`));
+    }
+    const opaque = nextOpaque();
+    request.opaque = opaque;
+    request.flag &= ~1; // a request, even if the command was built from a response
+    return new Promise<RemotingCommand>((resolve, reject) => {
+      const deadline = Date.now() + Math.max(0, timeoutMillis);
+      this.#pending.set(opaque, { resolve, reject, deadline, timeoutMillis: reportedTimeoutMillis });
+      try {
+        this.#enqueue(request);
+      } catch (err) {
+        this.#pending.delete(opaque);
+        reject(err);
+        return;
+      }
+      this.#armTimer(deadline);
+    });
+  }
+
+  /** Sends a oneway request (fresh opaque, oneway flag); resolves once the frame is handed to the socket. */
+  oneway(request: RemotingCommand): Promise<void> {
+    if (!this.#active) {
+      return Promise.reject(new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> is closed`));
+    }
+    request.opaque = nextOpaque();
+    request.flag &= ~1;
+    request.markOneway();
+    return new Promise<void>((resolve, reject) => {
+      this.#enqueue(request, (err) => {
+        if (err) reject(new RemotingSendRequestError(this.remoteAddress, undefined, { cause: err }));
+        else resolve();
+      });
+    });
+  }
+
+  /**
+   * Queues a command as it is (a response, typically). Returns false when the connection is closed.
+   * `onWritten` is called once the frame was written, or with an error if it never will be.
+   */
+  send(command: RemotingCommand, onWritten?: (err?: Error | null) => void): boolean {
+    if (!this.#active) return false;
+    this.#enqueue(command, onWritten);
+    return true;
+  }
+
+  /** Closes the connection; pending requests reject with RemotingSendRequestError. Idempotent. */
+  close(): void {
+    this.#close();
+  }
+
+  #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void): void {
+    const head = command.encodeHeaderFrame();
+    const body = command.body && command.body.length > 0 ? command.body : null;
+    this.#queue.push({ head, body, onWritten });
+    if (!this.#flushImmediate && !this.#waitingDrain) {
+      live.timers++;
+      this.#flushImmediate = setImmediate(() => {
+        live.timers--;
+        this.#flushImmediate = null;
+        this.#flush();
+      });
+    }
+  }
+
+  #flush(): void {
+    if (!this.#active || this.#waitingDrain || this.#queueHead >= this.#queue.length) return;
+    const socket = this.#socket;
+    const queue = this.#queue;
+    socket.cork();
+    let ok = true;
+    while (ok && this.#queueHead < queue.length) {
+      const frame = queue[this.#queueHead++];
+      if (frame.body) {
+        socket.write(frame.head);
+        ok = socket.write(frame.body, frame.onWritten);
+      } else {
+        ok = socket.write(frame.head, frame.onWritten);
+      }
+    }
+    socket.uncork();
+    // Over the socket's high-water mark: later frames wait for 'drain'.
+    if (!ok) this.#waitingDrain = true;
+    if (this.#queueHead >= queue.length) {
+      this.#queue = [];
+      this.#queueHead = 0;
+    } else if (this.#queueHead > 1024) {
+      this.#queue = queue.slice(this.#queueHead);
+      this.#queueHead = 0;
+    }
+  }
+
+  #onData(chunk: Buffer): void {
+    if (!this.#active) return;
+    try {
+      this.#decoder.push(chunk);
+    } catch (err) {
+      if (err instanceof ProtocolError) {
+        this.#logger.error({ err, remoteAddr: this.remoteAddress }, 'malformed frame, closing channel');
+      } else {
+        this.#logger.error({ err, remoteAddr: this.remoteAddress }, 'frame handling failed, closing channel');
+      }
+      this.emit('exception', this, err as Error);
+      this.#close(err as Error);
+    }
+  }
+
+  #onFrame(payload: Buffer): void {
+    if (!this.#active) return;
+    const command = RemotingCommand.decode(payload);
+    if (command.isResponse) {
+      const pending = this.#pending.get(command.opaque);
+      if (pending) {
+        this.#pending.delete(command.opaque);
+        if (this.#pending.size === 0) this.#clearTimer();
+        pending.resolve(command);
+      } else {
+        this.#logger.warn({ opaque: command.opaque, code: command.code }, 'receive response, but not matched any request');
+      }
+      return;
+    }
+    this.#onRequest(this, command);
+  }
+
+  #armTimer(deadline: number): void {
+    if (this.#timer && deadline >= this.#timerDeadline) return;
+    this.#clearTimer();
+    this.#timerDeadline = deadline;
+    live.timers++;
+    this.#timer = setTimeout(() => {
+      live.timers--;
+      this.#timer = null;
+      this.#timerDeadline = Infinity;
+      this.#sweep();
+    }, Math.max(1, deadline - Date.now()));
+    this.#timer.unref();
+  }
+
+  #clearTimer(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      live.timers--;
+      this.#timer = null;
+      this.#timerDeadline = Infinity;
+    }
+  }
+
+  /** Rejects every request whose deadline has passed; re-arms the timer for the earliest remaining one. */
+  #sweep(): void {
+    const now = Date.now();
+    let next = Infinity;
+    for (const [opaque, pending] of this.#pending) {
+      if (pending.deadline <= now) {
+        this.#pending.delete(opaque);
+        pending.reject(new RemotingTimeoutError(this.remoteAddress, pending.timeoutMillis));
+      } else if (pending.deadline < next) {
+        next = pending.deadline;
+      }
+    }
+    if (next !== Infinity && this.#active) this.#armTimer(next);
+  }
+
+  #close(cause?: Error): void {
+    if (!this.#active) return;
+    this.#active = false;
+    live.connections--;
+    this.#socket.destroy();
+    if (this.#flushImmediate) {
+      clearImmediate(this.#flushImmediate);
+      live.timers--;
+      this.#flushImmediate = null;
+    }
+    this.#clearTimer();
+    const closedError = () =>
+      new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> closed before the response arrived`, {
+        cause,
+      });
+    for (let i = this.#queueHead; i < this.#queue.length; i++) this.#queue[i].onWritten?.(closedError());
+    this.#queue = [];
+    this.#queueHead = 0;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(closedError());
+    this.#logger.debug('channel closed');
+    this.emit('close', this, cause);
+  }
+
+  protected override onListenerError(event: string, err: unknown): void {
+    this.#logger.error({ err, event }, 'connection listener failed');
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Request processing shared by RemotingClient and RemotingServer: the processor table, RPC hooks and the
+ * dispatch of one incoming request.
+ *
+ * Dispatch follows Java's processRequestCommand: the processor registered for the code (or the default one);
+ * none → REQUEST_CODE_NOT_SUPPORTED with remark " request type N not supported"; a processor (or hook) that
+ * throws → SYSTEM_ERROR with the error as remark; more than `maxInflight` requests of one connection being
+ * processed → SYSTEM_BUSY "[OVERLOAD]system busy, start flow control for a while". A response takes the
+ * request's opaque and serialize type. Oneway requests never get an answer (Java answers a oneway request with
+ * an unknown code; the peer only logs an unmatched response, so we skip it).
+ *
+ * @see org.apache.rocketmq.remoting.netty.NettyRemotingAbstract#processRequestCommand
+ * @see org.apache.rocketmq.remoting.netty.NettyRequestProcessor
+ * @see org.apache.rocketmq.remoting.RPCHook
+ */
+import { ResponseCode } from '../../protocol/code/response-code';
+import { RPC_TYPE_RESPONSE, RemotingCommand } from '../../protocol/remoting-command';
+import type { Logger } from '../logger';
+import type { Channel, Connection } from './connection';
+
+/** Java's RPCHook: called around every request we send and every request we process. */
+export interface RPCHook {
+  /** Before a request is sent (client) or processed (server). May add extFields (ACL signing) or throw to refuse. */
+  doBeforeRequest(remoteAddr: string, request: RemotingCommand): void;
+  /** After the response arrived (client) or was produced (server); `response` is null for oneway requests. */
+  doAfterResponse(remoteAddr: string, request: RemotingCommand, response: RemotingCommand | null): void;
+}
+
+/** What a processor knows of the request's origin, and how to answer later (long polling). */
+export interface RemotingContext {
+  readonly channel: Channel;
+  /** The peer as "ip:port". */
+  readonly remoteAddress: string;
+  /**
+   * Writes `response` as the answer to this request (opaque, response flag and serialize type are set here).
+   * For a processor that returned null and answers later. Returns false if the channel is gone, the request
+   * was oneway, or an answer was already written.
+   */
+  writeResponse(response: RemotingCommand): boolean;
+}
+
+/**
+ * Handles one request code. Return the response, or null when there is none (oneway) or it will be written
+ * later through `ctx.writeResponse`.
+ */
+export type RemotingProcessor = (
+  request: RemotingCommand,
+  ctx: RemotingContext,
+) => Promise<RemotingCommand | null> | RemotingCommand | null;
+
+export const OVERLOAD_REMARK = '[OVERLOAD]system busy, start flow control for a while';
+
+/** Formats an error like Java's `Throwable.toString()`: "Name: message". */
+export function errorRemark(err: unknown): string {
+  if (err instanceof Error) return err.message ? `${err.name}: ${err.message}` : err.name;
+  return String(err);
+}
+
+class RequestContext implements RemotingContext {
+  #answered = false;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly request: RemotingCommand,
+  ) {}
+
+  get channel(): Channel {
+    return this.conn;
+  }
+
+  get remoteAddress(): string {
+    return this.conn.remoteAddress;
+  }
+
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  writeResponse(response: RemotingCommand): boolean {
+    if (this.#answered || this.request.isOneway) return false;
+    this.#answered = true;
+    response.opaque = this.request.opaque;
+    response.flag |= RPC_TYPE_RESPONSE;
+    response.serializeType = this.request.serializeType;
+    return this.conn.send(response);
+  }
+}
+
+export class ProcessorTable {
+  readonly #processors = new Map<number, RemotingProcessor>();
+  #defaultProcessor: RemotingProcessor | null = null;
+  readonly #hooks: RPCHook[] = [];
+
+  constructor(
+    private readonly logger: Logger,
+    /** Per-connection cap on requests being processed; 0 or less disables it. */
+    private readonly maxInflight: number = 0,
+  ) {}
+
+  register(code: number, processor: RemotingProcessor): void {
+    this.#processors.set(code, processor);
+  }
+
+  registerDefault(processor: RemotingProcessor): void {
+    this.#defaultProcessor = processor;
+  }
+
+  get(code: number): RemotingProcessor | null {
+    return this.#processors.get(code) ?? this.#defaultProcessor;
+  }
+
+  registerRPCHook(hook: RPCHook): void {
+    if (!this.#hooks.includes(hook)) this.#hooks.push(hook);
+  }
+
+  get hooks(): readonly RPCHook[] {
+    return this.#hooks;
+  }
+
+  runBefore(remoteAddr: string, request: RemotingCommand): void {
+    for (const hook of this.#hooks) hook.doBeforeRequest(remoteAddr, request);
+  }
+
+  runAfter(remoteAddr: string, request: RemotingCommand, response: RemotingCommand | null): void {
+    for (const hook of this.#hooks) hook.doAfterResponse(remoteAddr, request, response);
+  }
+
+  /** Processes one incoming request of `conn`. Never throws. */
+  dispatch(conn: Connection, request: RemotingCommand): void {
+    const processor = this.get(request.code);
+    const ctx = new RequestContext(conn, request);
+    if (!processor) {
+      const remark = ` request type ${request.code} not supported`;
+      this.logger.error({ remoteAddr: conn.remoteAddress, code: request.code }, remark.trim());
+      ctx.writeResponse(RemotingCommand.createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, remark));
+      return;
+    }
+    if (this.maxInflight > 0 && conn.inflight >= this.maxInflight) {
+      this.logger.warn(
+        { remoteAddr: conn.remoteAddress, code: request.code, inflight: conn.inflight },
+        'too many requests in flight on one channel, answering SYSTEM_BUSY',
+      );
+      ctx.writeResponse(RemotingCommand.createResponse(request, ResponseCode.SYSTEM_BUSY, OVERLOAD_REMARK));
+      return;
+    }
+    conn.inflight++;
+    void this.#process(conn, request, processor, ctx);
+  }
+
+  async #process(conn: Connection, request: RemotingCommand, processor: RemotingProcessor, ctx: RequestContext): Promise<void> {
+    const remoteAddr = conn.remoteAddress;
+    try {
+      this.runBefore(remoteAddr, request);
+      const response = await processor(request, ctx);
+      this.runAfter(remoteAddr, request, response);
+      if (response && !request.isOneway) {
+        if (!ctx.writeResponse(response) && !conn.isActive) {
+          this.logger.warn({ remoteAddr, code: request.code }, 'process request over, but the channel is closed');
+        }
+      }
+    } catch (err) {
+      this.logger.error({ err, remoteAddr, code: request.code }, 'process request exception');
+      if (!request.isOneway && !ctx.answered) {
+        ctx.writeResponse(RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, errorRemark(err)));
+      }
+    } finally {
+      conn.inflight--;
+    }
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * RemotingClient: request/response over one reused connection per address.
+ *
+ * - `invoke` sends a request and resolves with the response; the timeout covers connecting too, as Java's
+ *   invokeSync does. `invokeOneway` resolves once the frame is written.
+ * - Concurrent callers for one address share one connecting attempt. A closed connection is dropped from the
+ *   table (its pending requests reject with RemotingSendRequestError) and the next call reconnects.
+ * - Requests the server sends to us (CHECK_TRANSACTION_STATE, NOTIFY_CONSUMER_IDS_CHANGED, ...) go to the
+ *   processors registered with `registerProcessor`.
+ * - RPC hooks run before each request is sent and after its response arrives (ACL signing, namespaces), and
+ *   around the processing of server-initiated requests.
+ *
+ * @see org.apache.rocketmq.remoting.netty.NettyRemotingClient
+ * @see org.apache.rocketmq.remoting.netty.NettyClientConfig
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
+import { type RemotingCommand, SerializeType } from '../../protocol/remoting-command';
+import { RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError } from '../errors';
+import { type Logger, componentLogger } from '../logger';
+import { type Channel, Connection, trackTimer } from './connection';
+import { ProcessorTable, type RPCHook, type RemotingProcessor } from './processor';
+import { TypedEmitter } from './typed-emitter';
+
+export interface RemotingClientOptions {
+  /** Java NettyClientConfig.connectTimeoutMillis. */
+  connectTimeoutMillis: number;
+  /** Close a connection after this many seconds without reads or writes; 0 disables. */
+  clientChannelMaxIdleTimeSeconds: number;
+  /** Close the connection when a request times out (Java clientCloseSocketIfTimeout). */
+  clientCloseSocketIfTimeout: boolean;
+  /** Connect with TLS (node:tls). */
+  useTLS: boolean;
+  /** Extra node:tls options when useTLS is true. Java's client trusts any certificate unless configured. */
+  tlsOptions: tls.ConnectionOptions;
+  /** Frames above this length are a protocol error (Java com.rocketmq.remoting.frameMaxLength). */
+  maxFrameLength: number;
+  /** Header serialization of the requests we send (Java rocketmq.serialize.type); responses follow the request. */
+  serializeType: SerializeType;
+  logger?: Logger;
+}
+
+export const DEFAULT_REMOTING_CLIENT_OPTIONS: Readonly<RemotingClientOptions> = Object.freeze({
+  connectTimeoutMillis: 3000,
+  clientChannelMaxIdleTimeSeconds: 120,
+  clientCloseSocketIfTimeout: false,
+  useTLS: false,
+  tlsOptions: Object.freeze({ rejectUnauthorized: false }),
+  maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
+  serializeType: SerializeType.JSON,
+});
+
+/** Channel events, Java's ChannelEventListener shape: the peer address and the channel. */
+export type RemotingChannelEvents = {
+  connect: (remoteAddr: string, channel: Channel) => void;
+  close: (remoteAddr: string, channel: Channel) => void;
+  idle: (remoteAddr: string, channel: Channel) => void;
+  exception: (remoteAddr: string, channel: Channel, err: Error) => void;
+};
+
+/** Splits "host:port" (the last colon separates the port, as Java's RemotingHelper.string2SocketAddress). */
+export function parseAddress(addr: string): { host: string; port: number } {
+  const i = addr.lastIndexOf(':');
+  const port = i > 0 ? Number(addr.slice(i + 1)) : NaN;
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new RemotingConnectError(addr, { retriable: false });
+  let host = addr.slice(0, i);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return { host, port };
+}
+
+export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
+  readonly options: Readonly<RemotingClientOptions>;
+  readonly #logger: Logger;
+  readonly #processors: ProcessorTable;
+  readonly #connections = new Map<string, Connection>();
+  readonly #connecting = new Map<string, { promise: Promise<Connection>; abort: () => void }>();
+  #shutdown = false;
+
+  constructor(options: Partial<RemotingClientOptions> = {}) {
+    super();
+    this.options = Object.freeze({ ...DEFAULT_REMOTING_CLIENT_OPTIONS, ...options });
+    this.#logger = componentLogger('remoting-client', options.logger);
+    this.#processors = new ProcessorTable(this.#logger);
+  }
+
+  /** Handles requests with `code` that servers send to this client. */
+  registerProcessor(code: number, processor: RemotingProcessor): void {
+    this.#processors.register(code, processor);
+  }
+
+  registerRPCHook(hook: RPCHook): void {
+    this.#processors.registerRPCHook(hook);
+  }
+
+  get rpcHooks(): readonly RPCHook[] {
+    return this.#processors.hooks;
+  }
+
+  /** Addresses with an open connection. */
+  get connectedAddresses(): string[] {
+    return [...this.#connections.keys()];
+  }
+
+  /** Sends `request` to `addr` and resolves with the response. */
+  async invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+    const begin = Date.now();
+    this.#processors.runBefore(addr, request);
+    const conn = await this.#getOrConnect(addr);
+    const remaining = timeoutMillis - (Date.now() - begin);
+    if (remaining <= 0) throw new RemotingTimeoutError(addr, timeoutMillis);
+    request.serializeType = this.options.serializeType;
+    let response: RemotingCommand;
+    try {
+      response = await conn.request(request, remaining, timeoutMillis);
+    } catch (err) {
+      if (err instanceof RemotingTimeoutError) {
+        if (this.options.clientCloseSocketIfTimeout) conn.close();
+        this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
+      } else if (err instanceof RemotingSendRequestError) {
+        this.#logger.warn({ remoteAddr: addr, code: request.code, err }, 'invoke send request failed');
+      }
+      throw err;
+    }
+    this.#processors.runAfter(addr, request, response);
+    return response;
+  }
+
+  /** Sends a oneway request to `addr`; resolves once written. */
+  async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void> {
+    const begin = Date.now();
+    this.#processors.runBefore(addr, request);
+    const conn = await this.#getOrConnect(addr);
+    if (Date.now() - begin > timeoutMillis) throw new RemotingTimeoutError(addr, timeoutMillis);
+    request.serializeType = this.options.serializeType;
+    await conn.oneway(request);
+  }
+
+  /** Closes the connection to `addr`, if any; the next call reconnects. */
+  closeChannel(addr: string): void {
+    this.#connections.get(addr)?.close();
+  }
+
+  /** Closes every connection (pending requests reject), aborts connecting attempts. Idempotent. */
+  async shutdown(): Promise<void> {
+    if (this.#shutdown) return;
+    this.#shutdown = true;
+    for (const { abort } of [...this.#connecting.values()]) abort();
+    for (const conn of [...this.#connections.values()]) conn.close();
+    this.#connecting.clear();
+    this.#connections.clear();
+  }
+
+  #getOrConnect(addr: string): Promise<Connection> {
+    if (this.#shutdown) {
+      return Promise.reject(new RemotingSendRequestError(addr, 'the remoting client is shut down', { retriable: false }));
+    }
+    const conn = this.#connections.get(addr);
+    if (conn && conn.isActive) return Promise.resolve(conn);
+    const connecting = this.#connecting.get(addr);
+    if (connecting) return connecting.promise;
+    let parsed: { host: string; port: number };
+    try {
+      parsed = parseAddress(addr);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const attempt = this.#connect(addr, parsed.host, parsed.port);
+    this.#connecting.set(addr, attempt);
+    const clear = () => {
+      if (this.#connecting.get(addr) === attempt) this.#connecting.delete(addr);
+    };
+    attempt.promise.then(clear, clear);
+    return attempt.promise;
+  }
+
+  #connect(addr: string, host: string, port: number): { promise: Promise<Connection>; abort: () => void } {
+    let abort: () => void = () => undefined;
+    const promise = new Promise<Connection>((resolve, reject) => {
+      const useTLS = this.options.useTLS;
+      const socket: net.Socket = useTLS
+        ? tls.connect({ ...this.options.tlsOptions, host, port, servername: net.isIP(host) ? undefined : host })
+        : net.connect({ host, port });
+      let settled = false;
+      trackTimer(1);
+      const timer = setTimeout(() => fail(new Error(`connect timeout after ${this.options.connectTimeoutMillis} ms`)), this.options.connectTimeoutMillis);
+      timer.unref();
+      const cleanup = () => {
+        if (settled) return false;
+        settled = true;
+        clearTimeout(timer);
+        trackTimer(-1);
+        socket.off('error', fail);
+        socket.off(useTLS ? 'secureConnect' : 'connect', onConnect);
+        return true;
+      };
+      const fail = (cause: Error) => {
+        if (!cleanup()) return;
+        socket.destroy();
+        this.#logger.warn({ remoteAddr: addr, err: cause }, 'connect failed');
+        reject(new RemotingConnectError(addr, { cause }));
+      };
+      const onConnect = () => {
+        if (!cleanup()) return;
+        if (this.#shutdown) {
+          socket.destroy();
+          reject(new RemotingSendRequestError(addr, 'the remoting client is shut down', { retriable: false }));
+          return;
+        }
+        resolve(this.#adopt(addr, socket));
+      };
+      abort = () => fail(new Error('remoting client shut down'));
+      socket.once('error', fail);
+      socket.once(useTLS ? 'secureConnect' : 'connect', onConnect);
+    });
+    return { promise, abort: () => abort() };
+  }
+
+  #adopt(addr: string, socket: net.Socket): Connection {
+    const conn = new Connection(socket, {
+      logger: this.#logger,
+      maxFrameLength: this.options.maxFrameLength,
+      idleTimeMillis: this.options.clientChannelMaxIdleTimeSeconds * 1000,
+      onRequest: (c, request) => this.#processors.dispatch(c, request),
+    });
+    this.#connections.set(addr, conn);
+    conn.on('close', () => {
+      if (this.#connections.get(addr) === conn) this.#connections.delete(addr);
+      this.emit('close', addr, conn);
+    });
+    conn.on('idle', () => this.emit('idle', addr, conn));
+    conn.on('exception', (_c, err) => this.emit('exception', addr, conn, err));
+    this.#logger.info({ remoteAddr: addr }, 'connected');
+    this.emit('connect', addr, conn);
+    return conn;
+  }
+
+  protected override onListenerError(event: string, err: unknown): void {
+    this.#logger.error({ err, event }, 'remoting client listener failed');
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * RemotingServer: accepts connections, dispatches requests to processors by request code, and sends requests
+ * to connected clients over their own connection (CHECK_TRANSACTION_STATE, NOTIFY_CONSUMER_IDS_CHANGED).
+ *
+ * - Unknown code → REQUEST_CODE_NOT_SUPPORTED; processor throws → SYSTEM_ERROR with the error as remark;
+ *   oneway requests get no answer; responses use the request's serialize type (see processor.ts).
+ * - Flow control: at most `serverMaxInflight` requests of one channel are processed at a time; the excess is
+ *   answered SYSTEM_BUSY at once (Java rejects with "[OVERLOAD]system busy" when a processor's executor queue is
+ *   full; its send queue holds 10000, hence the default). A processor that returns null and answers later via
+ *   `ctx.writeResponse` (a held pull) no longer counts once it has returned.
+ * - Idle channels (no read or write for serverChannelMaxIdleTimeSeconds) are closed, with an 'idle' event.
+ *
+ * @see org.apache.rocketmq.remoting.netty.NettyRemotingServer
+ * @see org.apache.rocketmq.remoting.netty.NettyServerConfig
+ */
+import net from 'node:net';
+import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
+import type { RemotingCommand } from '../../protocol/remoting-command';
+import { RemotingSendRequestError } from '../errors';
+import { type Logger, componentLogger } from '../logger';
+import { type Channel, Connection } from './connection';
+import { ProcessorTable, type RPCHook, type RemotingProcessor } from './processor';
+import type { RemotingChannelEvents } from './remoting-client';
+import { TypedEmitter } from './typed-emitter';
+
+export interface RemotingServerOptions {
+  /** Address to bind (Java 5.x NettyServerConfig.bindAddress). */
+  bindAddress: string;
+  /** Port to listen on; 0 picks a free port (see `listen()`'s result). */
+  listenPort: number;
+  /** Close a channel after this many seconds without reads or writes; 0 disables. */
+  serverChannelMaxIdleTimeSeconds: number;
+  /** Requests of one channel processed at once; the excess is answered SYSTEM_BUSY. 0 disables the cap. */
+  serverMaxInflight: number;
+  /** Frames above this length are a protocol error and close the channel. */
+  maxFrameLength: number;
+  logger?: Logger;
+}
+
+export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = Object.freeze({
+  bindAddress: '0.0.0.0',
+  listenPort: 8888,
+  serverChannelMaxIdleTimeSeconds: 120,
+  serverMaxInflight: 10000,
+  maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
+});
+
+export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
+  readonly options: Readonly<RemotingServerOptions>;
+  readonly #logger: Logger;
+  readonly #processors: ProcessorTable;
+  readonly #channels = new Set<Connection>();
+  #server: net.Server | null = null;
+  #listening: Promise<number> | null = null;
+  #shutdown: Promise<void> | null = null;
+  #port = 0;
+
+  constructor(options: Partial<RemotingServerOptions> = {}) {
+    super();
+    this.options = Object.freeze({ ...DEFAULT_REMOTING_SERVER_OPTIONS, ...options });
+    this.#logger = componentLogger('remoting-server', options.logger);
+    this.#processors = new ProcessorTable(this.#logger, this.options.serverMaxInflight);
+  }
+
+  registerProcessor(code: number, processor: RemotingProcessor): void {
+    this.#processors.register(code, processor);
+  }
+
+  /** The processor for codes without their own (Java registerDefaultProcessor). */
+  registerDefaultProcessor(processor: RemotingProcessor): void {
+    this.#processors.registerDefault(processor);
+  }
+
+  /** Hooks around every request processed (Java registerRPCHook on the server: ACL checks). */
+  registerRPCHook(hook: RPCHook): void {
+    this.#processors.registerRPCHook(hook);
+  }
+
+  /** The bound port once listening. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Open channels. */
+  get channels(): Channel[] {
+    return [...this.#channels];
+  }
+
+  /** Starts listening; resolves with the bound port. Idempotent. */
+  listen(): Promise<number> {
+    if (this.#shutdown) return Promise.reject(new Error('the remoting server is shut down'));
+    if (this.#listening) return this.#listening;
+    this.#listening = new Promise<number>((resolve, reject) => {
+      const server = net.createServer({ noDelay: true }, (socket) => this.#accept(socket));
+      this.#server = server;
+      const onError = (err: Error) => {
+        this.#server = null;
+        reject(err);
+      };
+      server.once('error', onError);
+      server.listen(this.options.listenPort, this.options.bindAddress, () => {
+        server.off('error', onError);
+        server.on('error', (err) => this.#logger.error({ err }, 'server socket error'));
+        const address = server.address();
+        this.#port = typeof address === 'object' && address ? address.port : this.options.listenPort;
+        this.#logger.info({ port: this.#port, bindAddress: this.options.bindAddress }, 'remoting server listening');
+        resolve(this.#port);
+      });
+    });
+    return this.#listening;
+  }
+
+  /** Sends a request to a connected client over its own connection and resolves with the response. */
+  invoke(channel: Channel, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+    const conn = this.#own(channel);
+    if (!conn) return Promise.reject(new RemotingSendRequestError(channel.remoteAddress, `channel <${channel.remoteAddress}> is closed`));
+    return conn.request(request, timeoutMillis);
+  }
+
+  /** Sends a oneway request to a connected client; resolves once written. */
+  invokeOneway(channel: Channel, request: RemotingCommand, _timeoutMillis?: number): Promise<void> {
+    const conn = this.#own(channel);
+    if (!conn) return Promise.reject(new RemotingSendRequestError(channel.remoteAddress, `channel <${channel.remoteAddress}> is closed`));
+    return conn.oneway(request);
+  }
+
+  /** Stops listening and closes every channel (their pending requests reject). Idempotent. */
+  shutdown(): Promise<void> {
+    if (this.#shutdown) return this.#shutdown;
+    const server = this.#server;
+    this.#server = null;
+    this.#shutdown = (async () => {
+      if (this.#listening) await this.#listening.catch(() => undefined);
+      const closed = server && server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      for (const conn of [...this.#channels]) conn.close();
+      await closed;
+    })();
+    return this.#shutdown;
+  }
+
+  #own(channel: Channel): Connection | null {
+    return channel instanceof Connection && this.#channels.has(channel) && channel.isActive ? channel : null;
+  }
+
+  #accept(socket: net.Socket): void {
+    if (this.#shutdown) {
+      socket.destroy();
+      return;
+    }
+    const conn = new Connection(socket, {
+      logger: this.#logger,
+      maxFrameLength: this.options.maxFrameLength,
+      idleTimeMillis: this.options.serverChannelMaxIdleTimeSeconds * 1000,
+      onRequest: (c, request) => this.#processors.dispatch(c, request),
+    });
+    if (!conn.isActive) return;
+    this.#channels.add(conn);
+    const addr = conn.remoteAddress;
+    conn.on('close', () => {
+      this.#channels.delete(conn);
+      this.emit('close', addr, conn);
+    });
+    conn.on('idle', () => this.emit('idle', addr, conn));
+    conn.on('exception', (_c, err) => this.emit('exception', addr, conn, err));
+    this.emit('connect', addr, conn);
+  }
+
+  protected override onListenerError(event: string, err: unknown): void {
+    this.#logger.error({ err, event }, 'remoting server listener failed');
+  }
+}

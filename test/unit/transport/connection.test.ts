@@ -1,0 +1,117 @@
+import net from 'node:net';
+import { expect } from 'chai';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import { RemotingTimeoutError } from '../../../lib/errors';
+import { Connection, formatAddress, nextOpaque, transportResources } from '../../../lib/transport/connection';
+import { memoryLogger, expectNoLeaks, tcpHandles, waitFor } from './helpers';
+
+/** A connected pair of Connections over loopback. */
+async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void = () => undefined) {
+  const { logger } = memoryLogger();
+  let serverConn!: Connection;
+  const server = net.createServer((s) => {
+    serverConn = new Connection(s, { logger, onRequest: onServerRequest });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as net.AddressInfo).port;
+  const socket = await new Promise<net.Socket>((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => resolve(s));
+  });
+  const client = new Connection(socket, { logger, onRequest: () => undefined });
+  await waitFor(() => serverConn !== undefined);
+  const close = async () => {
+    client.close();
+    serverConn.close();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  return { client, serverConn, socket, close };
+}
+
+describe('lib/transport Connection', () => {
+  let baseline: number;
+  beforeEach(() => {
+    baseline = tcpHandles();
+  });
+  afterEach(async () => {
+    await expectNoLeaks(baseline);
+  });
+
+  it('formats addresses as ip:port and hands out wrapping process-wide opaques', () => {
+    expect(formatAddress('::ffff:10.0.0.1', 10911)).to.equal('10.0.0.1:10911');
+    expect(formatAddress('127.0.0.1', 9876)).to.equal('127.0.0.1:9876');
+    const a = nextOpaque();
+    expect(nextOpaque()).to.equal((a + 1) | 0);
+  });
+
+  it('writes a body as its own buffer (no copy) and corks many frames into one flush', async () => {
+    const received: RemotingCommand[] = [];
+    const p = await pair((c, r) => {
+      received.push(r);
+    });
+    try {
+      const writes: Buffer[] = [];
+      const corks: number[] = [];
+      const realWrite = p.socket.write.bind(p.socket);
+      const realCork = p.socket.cork.bind(p.socket);
+      p.socket.cork = () => {
+        corks.push(writes.length);
+        realCork();
+      };
+      p.socket.write = ((chunk: Buffer, ...rest: never[]) => {
+        writes.push(chunk);
+        return realWrite(chunk, ...rest);
+      }) as typeof p.socket.write;
+      const body = Buffer.alloc(1024 * 1024, 7);
+      const cmds = Array.from({ length: 50 }, (_, i) => RemotingCommand.createRequest(1, { i: String(i) }));
+      cmds.push(RemotingCommand.createRequest(2, null, body));
+      await Promise.all(cmds.map((c) => p.client.oneway(c)));
+      expect(corks, 'one corked flush for frames queued in one tick').to.deep.equal([0]);
+      expect(writes).to.have.length(52); // 50 header-only frames, then header + body
+      expect(writes[51]).to.equal(body); // the very same Buffer: not copied
+      await waitFor(() => received.length === 51);
+      expect(received.map((r) => r.extFields?.i ?? 'big')).to.deep.equal([...cmds.slice(0, 50).map((_, i) => String(i)), 'big']);
+      expect(received[50].body!.equals(body)).to.equal(true);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('uses one timer for all pending requests, armed for the earliest deadline', async () => {
+    const p = await pair();
+    try {
+      const results = [500, 60, 200, 60].map((t) =>
+        p.client.request(RemotingCommand.createRequest(1), t).then(
+          () => 'ok',
+          (e: unknown) => (e instanceof RemotingTimeoutError ? `timeout ${e.timeoutMillis}` : String(e)),
+        ),
+      );
+      expect(transportResources().timers).to.be.at.most(2); // the timeout timer, maybe the flush immediate
+      expect(p.client.pendingCount).to.equal(4);
+      const settled: string[] = [];
+      results.forEach((r) => r.then((s) => settled.push(s)));
+      await waitFor(() => settled.length === 2);
+      expect(settled).to.deep.equal(['timeout 60', 'timeout 60']);
+      expect(p.client.pendingCount).to.equal(2);
+      expect(await Promise.all(results)).to.deep.equal(['timeout 500', 'timeout 60', 'timeout 200', 'timeout 60']);
+      expect(settled).to.deep.equal(['timeout 60', 'timeout 60', 'timeout 200', 'timeout 500']);
+      expect(p.client.pendingCount).to.equal(0);
+      expect(transportResources().timers).to.equal(0);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('clears the timer once the last pending request is answered', async () => {
+    const p = await pair((c, r) => {
+      c.send(RemotingCommand.createResponse(r, 0));
+    });
+    try {
+      const resp = await p.client.request(RemotingCommand.createRequest(1), 60000);
+      expect(resp.code).to.equal(0);
+      expect(p.client.pendingCount).to.equal(0);
+      await waitFor(() => transportResources().timers === 0);
+    } finally {
+      await p.close();
+    }
+  });
+});
