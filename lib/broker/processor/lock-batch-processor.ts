@@ -10,11 +10,15 @@ import { ResponseCode } from '../../../protocol/code/response-code';
 import { decodeLockBatchRequestBody, encodeLockBatchResponseBody } from '../../../protocol/body/lock-batch';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import type { RemotingContext } from '../../transport/processor';
-import type { RebalanceLockManager } from '../client/rebalance-lock-manager';
+import type { MessageQueue } from '../../../protocol/message/message-queue';
 
 /** What the processor needs of the controller. */
 export interface LockBatchController {
-  readonly rebalanceLockManager: RebalanceLockManager;
+  /** lib/broker/client/RebalanceLockManager (structural: lint forbids importing `client/` paths from here). */
+  readonly rebalanceLockManager: {
+    tryLockBatch(group: string, mqs: readonly MessageQueue[], clientId: string): MessageQueue[];
+    unlockBatch(group: string, mqs: readonly MessageQueue[], clientId: string): void;
+  };
 }
 
 export class LockBatchProcessor {
