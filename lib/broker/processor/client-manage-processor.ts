@@ -15,7 +15,7 @@ import { decodeCheckClientRequestBody } from '../../../protocol/body/check-clien
 import { UnregisterClientRequestHeader } from '../../../protocol/header/unregister-client-request-header';
 import { PermName } from '../../../protocol/body/perm-name';
 import { buildTopicSysFlag } from '../../../protocol/body/topic-sys-flag';
-import { newClientChannelInfo } from '../client/client-channel-info';
+import { newClientChannelInfo } from '../client-manager/client-channel-info';
 import { getRetryTopic } from '../topic/topic-validator';
 import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
 import { FilterExpressionError } from '../filter/filter-expression-error';
