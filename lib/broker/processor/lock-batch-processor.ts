@@ -14,7 +14,7 @@ import type { MessageQueue } from '../../../protocol/message/message-queue';
 
 /** What the processor needs of the controller. */
 export interface LockBatchController {
-  /** lib/broker/client/RebalanceLockManager (structural: lint forbids importing `client/` paths from here). */
+  /** lib/broker/client-manager/RebalanceLockManager. */
   readonly rebalanceLockManager: {
     tryLockBatch(group: string, mqs: readonly MessageQueue[], clientId: string): MessageQueue[];
     unlockBatch(group: string, mqs: readonly MessageQueue[], clientId: string): void;

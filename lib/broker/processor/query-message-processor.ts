@@ -22,7 +22,7 @@ export const DEFAULT_QUERY_MAX_NUM = 32;
 
 /** What the processor needs of the controller. */
 export interface QueryMessageController {
-  readonly messageStoreConfig: { defaultQueryMaxNum?: number };
+  readonly messageStoreConfig: object;
   readonly messageStore: {
     queryMessage?(topic: string, key: string, maxNum: number, begin: number, end: number): Promise<QueryMessageResult>;
     lookMessageByOffset(commitLogOffset: number): Promise<Buffer | null>;
@@ -42,7 +42,7 @@ export class QueryMessageProcessor {
     const h = QueryMessageRequestHeader.decode(request.extFields);
     let maxNum = h.maxNum;
     if (request.extFields?.[UNIQUE_MSG_QUERY_FLAG] === 'true') {
-      maxNum = this.controller.messageStoreConfig.defaultQueryMaxNum ?? DEFAULT_QUERY_MAX_NUM;
+      maxNum = (this.controller.messageStoreConfig as { defaultQueryMaxNum?: number }).defaultQueryMaxNum ?? DEFAULT_QUERY_MAX_NUM;
     }
     const store = this.controller.messageStore;
     const r: QueryMessageResult = store.queryMessage

@@ -294,6 +294,7 @@ export class ScheduleMessageService {
   #started = false;
   #persistTimer: NodeJS.Timeout | null = null;
   #persisting: Promise<void> = Promise.resolve();
+  #loaded = false;
 
   constructor(
     readonly store: ScheduleMessageStore,
@@ -326,6 +327,11 @@ export class ScheduleMessageService {
     return level;
   }
 
+  /** The controller hook's name for {@link rewriteDelayedMessage} (called by the send processor). */
+  rewriteDelayMessage(msg: MessageExtBrokerInner): void {
+    this.rewriteDelayedMessage(msg);
+  }
+
   /** The store's arrival callback: a new SCHEDULE_TOPIC_XXXX entry (tagsCode = deliver timestamp) arms its level. */
   notifyMessageArriving(topic: string, queueId: number, _logicOffset: number, tagsCode: number): void {
     if (topic !== SCHEDULE_TOPIC) return;
@@ -338,7 +344,7 @@ export class ScheduleMessageService {
     return deliver > now + lv.delayMillis ? now : deliver;
   }
 
-  /** Loads delayOffset.json (or its .bak); a missing file is an empty table. Corrects offsets to the queues' bounds. */
+  /** Loads delayOffset.json (or its .bak); a missing file is an empty table. */
   async load(): Promise<boolean> {
     const file = this.options.delayOffsetFile;
     for (const f of [file, `${file}.bak`]) {
@@ -352,11 +358,18 @@ export class ScheduleMessageService {
       try {
         const t = decodeDelayOffset(text);
         for (const [k, v] of t) this.offsetTable.set(k, v);
-        break;
+        this.#loaded = true;
+        return true;
       } catch (err) {
         this.logger.error({ err, file: f }, 'delayOffset.json corrupt');
       }
     }
+    this.#loaded = true;
+    return true;
+  }
+
+  /** Java's correctDelayOffset: a saved offset outside its queue's bounds is moved inside (needs the loaded store). */
+  correctDelayOffset(): void {
     for (const level of this.delayLevelTable.keys()) {
       const cur = this.offsetTable.get(level);
       if (cur === undefined) continue;
@@ -369,12 +382,12 @@ export class ScheduleMessageService {
         this.offsetTable.set(level, fixed);
       }
     }
-    return true;
   }
 
   async start(): Promise<void> {
     if (this.#started) return;
-    await this.load();
+    if (!this.#loaded) await this.load();
+    this.correctDelayOffset();
     this.#started = true;
     const first = this.now() + this.options.firstDelayMillis;
     for (const [level, delay] of this.delayLevelTable) {

@@ -159,6 +159,8 @@ describe('broker/schedule/ScheduleMessageService', () => {
     fs.writeFileSync(file, '{"offsetTable":{1:9,2:0}}');
     const svc = new ScheduleMessageService(store, { messageDelayLevel: '1s 2s', delayOffsetFile: file });
     await svc.load();
+    expect(svc.offsetTable.get(1)).to.equal(9);
+    svc.correctDelayOffset();
     expect(svc.offsetTable.get(1)).to.equal(0);
   });
 });

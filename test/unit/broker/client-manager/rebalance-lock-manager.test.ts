@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RebalanceLockManager } from '../../../../lib/broker/client/rebalance-lock-manager';
+import { RebalanceLockManager } from '../../../../lib/broker/client-manager/rebalance-lock-manager';
 import { LockBatchProcessor } from '../../../../lib/broker/processor/lock-batch-processor';
 import { decodeLockBatchResponseBody, encodeLockBatchRequestBody } from '../../../../protocol/body/lock-batch';
 import { RequestCode } from '../../../../protocol/code/request-code';
@@ -10,7 +10,7 @@ import type { RemotingContext } from '../../../../lib/transport/processor';
 const mq = (queueId: number) => ({ topic: 'T', brokerName: 'b', queueId });
 const ctx = {} as RemotingContext;
 
-describe('broker/client/RebalanceLockManager', () => {
+describe('broker/client-manager/RebalanceLockManager', () => {
   let clock = 1000;
   let m: RebalanceLockManager;
   beforeEach(() => {
