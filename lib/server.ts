@@ -3,3 +3,4 @@
  */
 export * from './errors';
 export * from './namesrv/index';
+export * from './broker/index';
