@@ -4,3 +4,4 @@
 export * from './errors';
 export * from './namesrv/index';
 export * from './broker/index';
+export { type Cluster, type StartClusterOptions, TEST_STORE_CONFIG, startCluster } from './cluster';

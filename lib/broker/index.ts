@@ -15,4 +15,3 @@ export { ConsumerManager } from './client-manager/consumer-manager';
 export { Broker2Client } from './client-manager/broker2-client';
 export { PullRequestHoldService } from './longpolling/pull-request-hold-service';
 export { BrokerOuterAPI } from './out/broker-outer-api';
-export { type Cluster, type StartClusterOptions, TEST_STORE_CONFIG, startCluster } from './cluster';

@@ -5,11 +5,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { NamesrvController } from '../namesrv/namesrv-controller';
-import { BrokerController } from './broker-controller';
-import type { BrokerConfig } from './broker-config';
-import type { MessageStoreConfig } from '../store/message-store-config';
-import type { Logger } from '../logger';
+import { NamesrvController } from './namesrv/namesrv-controller';
+import { BrokerController } from './broker/broker-controller';
+import type { BrokerConfig } from './broker/broker-config';
+import type { MessageStoreConfig } from './store/message-store-config';
+import type { Logger } from './logger';
 
 export interface StartClusterOptions {
   /** Number of brokers (default 1), named broker-a, broker-b, ... */
