@@ -4,7 +4,6 @@
  * @see org.apache.rocketmq.broker.BrokerController
  */
 import { type BrokerConfig, localAddress, resolveBrokerConfig } from './broker-config';
-import type { BrokerMessageStore } from './message-store';
 import type { BrokerService, ScheduleMessageServiceHook } from './broker-hooks';
 import type { BrokerProcessor } from './processor/broker-processor';
 import { TopicConfigManager } from './topic/topic-config-manager';
@@ -29,6 +28,7 @@ import { RebalanceLockManager } from './client-manager/rebalance-lock-manager';
 import { configDir } from './config-manager';
 import path from 'node:path';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
+import { DefaultMessageStore } from '../store/message-store';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
@@ -40,8 +40,6 @@ export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
   messageStoreConfig?: Partial<MessageStoreConfig>;
   remotingServerConfig?: Partial<RemotingServerOptions>;
-  /** Builds the store; defaults to lib/store's DefaultMessageStore. */
-  messageStoreFactory?: (config: MessageStoreConfig, controller: BrokerController) => BrokerMessageStore;
   logger?: Logger;
 }
 
@@ -58,7 +56,7 @@ export class BrokerController {
   readonly broker2Client: Broker2Client;
   readonly pullRequestHoldService: PullRequestHoldService;
   readonly brokerOuterAPI: BrokerOuterAPI;
-  messageStore: BrokerMessageStore;
+  readonly messageStore: DefaultMessageStore;
   /** Delay levels (SCHEDULE_TOPIC_XXXX delivery, delayOffset.json). */
   readonly scheduleMessageService: ScheduleMessageService & ScheduleMessageServiceHook;
   /** Orderly-consumption locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ). */
@@ -74,6 +72,7 @@ export class BrokerController {
   readonly #loops: ServiceLoop[] = [];
   #listenPort = 0;
   #registeredOnce = false;
+  #removeArrivingListener: (() => void) | null = null;
 
   constructor(options: BrokerControllerOptions = {}) {
     this.brokerConfig = resolveBrokerConfig(options.brokerConfig);
@@ -105,9 +104,10 @@ export class BrokerController {
       },
       bc.channelExpiredTimeout,
     );
-    const factory = options.messageStoreFactory ?? defaultMessageStoreFactory;
-    if (!factory) throw new ConfigError('no message store: lib/store DefaultMessageStore is not available');
-    this.messageStore = factory(this.messageStoreConfig, this);
+    this.messageStore = new DefaultMessageStore(this.messageStoreConfig, {
+      storeHost: { host: bc.brokerIP1, port: bc.listenPort },
+      logger: this.logger,
+    });
     this.pullMessageProcessor = new PullMessageProcessor(this);
     this.sendMessageProcessor = new SendMessageProcessor(this);
     this.pullRequestHoldService = new PullRequestHoldService({
@@ -120,7 +120,7 @@ export class BrokerController {
     this.brokerOuterAPI = new BrokerOuterAPI(this.logger.child({ component: 'broker-outer-api' }));
     this.scheduleMessageService = new ScheduleMessageService(
       {
-        getMessage: (...a) => this.messageStore.getMessage(...a),
+        getMessage: (group, topic, queueId, offset, maxMsgNums) => this.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums),
         putMessage: (m) => this.messageStore.putMessage(m),
         getMinOffsetInQueue: (t, q) => this.messageStore.getMinOffsetInQueue(t, q),
         getMaxOffsetInQueue: (t, q) => this.messageStore.getMaxOffsetInQueue(t, q),
@@ -196,9 +196,10 @@ export class BrokerController {
   async #start(): Promise<void> {
     if (!(await this.initialize())) throw new ConfigError('broker initialize failed (corrupt config or store)');
     this.registerProcessors();
-    this.messageStore.setMessageArrivingListener((topic, queueId, logicOffset, tagsCode, _storeTimestamp, properties) => {
-      this.scheduleMessageService.notifyMessageArriving(topic, queueId, logicOffset, tagsCode);
-      this.pullRequestHoldService.notifyMessageArriving(topic, queueId, logicOffset + 1, tagsCode, properties);
+    // The store reports the queue's new max offset (consume-queue offset + 1), as Java's NotifyMessageArrivingListener.
+    this.#removeArrivingListener = this.messageStore.onMessageArriving((topic, queueId, maxOffset, tagsCode, _storeTimestamp, properties) => {
+      this.scheduleMessageService.notifyMessageArriving(topic, queueId, maxOffset - 1, tagsCode);
+      this.pullRequestHoldService.notifyMessageArriving(topic, queueId, maxOffset, tagsCode, properties ?? null);
     });
     await this.messageStore.start();
     this.remotingServer.on('close', (addr, channel) => this.#onChannelGone(addr, channel));
@@ -244,6 +245,8 @@ export class BrokerController {
     await this.consumerOffsetManager.persistNow();
     await this.topicConfigManager.persistNow();
     await this.subscriptionGroupManager.persistNow();
+    this.#removeArrivingListener?.();
+    this.#removeArrivingListener = null;
     await this.messageStore.shutdown();
     this.logger.info({ brokerAddr: this.brokerAddr }, 'broker shut down');
   }
@@ -280,11 +283,4 @@ function isWriteablePerm(perm: number): boolean {
 }
 function isReadablePerm(perm: number): boolean {
   return (perm & 4) === 4;
-}
-
-let defaultMessageStoreFactory: BrokerControllerOptions['messageStoreFactory'] | null = null;
-
-/** Installs the store used when no factory is passed (lib/store's DefaultMessageStore registers itself here). */
-export function setDefaultMessageStoreFactory(factory: NonNullable<BrokerControllerOptions['messageStoreFactory']>): void {
-  defaultMessageStoreFactory = factory;
 }

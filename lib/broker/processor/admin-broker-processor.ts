@@ -115,8 +115,7 @@ export class AdminBrokerProcessor {
   private async deleteTopic(request: RemotingCommand): Promise<RemotingCommand> {
     const h = DeleteTopicRequestHeader.decode(request.extFields);
     this.controller.topicConfigManager.deleteTopicConfig(h.topic);
-    const store = this.controller.messageStore;
-    if (store.cleanUnusedTopic) await store.cleanUnusedTopic(new Set(this.controller.topicConfigManager.topicConfigTable.keys()));
+    await this.controller.messageStore.deleteTopics([h.topic]);
     return this.ok(request);
   }
 
