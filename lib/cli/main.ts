@@ -3,6 +3,8 @@
  * The `rocketmq-ts` command: start (name server + broker), namesrv, broker, admin, bench.
  */
 import { runNamesrv } from './namesrv';
+import { runBroker } from './broker';
+import { runStart } from './start';
 
 const USAGE = `usage: rocketmq-ts <command> [options]
 
@@ -32,6 +34,10 @@ async function main(argv: string[]): Promise<number> {
       return command ? 0 : 1;
     case 'namesrv':
       return runNamesrv(rest);
+    case 'broker':
+      return runBroker(rest);
+    case 'start':
+      return runStart(rest);
     default:
       process.stderr.write(`rocketmq-ts: unknown command ${command}\n${USAGE}`);
       return 2;
