@@ -86,7 +86,10 @@ export class TransactionalMessageBridge {
   /** The internal group's offset of topic/queueId; the queue's min offset when none was committed. */
   fetchConsumeOffset(topic: string, queueId: number): number {
     let offset = this.broker.queryConsumerOffset(buildConsumerGroup(), topic, queueId);
-    if (offset === -1) offset = this.broker.messageStore.getMinOffsetInQueue(topic, queueId);
+    if (offset === -1) {
+      // Java's findConsumeQueue creates a missing queue, so its min offset is 0; our store answers -1 for it.
+      offset = Math.max(0, this.broker.messageStore.getMinOffsetInQueue(topic, queueId));
+    }
     return offset;
   }
 
