@@ -4,3 +4,34 @@
  */
 export * from './errors';
 export { setRootLogger } from './logger';
+
+// Messages
+export {
+  type Message, type MessageExt, type MessageInit, createMessage, getProperty, putUserProperty, getUserProperty, getTags, setTags,
+  getKeys, setKeys, getDelayTimeLevel, setDelayTimeLevel, isWaitStoreMsgOK, setWaitStoreMsgOK, getUniqId, getUserProperties,
+} from '../protocol/message/message';
+export { type MessageQueue, messageQueueKey } from '../protocol/message/message-queue';
+export { MessageConst } from '../protocol/message/message-const';
+export { decodeBatchBody } from '../protocol/message/batch';
+
+// Client core
+export { ClientConfig, type ClientConfigOptions, DEFAULT_CLIENT_CONFIG } from './client/client-config';
+export { MQClientManager } from './client/mq-client-manager';
+export { MQClientInstance, type MQClientInstanceOptions } from './client/mq-client-instance';
+export { MQClientAPI } from './client/mq-client-api';
+export { type SendResult, SendStatus, CommunicationMode, ClientErrorCode } from './client/send-result';
+export type { ClientEvents, ProducerEvents } from './client/events';
+export type { MQProducerInner, MQConsumerInner } from './client/inner';
+export { PullStatus, type PullResultRaw } from './client/mq-client-api-consumer';
+export { TopAddressing, getWSAddr } from './client/top-addressing';
+
+// Producer
+export {
+  DefaultMQProducer, type DefaultMQProducerOptions, type ProducerOptions, DEFAULT_PRODUCER_OPTIONS, type SendCallback,
+  DEFAULT_RETRY_RESPONSE_CODES,
+} from './producer/default-mq-producer';
+export { splitBatch, checkBatch, DEFAULT_BATCH_SIZE_LIMIT } from './producer/message-batch';
+export {
+  type MessageQueueSelector, SelectMessageQueueByHash, SelectMessageQueueByRandom, SelectMessageQueueByMachineRoom,
+} from './producer/selector';
+export type { InstrumentationEvent } from './instrumentation/emitter';

@@ -1,0 +1,611 @@
+/**
+ * DefaultMQProducer: sends messages sync, async (Promise or Java-style callback), oneway, in batches, to a
+ * chosen queue or a queue picked by a selector, with Java's retries, fault isolation, compression and namespaces.
+ *
+ * Retries (sync): up to retryTimesWhenSendFailed + 1 attempts, each on a queue of another broker than the last
+ * failed one where possible; a network failure or one of `retryResponseCodes` (TOPIC_NOT_EXIST,
+ * SERVICE_NOT_AVAILABLE, SYSTEM_ERROR, NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT) retries, another code
+ * fails at once; a stored-but-not-OK status retries only with retryAnotherBrokerWhenNotStoreOK; no attempt starts
+ * once sendMsgTimeout has elapsed, and each attempt gets what is left of it. Async sends retry network failures
+ * only, up to retryTimesWhenSendAsyncFailed more times (as Java's MQClientAPIImpl.onExceptionImpl). Oneway sends,
+ * sends to a given queue and selector sends are tried once.
+ *
+ * @see org.apache.rocketmq.client.producer.DefaultMQProducer
+ * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl
+ */
+import { ResponseCode } from '../../protocol/code/response-code';
+import { compressBody } from '../../protocol/message/compression';
+import { MessageConst } from '../../protocol/message/message-const';
+import { createUniqId } from '../../protocol/message/message-id';
+import type { Message } from '../../protocol/message/message';
+import type { MessageQueue } from '../../protocol/message/message-queue';
+import { encodeBatchBody } from '../../protocol/message/batch';
+import { propertiesToString } from '../../protocol/message/properties';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
+import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
+import type { ProducerEvents } from '../client/events';
+import type { MQProducerInner } from '../client/inner';
+import { MixAll, TopicValidator, brokerVIPChannel } from '../client/mix-all';
+import type { SendMessageHeader, SendMessageTarget } from '../client/mq-client-api';
+import { MQClientManager } from '../client/mq-client-manager';
+import type { MQClientInstance, MQClientInstanceOptions } from '../client/mq-client-instance';
+import { withoutNamespace } from '../client/namespace';
+import { ClientErrorCode, CommunicationMode, type SendResult, SendStatus } from '../client/send-result';
+import { TopicPublishInfo } from '../client/topic-publish-info';
+import { checkGroup, checkMessage } from '../client/validators';
+import {
+  MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError,
+} from '../errors';
+import { type InstrumentationEvent, InstrumentationEmitter } from '../instrumentation/emitter';
+import { type Logger, componentLogger } from '../logger';
+import type { RPCHook } from '../transport';
+import { Lifecycle } from '../util/lifecycle';
+import { MQFaultStrategy } from './latency/mq-fault-strategy';
+import { checkBatch } from './message-batch';
+import type { MessageQueueSelector } from './selector/message-queue-selector';
+
+export interface ProducerOptions {
+  producerGroup: string;
+  /** The topic whose config a new topic copies when the broker auto-creates it. */
+  createTopicKey: string;
+  defaultTopicQueueNums: number;
+  sendMsgTimeout: number;
+  compressMsgBodyOverHowmuch: number;
+  /** zlib level of compressed bodies (Java rocketmq.message.compressLevel). */
+  compressLevel: number;
+  retryTimesWhenSendFailed: number;
+  retryTimesWhenSendAsyncFailed: number;
+  retryAnotherBrokerWhenNotStoreOK: boolean;
+  maxMessageSize: number;
+  sendLatencyFaultEnable: boolean;
+  latencyMax: readonly number[];
+  notAvailableDuration: readonly number[];
+}
+
+export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze({
+  producerGroup: MixAll.DEFAULT_PRODUCER_GROUP,
+  createTopicKey: TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC,
+  defaultTopicQueueNums: 4,
+  sendMsgTimeout: 3000,
+  compressMsgBodyOverHowmuch: 1024 * 4,
+  compressLevel: 5,
+  retryTimesWhenSendFailed: 2,
+  retryTimesWhenSendAsyncFailed: 2,
+  retryAnotherBrokerWhenNotStoreOK: false,
+  maxMessageSize: 1024 * 1024 * 4,
+  sendLatencyFaultEnable: false,
+  latencyMax: Object.freeze([50, 100, 550, 1000, 2000, 3000, 15000]),
+  notAvailableDuration: Object.freeze([0, 0, 30000, 60000, 120000, 180000, 600000]),
+});
+
+export interface DefaultMQProducerOptions extends Partial<ProducerOptions>, Partial<ClientConfigOptions> {
+  rpcHook?: RPCHook;
+  logger?: Logger;
+  /** Manager of shared client instances (default: the process-wide one). */
+  clientManager?: MQClientManager;
+  /** Passed to a newly created MQClientInstance (remoting options, HTTP lookup address...). */
+  instanceOptions?: MQClientInstanceOptions;
+}
+
+/** Java's SendCallback. */
+export interface SendCallback {
+  onSuccess(result: SendResult): void;
+  onException(err: Error): void;
+}
+
+/** The response codes a sync send retries on (DefaultMQProducer.retryResponseCodes). */
+export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze([
+  ResponseCode.TOPIC_NOT_EXIST,
+  ResponseCode.SERVICE_NOT_AVAILABLE,
+  ResponseCode.SYSTEM_ERROR,
+  ResponseCode.NO_PERMISSION,
+  ResponseCode.NO_BUYER_ID,
+  ResponseCode.NOT_IN_CURRENT_UNIT,
+]);
+
+type Mode = CommunicationMode;
+type Target = { kind: 'default' } | { kind: 'queue'; mq: MessageQueue } | { kind: 'selector'; selector: MessageQueueSelector; arg: unknown };
+
+/** A message as prepared for the wire: topic with namespace, body maybe compressed, properties encoded once. */
+interface Outgoing {
+  /** The user's message (its properties get UNIQ_KEY, as Java). */
+  msg: Message;
+  topic: string;
+  userTopic: string;
+  body: Buffer;
+  flag: number;
+  batch: boolean;
+  uniqMsgId: string;
+  count: number;
+}
+
+function isMessageQueue(v: unknown): v is MessageQueue {
+  return typeof v === 'object' && v !== null && typeof (v as MessageQueue).brokerName === 'string' && typeof (v as MessageQueue).queueId === 'number';
+}
+
+function isSelector(v: unknown): v is MessageQueueSelector {
+  return typeof v === 'object' && v !== null && typeof (v as MessageQueueSelector).select === 'function';
+}
+
+function isCallback(v: unknown): v is SendCallback {
+  return typeof v === 'object' && v !== null && typeof (v as SendCallback).onSuccess === 'function';
+}
+
+/** Accepts a Message, or a plain object with a string body and no properties yet. */
+function normalize(msg: Message): Message {
+  if (typeof (msg.body as unknown) === 'string') msg.body = Buffer.from(msg.body as unknown as string, 'utf8');
+  if (!msg.properties) msg.properties = {};
+  if (msg.flag === undefined) msg.flag = 0;
+  return msg;
+}
+
+export class DefaultMQProducer implements MQProducerInner {
+  readonly clientConfig: ClientConfig;
+  readonly options: ProducerOptions;
+  readonly instrumentation = new InstrumentationEmitter<ProducerEvents>();
+  readonly retryResponseCodes = new Set<number>(DEFAULT_RETRY_RESPONSE_CODES);
+  readonly #topicPublishInfoTable = new Map<string, TopicPublishInfo>();
+  readonly #faultStrategy: MQFaultStrategy;
+  readonly #manager: MQClientManager;
+  readonly #instanceOptions: MQClientInstanceOptions;
+  readonly #logger: Logger;
+  readonly #lifecycle: Lifecycle;
+  #instance: MQClientInstance | null = null;
+
+  constructor(options: DefaultMQProducerOptions = {}) {
+    const { rpcHook, logger, clientManager, instanceOptions, ...rest } = options;
+    const producerOptions: Partial<ProducerOptions> = {};
+    const clientOptions: Partial<ClientConfigOptions> = {};
+    for (const [k, v] of Object.entries(rest)) {
+      if (v === undefined) continue;
+      if (k in DEFAULT_PRODUCER_OPTIONS) (producerOptions as Record<string, unknown>)[k] = v;
+      else (clientOptions as Record<string, unknown>)[k] = v;
+    }
+    this.options = { ...DEFAULT_PRODUCER_OPTIONS, ...producerOptions };
+    this.clientConfig = new ClientConfig(clientOptions);
+    this.#faultStrategy = new MQFaultStrategy({
+      sendLatencyFaultEnable: this.options.sendLatencyFaultEnable,
+      latencyMax: this.options.latencyMax,
+      notAvailableDuration: this.options.notAvailableDuration,
+    });
+    this.#manager = clientManager ?? MQClientManager.getInstance();
+    this.#instanceOptions = { ...instanceOptions, rpcHook: rpcHook ?? instanceOptions?.rpcHook, logger: logger ?? instanceOptions?.logger };
+    this.#logger = componentLogger('producer', logger).child({ group: this.options.producerGroup });
+    this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
+  }
+
+  get producerGroup(): string {
+    return this.options.producerGroup;
+  }
+
+  /** The shared client instance (after start). */
+  get clientInstance(): MQClientInstance | null {
+    return this.#instance;
+  }
+
+  /** Listens to `producer.send`, `client.route_updated`, `network.request_timeout`...; returns the remover. */
+  on<K extends keyof ProducerEvents & string>(type: K, listener: (event: InstrumentationEvent<ProducerEvents[K]>) => void): () => void {
+    return this.instrumentation.on(type, listener);
+  }
+
+  addRetryResponseCode(code: number): void {
+    this.retryResponseCodes.add(code);
+  }
+
+  setSendLatencyFaultEnable(enable: boolean): void {
+    this.options.sendLatencyFaultEnable = enable;
+    this.#faultStrategy.sendLatencyFaultEnable = enable;
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  start(): Promise<void> {
+    return this.#lifecycle.start();
+  }
+
+  shutdown(): Promise<void> {
+    return this.#lifecycle.shutdown();
+  }
+
+  async #doStart(): Promise<void> {
+    const group = this.options.producerGroup;
+    checkGroup(group);
+    if (group === MixAll.DEFAULT_PRODUCER_GROUP) {
+      throw new MQClientError(-1, `producerGroup can not equal ${MixAll.DEFAULT_PRODUCER_GROUP}, please specify another one.`);
+    }
+    if (group !== MixAll.CLIENT_INNER_PRODUCER_GROUP) this.clientConfig.changeInstanceNameToPID();
+    const instance = this.#manager.acquire(this.clientConfig, this.#instanceOptions);
+    const wireGroup = this.#wireGroup();
+    if (!instance.registerProducer(wireGroup, this)) {
+      await this.#manager.release(instance);
+      throw new MQClientError(-1, `The producer group[${group}] has been created before, specify another name please.`);
+    }
+    this.#instance = instance;
+    this.#topicPublishInfoTable.set(this.options.createTopicKey, new TopicPublishInfo());
+    instance.attachEmitter(this.instrumentation);
+    try {
+      await instance.start();
+    } catch (err) {
+      instance.detachEmitter(this.instrumentation);
+      await instance.unregisterProducer(wireGroup);
+      await this.#manager.release(instance);
+      this.#instance = null;
+      throw err;
+    }
+    void instance.sendHeartbeatToAllBrokerWithLock();
+    this.#logger.info({ clientId: instance.clientId }, 'the producer started');
+  }
+
+  async #doShutdown(): Promise<void> {
+    const instance = this.#instance;
+    if (!instance) return;
+    this.#instance = null;
+    instance.detachEmitter(this.instrumentation);
+    await instance.unregisterProducer(this.#wireGroup());
+    await this.#manager.release(instance);
+    this.#topicPublishInfoTable.clear();
+    this.#logger.info('the producer shut down');
+  }
+
+  #wireGroup(): string {
+    return this.clientConfig.withNamespace(this.options.producerGroup);
+  }
+
+  // ---------------------------------------------------------------- MQProducerInner
+
+  getPublishTopicList(): Iterable<string> {
+    return this.#topicPublishInfoTable.keys();
+  }
+
+  isPublishTopicNeedUpdate(topic: string): boolean {
+    const info = this.#topicPublishInfoTable.get(topic);
+    return !info || !info.ok();
+  }
+
+  updateTopicPublishInfo(topic: string, info: TopicPublishInfo): void {
+    this.#topicPublishInfoTable.set(topic, info);
+  }
+
+  isUnitMode(): boolean {
+    return this.clientConfig.unitMode;
+  }
+
+  /** The writable queues of a topic (Java fetchPublishMessageQueues), topics without namespace. */
+  async fetchPublishMessageQueues(topic: string): Promise<MessageQueue[]> {
+    const info = await this.#tryToFindTopicPublishInfo(this.clientConfig.withNamespace(topic));
+    return info.messageQueueList.map((mq) => ({ ...mq, topic: withoutNamespace(mq.topic, this.clientConfig.getNamespace()) }));
+  }
+
+  // ---------------------------------------------------------------- public sends
+
+  /**
+   * Sends and resolves with the SendResult. Forms: `send(msg)`, `send(msg, timeout)`, `send(messages[])` (a batch),
+   * `send(msg, mq)`, `send(msg, selector, arg)` (each with an optional trailing timeout). With a SendCallback in
+   * place of the timeout (`send(msg, callback)`, `send(msg, mq, callback)`, `send(msg, selector, arg, callback)`)
+   * the send is asynchronous and returns undefined, as Java's.
+   */
+  send(msg: Message | Message[], timeout?: number): Promise<SendResult>;
+  send(msg: Message | Message[], mq: MessageQueue, timeout?: number): Promise<SendResult>;
+  send(msg: Message, selector: MessageQueueSelector, arg: unknown, timeout?: number): Promise<SendResult>;
+  send(msg: Message | Message[], callback: SendCallback, timeout?: number): void;
+  send(msg: Message | Message[], mq: MessageQueue, callback: SendCallback, timeout?: number): void;
+  send(msg: Message, selector: MessageQueueSelector, arg: unknown, callback: SendCallback, timeout?: number): void;
+  send(msg: Message | Message[], a?: unknown, b?: unknown, c?: unknown, d?: unknown): Promise<SendResult> | void {
+    const { target, callback, timeout } = this.#parseArgs(a, b, c, d);
+    if (callback) {
+      this.#send(msg, CommunicationMode.ASYNC, target, timeout).then(
+        (r) => { try { callback.onSuccess(r as SendResult); } catch { /* the callback's own failure */ } },
+        (err: Error) => { try { callback.onException(err); } catch { /* the callback's own failure */ } },
+      );
+      return;
+    }
+    return this.#send(msg, CommunicationMode.SYNC, target, timeout) as Promise<SendResult>;
+  }
+
+  /** The asynchronous send as a Promise: `sendAsync(msg)`, `(msg, mq)`, `(msg, selector, arg)`, optional timeout. */
+  sendAsync(msg: Message | Message[], timeout?: number): Promise<SendResult>;
+  sendAsync(msg: Message | Message[], mq: MessageQueue, timeout?: number): Promise<SendResult>;
+  sendAsync(msg: Message, selector: MessageQueueSelector, arg: unknown, timeout?: number): Promise<SendResult>;
+  sendAsync(msg: Message | Message[], a?: unknown, b?: unknown, c?: unknown): Promise<SendResult> {
+    const { target, timeout } = this.#parseArgs(a, b, c, undefined);
+    return this.#send(msg, CommunicationMode.ASYNC, target, timeout) as Promise<SendResult>;
+  }
+
+  /** Sends without waiting for the broker: resolves once written. `(msg)`, `(msg, mq)`, `(msg, selector, arg)`. */
+  sendOneway(msg: Message | Message[]): Promise<void>;
+  sendOneway(msg: Message | Message[], mq: MessageQueue): Promise<void>;
+  sendOneway(msg: Message, selector: MessageQueueSelector, arg: unknown): Promise<void>;
+  async sendOneway(msg: Message | Message[], a?: unknown, b?: unknown): Promise<void> {
+    const { target } = this.#parseArgs(a, b, undefined, undefined);
+    await this.#send(msg, CommunicationMode.ONEWAY, target, this.options.sendMsgTimeout);
+  }
+
+  #parseArgs(a: unknown, b: unknown, c: unknown, d: unknown): { target: Target; callback?: SendCallback; timeout: number } {
+    let target: Target = { kind: 'default' };
+    let rest: unknown[];
+    if (isMessageQueue(a)) {
+      target = { kind: 'queue', mq: a };
+      rest = [b, c];
+    } else if (isSelector(a)) {
+      target = { kind: 'selector', selector: a, arg: b };
+      rest = [c, d];
+    } else {
+      rest = [a, b];
+    }
+    let callback: SendCallback | undefined;
+    let timeout = this.options.sendMsgTimeout;
+    for (const r of rest) {
+      if (isCallback(r)) callback = r;
+      else if (typeof r === 'number') timeout = r;
+    }
+    return { target, callback, timeout };
+  }
+
+  // ---------------------------------------------------------------- the send path
+
+  async #send(input: Message | Message[], mode: Mode, target: Target, timeout: number): Promise<SendResult | null> {
+    const begin = Date.now();
+    let attempts = 0;
+    let out: Outgoing | undefined;
+    const report = (result: SendResult | null, error?: Error, mq?: MessageQueue) => {
+      if (!this.instrumentation.hasListeners('producer.send')) return;
+      this.instrumentation.emit('producer.send', () => ({
+        group: this.options.producerGroup,
+        topic: out?.userTopic ?? (Array.isArray(input) ? input[0]?.topic : input.topic) ?? '',
+        mode,
+        count: out?.count ?? 1,
+        durationMs: Date.now() - begin,
+        attempts,
+        brokerName: result?.messageQueue.brokerName ?? mq?.brokerName,
+        queueId: result?.messageQueue.queueId ?? mq?.queueId,
+        sendStatus: result?.sendStatus,
+        msgId: result?.msgId ?? out?.uniqMsgId,
+        error,
+      }));
+    };
+    try {
+      this.#makeSureStateOK();
+      out = this.#prepare(input);
+      let result: SendResult | null;
+      if (target.kind === 'default') {
+        result = await this.#sendDefault(out, mode, timeout, begin, (n) => { attempts = n; });
+      } else {
+        attempts = 1;
+        result = await this.#sendToChosen(out, mode, target, timeout, begin);
+      }
+      report(result);
+      return result;
+    } catch (err) {
+      report(null, err as Error);
+      throw err;
+    }
+  }
+
+  #makeSureStateOK(): void {
+    if (!this.#instance || !this.#lifecycle.isRunning) {
+      throw new MQClientError(-1, `The producer service state not OK, ${this.#lifecycle.current.toUpperCase()}`);
+    }
+  }
+
+  /** Validation, UNIQ_KEY, namespace, batch encoding. */
+  #prepare(input: Message | Message[]): Outgoing {
+    const maxMessageSize = this.options.maxMessageSize;
+    const namespace = this.clientConfig.getNamespace();
+    if (Array.isArray(input)) {
+      const messages = input.map(normalize);
+      checkBatch(messages);
+      const ids: string[] = new Array(messages.length);
+      for (let i = 0; i < messages.length; i++) {
+        const m = messages[i];
+        checkMessage({ topic: this.clientConfig.withNamespace(m.topic), body: m.body }, maxMessageSize);
+        ids[i] = setUniqId(m);
+        if (namespace) m.properties[MessageConst.PROPERTY_INSTANCE_ID] = namespace;
+      }
+      const first = messages[0];
+      const topic = this.clientConfig.withNamespace(first.topic);
+      const body = encodeBatchBody(messages);
+      const batch: Message = {
+        topic,
+        flag: 0,
+        properties: { [MessageConst.PROPERTY_WAIT_STORE_MSG_OK]: first.properties[MessageConst.PROPERTY_WAIT_STORE_MSG_OK] === 'false' ? 'false' : 'true' },
+        body,
+      };
+      checkMessage(batch, maxMessageSize);
+      return { msg: batch, topic, userTopic: first.topic, body, flag: 0, batch: true, uniqMsgId: ids.join(','), count: messages.length };
+    }
+    const msg = normalize(input);
+    const topic = this.clientConfig.withNamespace(msg.topic);
+    checkMessage({ topic, body: msg.body }, maxMessageSize);
+    const uniqMsgId = setUniqId(msg);
+    if (namespace) msg.properties[MessageConst.PROPERTY_INSTANCE_ID] = namespace;
+    return { msg, topic, userTopic: withoutNamespace(msg.topic, namespace), body: msg.body, flag: msg.flag, batch: false, uniqMsgId, count: 1 };
+  }
+
+  async #sendDefault(out: Outgoing, mode: Mode, timeout: number, begin: number, setAttempts: (n: number) => void): Promise<SendResult | null> {
+    const info = await this.#tryToFindTopicPublishInfo(out.topic);
+    if (!info || !info.ok()) {
+      this.#validateNameServerSetting();
+      throw new MQClientError(ClientErrorCode.NOT_FOUND_TOPIC_EXCEPTION, `No route info of this topic: ${out.topic}`);
+    }
+    const timesTotal = mode === CommunicationMode.SYNC
+      ? 1 + this.options.retryTimesWhenSendFailed
+      : mode === CommunicationMode.ASYNC ? 1 + this.options.retryTimesWhenSendAsyncFailed : 1;
+    const brokersSent: string[] = [];
+    let mq: MessageQueue | null = null;
+    let lastError: unknown;
+    let sendResult: SendResult | null = null;
+    let callTimeout = false;
+    let times = 0;
+    for (; times < timesTotal; times++) {
+      mq = this.#faultStrategy.selectOneMessageQueue(info, mq ? mq.brokerName : null);
+      brokersSent.push(mq.brokerName);
+      const attemptBegin = Date.now();
+      const cost = attemptBegin - begin;
+      if (timeout < cost) {
+        callTimeout = true;
+        break;
+      }
+      setAttempts(times + 1);
+      try {
+        sendResult = await this.#sendKernel(out, mq, mode, info, timeout - cost);
+        this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, false);
+        if (mode === CommunicationMode.SYNC && sendResult && sendResult.sendStatus !== SendStatus.SEND_OK && this.options.retryAnotherBrokerWhenNotStoreOK) {
+          continue;
+        }
+        return sendResult;
+      } catch (err) {
+        this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, true);
+        lastError = err;
+        this.#logger.warn({ err, attempt: times + 1, brokerName: mq.brokerName, topic: out.topic }, 'send failed');
+        if (err instanceof RemotingTooMuchRequestError) {
+          callTimeout = true;
+          break;
+        }
+        if (mode === CommunicationMode.ASYNC) {
+          // Java retries an async send only when no response came back (network failure or timeout).
+          if (!(err instanceof RocketMQError) || err instanceof MQBrokerError || err instanceof MQClientError) throw err;
+          continue;
+        }
+        if (err instanceof MQBrokerError && !this.retryResponseCodes.has(err.responseCode)) {
+          if (sendResult) return sendResult;
+          throw err;
+        }
+        if (!(err instanceof RocketMQError)) throw err;
+      }
+    }
+    if (sendResult) return sendResult;
+    if (callTimeout) throw new RemotingTooMuchRequestError(`sendDefaultImpl call timeout after ${Date.now() - begin} ms`, { cause: lastError });
+    let code: number = -1;
+    if (lastError instanceof MQBrokerError) code = lastError.responseCode;
+    else if (lastError instanceof RemotingConnectError) code = ClientErrorCode.CONNECT_BROKER_EXCEPTION;
+    else if (lastError instanceof RemotingTimeoutError) code = ClientErrorCode.ACCESS_BROKER_TIMEOUT;
+    else if (lastError instanceof MQClientError) code = ClientErrorCode.BROKER_NOT_EXIST_EXCEPTION;
+    throw new MQClientError(
+      code,
+      `Send [${times}] times, still failed, cost [${Date.now() - begin}]ms, Topic: ${out.topic}, BrokersSent: [${brokersSent.join(', ')}]` +
+        (lastError instanceof Error ? `: ${lastError.message}` : ''),
+      { cause: lastError },
+    );
+  }
+
+  async #sendToChosen(out: Outgoing, mode: Mode, target: Exclude<Target, { kind: 'default' }>, timeout: number, begin: number): Promise<SendResult | null> {
+    const info = await this.#tryToFindTopicPublishInfo(out.topic);
+    let mq: MessageQueue | null;
+    if (target.kind === 'queue') {
+      mq = this.clientConfig.queueWithNamespace(target.mq);
+      if (mq.topic !== out.topic) throw new MQClientError(-1, "message's topic not equal mq's topic");
+    } else {
+      if (!info || !info.ok()) {
+        this.#validateNameServerSetting();
+        throw new MQClientError(ClientErrorCode.NOT_FOUND_TOPIC_EXCEPTION, `No route info for this topic, ${out.topic}`);
+      }
+      const namespace = this.clientConfig.getNamespace();
+      const userMessage: Message = { ...out.msg, topic: withoutNamespace(out.msg.topic, namespace) };
+      const chosen = target.selector.select(info.messageQueueList, userMessage, target.arg);
+      mq = chosen ? this.clientConfig.queueWithNamespace(chosen) : null;
+      if (!mq) throw new MQClientError(-1, 'select message queue return null.');
+    }
+    const cost = Date.now() - begin;
+    if (timeout < cost) throw new RemotingTooMuchRequestError('sendSelectImpl call timeout');
+    const attemptBegin = Date.now();
+    try {
+      const r = await this.#sendKernel(out, mq, mode, info, timeout - cost);
+      this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, false);
+      return r;
+    } catch (err) {
+      this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, true);
+      throw err;
+    }
+  }
+
+  async #tryToFindTopicPublishInfo(topic: string): Promise<TopicPublishInfo> {
+    const instance = this.#instance!;
+    let info = this.#topicPublishInfoTable.get(topic);
+    if (!info || !info.ok()) {
+      if (!info) this.#topicPublishInfoTable.set(topic, new TopicPublishInfo());
+      await instance.updateTopicRouteInfoFromNameServer(topic);
+      info = this.#topicPublishInfoTable.get(topic)!;
+    }
+    if (info.haveTopicRouterInfo || info.ok()) return info;
+    await instance.updateTopicRouteInfoFromNameServer(topic, {
+      createTopicKey: this.options.createTopicKey,
+      defaultTopicQueueNums: this.options.defaultTopicQueueNums,
+    });
+    return this.#topicPublishInfoTable.get(topic) ?? info;
+  }
+
+  #validateNameServerSetting(): void {
+    if (!this.#instance || this.#instance.api.getNameServerAddressList().length === 0) {
+      throw new MQClientError(ClientErrorCode.NO_NAME_SERVER_EXCEPTION, 'No name server address, please set it.');
+    }
+  }
+
+  async #sendKernel(out: Outgoing, mq: MessageQueue, mode: Mode, info: TopicPublishInfo, timeout: number): Promise<SendResult | null> {
+    const begin = Date.now();
+    const instance = this.#instance!;
+    let brokerAddr = instance.findBrokerAddressInPublish(mq.brokerName);
+    if (!brokerAddr) {
+      await this.#tryToFindTopicPublishInfo(mq.topic);
+      brokerAddr = instance.findBrokerAddressInPublish(mq.brokerName);
+    }
+    if (!brokerAddr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    brokerAddr = brokerVIPChannel(this.clientConfig.vipChannelEnabled, brokerAddr);
+
+    const msg = out.msg;
+    let sysFlag = 0;
+    let body = out.body;
+    if (!out.batch && body.length >= this.options.compressMsgBodyOverHowmuch) {
+      body = compressBody(body, this.options.compressLevel);
+      sysFlag |= MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
+    }
+    const tran = msg.properties[MessageConst.PROPERTY_TRANSACTION_PREPARED];
+    if (tran !== undefined && tran.toLowerCase() === 'true') sysFlag |= MessageSysFlag.TRANSACTION_PREPARED_TYPE;
+
+    const header: SendMessageHeader = {
+      producerGroup: this.#wireGroup(),
+      topic: out.topic,
+      defaultTopic: this.options.createTopicKey,
+      defaultTopicQueueNums: this.options.defaultTopicQueueNums,
+      queueId: mq.queueId,
+      sysFlag,
+      bornTimestamp: Date.now(),
+      flag: out.flag,
+      properties: propertiesToString(msg.properties),
+      reconsumeTimes: 0,
+      unitMode: this.clientConfig.unitMode,
+      batch: out.batch,
+    };
+    if (out.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) {
+      const reconsumeTimes = msg.properties[MessageConst.PROPERTY_RECONSUME_TIME];
+      if (reconsumeTimes !== undefined) {
+        header.reconsumeTimes = Number.parseInt(reconsumeTimes, 10);
+        delete msg.properties[MessageConst.PROPERTY_RECONSUME_TIME];
+      }
+      const maxReconsumeTimes = msg.properties[MessageConst.PROPERTY_MAX_RECONSUME_TIMES];
+      if (maxReconsumeTimes !== undefined) {
+        header.maxReconsumeTimes = Number.parseInt(maxReconsumeTimes, 10);
+        delete msg.properties[MessageConst.PROPERTY_MAX_RECONSUME_TIMES];
+      }
+    }
+    const target: SendMessageTarget = { brokerAddr, brokerName: mq.brokerName, body, uniqMsgId: out.uniqMsgId, userTopic: out.userTopic };
+    const cost = Date.now() - begin;
+    if (timeout < cost) throw new RemotingTooMuchRequestError('sendKernelImpl call timeout');
+    void info;
+    if (mode === CommunicationMode.ONEWAY) {
+      await instance.api.sendMessageOneway(target, header, timeout - cost);
+      return null;
+    }
+    return instance.api.sendMessage(target, header, timeout - cost);
+  }
+}
+
+/** Sets UNIQ_KEY when absent (Java MessageClientIDSetter.setUniqID) and returns it. */
+function setUniqId(msg: Message): string {
+  const key = MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX;
+  let id = msg.properties[key];
+  if (id === undefined) {
+    id = createUniqId();
+    msg.properties[key] = id;
+  }
+  return id;
+}
