@@ -2,3 +2,4 @@
  * rocketmq-ts/server: the bundled name server and broker, and the in-process cluster helper.
  */
 export * from './errors';
+export * from './namesrv/index';

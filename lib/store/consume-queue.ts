@@ -44,7 +44,13 @@ export class ConsumeQueue {
   async recover(): Promise<void> {
     const files = this.mappedFileQueue.files;
     if (files.length === 0) return;
-    let index = Math.max(0, files.length - 3);
+    // Files created ahead of their entries (lost with the process) are empty: start from the newest file
+    // whose first entry is valid, then read forward until the first invalid entry.
+    let index = files.length - 1;
+    for (; index > 0; index--) {
+      const head = await files[index].read(0, CQ_STORE_UNIT_SIZE);
+      if (head && readI64(head, 0) >= 0 && head.readInt32BE(8) > 0) break;
+    }
     let processOffset = files[index].fileFromOffset;
     let maxExtAddr = -1;
     for (; index < files.length; index++) {

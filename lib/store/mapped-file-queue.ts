@@ -26,7 +26,10 @@ export class MappedFileQueue {
     for (const n of names) {
       const p = path.join(this.storePath, n);
       const st = await fs.stat(p);
-      if (st.size !== this.mappedFileSize) {
+      if (st.size < this.mappedFileSize) {
+        // A file cut short by a crash while it was being created (open, then extend): its missing bytes are zeros.
+        await fs.truncate(p, this.mappedFileSize);
+      } else if (st.size !== this.mappedFileSize) {
         throw new MessageStoreError(`${p} length not matched message store config value, please check it manually`);
       }
       const mf = new MappedFile(p, this.mappedFileSize, this.segmentSize);
