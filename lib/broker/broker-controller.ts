@@ -20,6 +20,12 @@ import { PullMessageProcessor } from './processor/pull-message-processor';
 import { ClientManageProcessor } from './processor/client-manage-processor';
 import { ConsumerManageProcessor } from './processor/consumer-manage-processor';
 import { QueueOffsetProcessor } from './processor/queue-offset-processor';
+import { EndTransactionProcessor } from './processor/end-transaction-processor';
+import { createBrokerTransaction } from './transaction/broker-transaction';
+import type { TransactionalMessageService } from './transaction/transactional-message-service';
+import type { DefaultTransactionalMessageCheckListener } from './transaction/transactional-message-check-listener';
+import type { TransactionalMessageCheckService } from './transaction/transactional-message-check-service';
+import { BrokerRole } from '../store/message-store-config';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
@@ -61,6 +67,10 @@ export class BrokerController {
   readonly processors = new Map<number, BrokerProcessor>();
   readonly pullMessageProcessor: PullMessageProcessor;
   readonly sendMessageProcessor: SendMessageProcessor;
+  /** Half messages, END_TRANSACTION and the check (Java initialTransaction). */
+  readonly transactionalMessageService: TransactionalMessageService;
+  readonly transactionalMessageCheckListener: DefaultTransactionalMessageCheckListener;
+  readonly transactionalMessageCheckService: TransactionalMessageCheckService;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
   readonly #lifecycle: Lifecycle;
   readonly #loops: ServiceLoop[] = [];
@@ -110,6 +120,12 @@ export class BrokerController {
       logger: this.logger.child({ component: 'pull-request-hold-service' }),
     });
     this.brokerOuterAPI = new BrokerOuterAPI(this.logger.child({ component: 'broker-outer-api' }));
+    const tx = createBrokerTransaction(this, this.logger.child({ component: 'transaction' }));
+    this.transactionalMessageService = tx.transactionalMessageService;
+    this.transactionalMessageCheckListener = tx.transactionalMessageCheckListener;
+    this.transactionalMessageCheckService = tx.transactionalMessageCheckService;
+    // A master checks half messages (Java starts the check service in changeToMaster / startProcessorByHa).
+    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.transactionalMessageCheckService);
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
   }
 
@@ -139,6 +155,7 @@ export class BrokerController {
       new ClientManageProcessor(this),
       new ConsumerManageProcessor(this),
       new QueueOffsetProcessor(this),
+      new EndTransactionProcessor(this),
       ...extra,
     ];
     for (const p of all) {

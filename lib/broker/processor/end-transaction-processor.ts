@@ -17,9 +17,9 @@ import { MessageSysFlag, resetTransactionValue } from '../../../protocol/message
 import type { RemotingCommand } from '../../../protocol/remoting-command';
 import { RemotingCommand as Cmd } from '../../../protocol/remoting-command';
 import { componentLogger, type Logger } from '../../logger';
-import type { DefaultMessageStore, MessageExtBrokerInner } from '../../store/message-store';
+import type { MessageExtBrokerInner } from '../../store/commit-log';
 import { BrokerRole } from '../../store/message-store-config';
-import { PutMessageStatus } from '../../store/store-status';
+import { PutMessageStatus, type PutMessageResult } from '../../store/store-status';
 import type { RemotingContext } from '../../transport/processor';
 import { endMessageTransaction } from '../transaction/transactional-message-bridge';
 import type { TransactionalMessageService } from '../transaction/transactional-message-service';
@@ -27,7 +27,7 @@ import type { TransactionalMessageService } from '../transaction/transactional-m
 /** What the processor needs of the BrokerController. */
 export interface EndTransactionBroker {
   readonly messageStoreConfig: { readonly brokerRole: string; readonly maxMessageSize: number };
-  readonly messageStore: Pick<DefaultMessageStore, 'putMessage'>;
+  readonly messageStore: { putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult> };
   readonly transactionalMessageService: TransactionalMessageService;
   readonly logger?: Logger;
 }

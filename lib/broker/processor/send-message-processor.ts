@@ -3,7 +3,8 @@
  * default topic), the queue id, retry/DLQ re-routing of `%RETRY%` sends, and stores the message, answering with the
  * offset msgId, queue id and queue offset and the store status mapped to Java's response codes.
  *
- * Transaction half messages are stored as ordinary messages until the broker has a transaction service.
+ * A prepared transaction message (TRAN_MSG=true) goes to the transaction service, which stores it as a half
+ * message in RMQ_SYS_TRANS_HALF_TOPIC (refused with NO_PERMISSION when rejectTransactionMessage is set).
  *
  * @see org.apache.rocketmq.broker.processor.SendMessageProcessor
  * @see org.apache.rocketmq.broker.processor.AbstractSendMessageProcessor
@@ -146,7 +147,9 @@ export class SendMessageProcessor implements BrokerProcessor {
     if (delay !== undefined && Number(delay) > 0 && (tranType === 0 || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE)) {
       this.controller.scheduleMessageService?.rewriteDelayMessage(msg);
     }
-    const result = await this.controller.messageStore.putMessage(msg);
+    const result = tranFlag !== undefined && tranFlag.toLowerCase() === 'true'
+      ? await this.controller.transactionalMessageService.prepareMessage(msg, stringToProperties(msg.propertiesString))
+      : await this.controller.messageStore.putMessage(msg);
     return this.#handlePutMessageResult(result, request, queueId);
   }
 

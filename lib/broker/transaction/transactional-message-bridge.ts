@@ -12,19 +12,27 @@ import { propertiesToString, type MessageProperties } from '../../../protocol/me
 import { MessageSysFlag, resetTransactionValue } from '../../../protocol/message/sys-flag';
 import { createUniqId } from '../../../protocol/message/message-id';
 import type { Logger } from '../../logger';
-import type { DefaultMessageStore, MessageExtBrokerInner } from '../../store/message-store';
-import { GetMessageStatus, PutMessageStatus, type PutMessageResult } from '../../store/store-status';
+import type { MessageExtBrokerInner } from '../../store/commit-log';
+import { GetMessageStatus, PutMessageStatus, type GetMessageResult, type PutMessageResult } from '../../store/store-status';
 import type { HostAddress } from '../../store/stored-record';
 import { TransactionalMessageUtil, buildConsumerGroup, buildHalfTopic, buildOpTopic } from './transactional-message-util';
+
+/** The store calls the transaction code makes (a subset of lib/store's DefaultMessageStore and the broker's MessageStore). */
+export interface TransactionMessageStore {
+  putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult>;
+  getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number): Promise<GetMessageResult>;
+  lookMessageByOffset(commitLogOffset: number): Promise<Buffer | null>;
+  getMinOffsetInQueue(topic: string, queueId: number): number;
+}
 
 /** What the transaction code needs of the broker (BrokerController implements it through a small adapter). */
 export interface TransactionBrokerPort {
   readonly brokerName: string;
   /** The broker's store host, written as born and store host of op messages. */
   readonly storeHost: HostAddress;
-  readonly messageStore: Pick<DefaultMessageStore, 'putMessage' | 'getMessage' | 'lookMessageByOffset' | 'getMinOffsetInQueue'> & {
-    readonly config: { readonly fileReservedTime: number; readonly maxMessageSize: number };
-  };
+  readonly messageStore: TransactionMessageStore;
+  /** MessageStoreConfig.fileReservedTime (hours): older half messages are no longer checked. */
+  readonly fileReservedTime: number;
   /** ConsumerOffsetManager.queryOffset: -1 when the group never committed an offset for the queue. */
   queryConsumerOffset(group: string, topic: string, queueId: number): number;
   /** ConsumerOffsetManager.commitOffset. */

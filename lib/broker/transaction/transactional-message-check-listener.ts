@@ -12,7 +12,7 @@ import type { MessageExt } from '../../../protocol/message/message';
 import { encodeStoredMessage } from '../../../protocol/message/message-decoder';
 import { propertiesToString } from '../../../protocol/message/properties';
 import type { Logger } from '../../logger';
-import type { MessageExtBrokerInner } from '../../store/message-store';
+import type { MessageExtBrokerInner } from '../../store/commit-log';
 import { PutMessageStatus } from '../../store/store-status';
 import type { TransactionBrokerPort } from './transactional-message-bridge';
 import type { TransactionalMessageCheckListener } from './transactional-message-service';

@@ -18,7 +18,7 @@ import { MessageConst } from '../../../protocol/message/message-const';
 import type { MessageExt } from '../../../protocol/message/message';
 import type { MessageProperties } from '../../../protocol/message/properties';
 import type { Logger } from '../../logger';
-import type { MessageExtBrokerInner } from '../../store/message-store';
+import type { MessageExtBrokerInner } from '../../store/commit-log';
 import { PutMessageStatus, type PutMessageResult } from '../../store/store-status';
 import {
   PullStatus, TransactionalMessageBridge, getTags, renewHalfMessageInner, renewImmunityHalfMessageInner,
@@ -213,7 +213,7 @@ export class TransactionalMessageService {
   /** Older than the store's fileReservedTime (hours): its commit log may be gone. */
   #needSkip(msgExt: MessageExt): boolean {
     const age = this.#now() - msgExt.bornTimestamp;
-    if (age > this.bridge.broker.messageStore.config.fileReservedTime * 3600 * 1000) {
+    if (age > this.bridge.broker.fileReservedTime * 3600 * 1000) {
       this.log.info({ msgId: msgExt.offsetMsgId, bornTimestamp: msgExt.bornTimestamp }, 'half message exceeds file reserved time, skip it');
       return true;
     }

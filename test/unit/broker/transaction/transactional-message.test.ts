@@ -54,6 +54,7 @@ class Harness {
       brokerName: 'broker-a',
       storeHost: { host: '127.0.0.1', port: 10911 },
       messageStore: this.store,
+      fileReservedTime: 72,
       queryConsumerOffset: (g, t, q) => this.offsets.get(`${g}@${t}@${q}`) ?? -1,
       commitConsumerOffset: (_h, g, t, q, o) => void this.offsets.set(`${g}@${t}@${q}`, o),
       ensureSystemTopic: (t, n) => {
