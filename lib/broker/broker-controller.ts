@@ -4,7 +4,6 @@
  * @see org.apache.rocketmq.broker.BrokerController
  */
 import { type BrokerConfig, localAddress, resolveBrokerConfig } from './broker-config';
-import type { BrokerMessageStore } from './message-store';
 import type { BrokerService, ScheduleMessageServiceHook } from './broker-hooks';
 import type { BrokerProcessor } from './processor/broker-processor';
 import { TopicConfigManager } from './topic/topic-config-manager';
@@ -27,6 +26,7 @@ import type { DefaultTransactionalMessageCheckListener } from './transaction/tra
 import type { TransactionalMessageCheckService } from './transaction/transactional-message-check-service';
 import { BrokerRole } from '../store/message-store-config';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
+import { DefaultMessageStore } from '../store/message-store';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
@@ -38,8 +38,6 @@ export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
   messageStoreConfig?: Partial<MessageStoreConfig>;
   remotingServerConfig?: Partial<RemotingServerOptions>;
-  /** Builds the store; defaults to lib/store's DefaultMessageStore. */
-  messageStoreFactory?: (config: MessageStoreConfig, controller: BrokerController) => BrokerMessageStore;
   logger?: Logger;
 }
 
@@ -56,7 +54,7 @@ export class BrokerController {
   readonly broker2Client: Broker2Client;
   readonly pullRequestHoldService: PullRequestHoldService;
   readonly brokerOuterAPI: BrokerOuterAPI;
-  messageStore: BrokerMessageStore;
+  readonly messageStore: DefaultMessageStore;
   /** Delay levels; set by lib/broker/schedule when present. */
   scheduleMessageService: ScheduleMessageServiceHook | null = null;
   /** Orderly-consumption locks (LOCK_BATCH_MQ); set by lib/broker when present. */
@@ -76,6 +74,7 @@ export class BrokerController {
   readonly #loops: ServiceLoop[] = [];
   #listenPort = 0;
   #registeredOnce = false;
+  #removeArrivingListener: (() => void) | null = null;
 
   constructor(options: BrokerControllerOptions = {}) {
     this.brokerConfig = resolveBrokerConfig(options.brokerConfig);
@@ -107,9 +106,10 @@ export class BrokerController {
       },
       bc.channelExpiredTimeout,
     );
-    const factory = options.messageStoreFactory ?? defaultMessageStoreFactory;
-    if (!factory) throw new ConfigError('no message store: lib/store DefaultMessageStore is not available');
-    this.messageStore = factory(this.messageStoreConfig, this);
+    this.messageStore = new DefaultMessageStore(this.messageStoreConfig, {
+      storeHost: { host: bc.brokerIP1, port: bc.listenPort },
+      logger: this.logger,
+    });
     this.pullMessageProcessor = new PullMessageProcessor(this);
     this.sendMessageProcessor = new SendMessageProcessor(this);
     this.pullRequestHoldService = new PullRequestHoldService({
@@ -187,8 +187,9 @@ export class BrokerController {
   async #start(): Promise<void> {
     if (!(await this.initialize())) throw new ConfigError('broker initialize failed (corrupt config or store)');
     this.registerProcessors();
-    this.messageStore.setMessageArrivingListener((topic, queueId, logicOffset, tagsCode, _storeTimestamp, properties) => {
-      this.pullRequestHoldService.notifyMessageArriving(topic, queueId, logicOffset + 1, tagsCode, properties);
+    // The store reports the queue's new max offset (consume-queue offset + 1), as Java's NotifyMessageArrivingListener.
+    this.#removeArrivingListener = this.messageStore.onMessageArriving((topic, queueId, maxOffset, tagsCode, _storeTimestamp, properties) => {
+      this.pullRequestHoldService.notifyMessageArriving(topic, queueId, maxOffset, tagsCode, properties ?? null);
     });
     await this.messageStore.start();
     this.remotingServer.on('close', (addr, channel) => this.#onChannelGone(addr, channel));
@@ -237,6 +238,8 @@ export class BrokerController {
     await this.consumerOffsetManager.persistNow();
     await this.topicConfigManager.persistNow();
     await this.subscriptionGroupManager.persistNow();
+    this.#removeArrivingListener?.();
+    this.#removeArrivingListener = null;
     await this.messageStore.shutdown();
     this.logger.info({ brokerAddr: this.brokerAddr }, 'broker shut down');
   }
@@ -273,11 +276,4 @@ function isWriteablePerm(perm: number): boolean {
 }
 function isReadablePerm(perm: number): boolean {
   return (perm & 4) === 4;
-}
-
-let defaultMessageStoreFactory: BrokerControllerOptions['messageStoreFactory'] | null = null;
-
-/** Installs the store used when no factory is passed (lib/store's DefaultMessageStore registers itself here). */
-export function setDefaultMessageStoreFactory(factory: NonNullable<BrokerControllerOptions['messageStoreFactory']>): void {
-  defaultMessageStoreFactory = factory;
 }

@@ -5,42 +5,10 @@
  * @see org.apache.rocketmq.common.ConfigManager
  * @see org.apache.rocketmq.common.MixAll#string2File
  */
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { string2File } from '../store/config-file';
 import path from 'node:path';
 import type { Logger } from '../logger';
-
-/** Writes `text` to `file` atomically, keeping the previous content as `file.bak` (Java MixAll.string2File). */
-export async function writeConfigFile(file: string, text: string): Promise<void> {
-  await fsp.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp`;
-  const fh = await fsp.open(tmp, 'w');
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await fsp.copyFile(file, `${file}.bak`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  await fsp.rename(tmp, file);
-}
-
-/** The synchronous variant, for persisting on the way out of the process. */
-export function writeConfigFileSync(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp`;
-  fs.writeFileSync(tmp, text, 'utf8');
-  try {
-    fs.copyFileSync(file, `${file}.bak`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  fs.renameSync(tmp, file);
-}
 
 export abstract class ConfigManager {
   #persisting: Promise<void> | null = null;
@@ -90,7 +58,7 @@ export abstract class ConfigManager {
       try {
         do {
           this.#again = false;
-          await writeConfigFile(this.configFilePath(), this.encode());
+          await string2File(this.encode(), this.configFilePath());
         } while (this.#again);
       } catch (err) {
         this.logger.error({ err, file: this.configFilePath() }, 'persist config failed');
@@ -101,10 +69,10 @@ export abstract class ConfigManager {
     return this.#persisting;
   }
 
-  /** Persists synchronously (shutdown path, after pending async writes are done). */
+  /** Persists now and waits for the write (shutdown path). */
   async persistNow(): Promise<void> {
     if (this.#persisting) await this.#persisting;
-    writeConfigFileSync(this.configFilePath(), this.encode());
+    await string2File(this.encode(), this.configFilePath());
   }
 }
 

@@ -12,7 +12,12 @@ import type { Logger } from '../../logger';
 import type { RemotingContext } from '../../transport/processor';
 import type { RemotingCommand } from '../../../protocol/remoting-command';
 import { ServiceLoop } from '../../util/service-loop';
-import type { MessageFilter } from '../message-store';
+
+/** The filter of a held pull: tags code of the arriving entry, then its properties string. */
+export interface HeldPullFilter {
+  isMatchedByConsumeQueue(tagsCode: number | null): boolean;
+  isMatchedByCommitLog(propertiesString: string | null): boolean;
+}
 
 export interface PullRequest {
   request: RemotingCommand;
@@ -20,7 +25,7 @@ export interface PullRequest {
   suspendTimestamp: number;
   timeoutMillis: number;
   pullFromThisOffset: number;
-  messageFilter: MessageFilter | null;
+  messageFilter: HeldPullFilter | null;
 }
 
 export interface PullRequestHoldServiceOptions {

@@ -16,6 +16,8 @@ import { PullMessageResponseHeader } from '../../../protocol/header/pull-message
 import { MessageModel, type SubscriptionData } from '../../../protocol/body/heartbeat-data';
 import { isReadable } from '../../../protocol/body/perm-name';
 import { GetMessageStatus } from '../../store/store-status';
+import type { MessageFilter } from '../../store/message-store';
+import { layoutRecord } from '../../../protocol/message/message-decoder';
 import { BrokerRole } from '../../store/message-store-config';
 import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
 import { FilterExpressionError } from '../filter/filter-expression-error';
@@ -113,7 +115,9 @@ export class PullMessageProcessor implements BrokerProcessor {
       throw err;
     }
 
-    const result = await c.messageStore.getMessage(header.consumerGroup, header.topic, header.queueId, header.queueOffset, header.maxMsgNums, messageFilter, header.maxMsgBytes);
+    const result = await c.messageStore.getMessage(
+      header.consumerGroup, header.topic, header.queueId, header.queueOffset, header.maxMsgNums, header.maxMsgBytes, storeFilter(messageFilter),
+    );
     let code: number;
     switch (result.status) {
       case GetMessageStatus.FOUND:
@@ -174,6 +178,20 @@ export class PullMessageProcessor implements BrokerProcessor {
     const body = code === ResponseCode.SUCCESS ? joinSlices(result.messages, result.bufferTotalSize) : null;
     return RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields, body);
   }
+}
+
+/** The store's filter view: tags code, then the record's properties (SQL92 subscriptions only). */
+function storeFilter(filter: ExpressionMessageFilter): MessageFilter {
+  const sql = filter.sqlFilter !== null;
+  return {
+    isMatchedByConsumeQueue: (tagsCode) => filter.isMatchedByConsumeQueue(tagsCode),
+    isMatchedByCommitLog: sql
+      ? (record) => {
+          const l = layoutRecord(record, 0);
+          return filter.isMatchedByCommitLog(record.toString('utf8', l.propertiesPosition, l.propertiesPosition + l.propertiesLength));
+        }
+      : undefined,
+  };
 }
 
 function getStatusRemark(status: string): string {

@@ -142,6 +142,10 @@ export class SendMessageProcessor implements BrokerProcessor {
     if (tranFlag !== undefined && tranFlag.toLowerCase() === 'true' && bc.rejectTransactionMessage) {
       return this.#fail(request, ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] sending transaction message is forbidden`);
     }
+    // No transaction service yet: a half message is stored as an ordinary (consumable) message.
+    if ((msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) === MessageSysFlag.TRANSACTION_PREPARED_TYPE) {
+      msg.sysFlag &= ~MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    }
     const delay = findProperty(msg.propertiesString, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
     const tranType = msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
     if (delay !== undefined && Number(delay) > 0 && (tranType === 0 || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE)) {
