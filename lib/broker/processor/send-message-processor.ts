@@ -142,7 +142,7 @@ export class SendMessageProcessor implements BrokerProcessor {
     if (tranFlag !== undefined && tranFlag.toLowerCase() === 'true' && bc.rejectTransactionMessage) {
       return this.#fail(request, ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] sending transaction message is forbidden`);
     }
-    // No transaction service yet: a half message is stored as an ordinary (consumable) message.
+    // The transaction type bits of the request are not stored (a half message is kept with TRANSACTION_NOT_TYPE).
     if ((msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) === MessageSysFlag.TRANSACTION_PREPARED_TYPE) {
       msg.sysFlag &= ~MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
     }

@@ -8,7 +8,6 @@
 import { CheckTransactionStateRequestHeader } from '../../../protocol/header/check-transaction-state-request-header';
 import type { Logger } from '../../logger';
 import type { Channel } from '../../transport/connection';
-import type { MessageFilter } from '../message-store';
 import type { MessageExtBrokerInner } from '../../store/commit-log';
 import type { GetMessageResult, PutMessageResult } from '../../store/store-status';
 import { PermName } from '../../../protocol/body/perm-name';
@@ -24,7 +23,7 @@ export interface TransactionHost {
   readonly storeHost: { address: string; port: number };
   readonly messageStore: {
     putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult>;
-    getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number, filter: MessageFilter | null): Promise<GetMessageResult>;
+    getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number): Promise<GetMessageResult>;
     lookMessageByOffset(commitLogOffset: number): Promise<Buffer | null>;
     getMinOffsetInQueue(topic: string, queueId: number): number;
   };
@@ -59,7 +58,7 @@ export function createBrokerTransaction(host: TransactionHost, log: Logger): Bro
     },
     messageStore: {
       putMessage: (msg) => host.messageStore.putMessage(msg),
-      getMessage: (group, topic, queueId, offset, maxMsgNums) => host.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums, null),
+      getMessage: (group, topic, queueId, offset, maxMsgNums) => host.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums),
       lookMessageByOffset: (o) => host.messageStore.lookMessageByOffset(o),
       getMinOffsetInQueue: (t, q) => host.messageStore.getMinOffsetInQueue(t, q),
     },
