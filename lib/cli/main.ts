@@ -16,6 +16,15 @@ commands:
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
+    case 'bench': {
+      const [sub, ...rest] = argv.slice(1);
+      if (sub === 'produce') {
+        const { benchProduce } = await import('./bench-produce');
+        return benchProduce(rest);
+      }
+      process.stderr.write('usage: rocketmq-ts bench produce [options] (see --help)\n');
+      return 2;
+    }
     case undefined:
     case '-h':
     case '--help':

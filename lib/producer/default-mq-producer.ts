@@ -447,7 +447,7 @@ export class DefaultMQProducer implements MQProducerInner {
       }
       setAttempts(times + 1);
       try {
-        sendResult = await this.#sendKernel(out, mq, mode, info, timeout - cost);
+        sendResult = await this.#sendKernel(out, mq, mode, timeout - cost);
         this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, false);
         if (mode === CommunicationMode.SYNC && sendResult && sendResult.sendStatus !== SendStatus.SEND_OK && this.options.retryAnotherBrokerWhenNotStoreOK) {
           continue;
@@ -509,7 +509,7 @@ export class DefaultMQProducer implements MQProducerInner {
     if (timeout < cost) throw new RemotingTooMuchRequestError('sendSelectImpl call timeout');
     const attemptBegin = Date.now();
     try {
-      const r = await this.#sendKernel(out, mq, mode, info, timeout - cost);
+      const r = await this.#sendKernel(out, mq, mode, timeout - cost);
       this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, false);
       return r;
     } catch (err) {
@@ -540,7 +540,7 @@ export class DefaultMQProducer implements MQProducerInner {
     }
   }
 
-  async #sendKernel(out: Outgoing, mq: MessageQueue, mode: Mode, info: TopicPublishInfo, timeout: number): Promise<SendResult | null> {
+  async #sendKernel(out: Outgoing, mq: MessageQueue, mode: Mode, timeout: number): Promise<SendResult | null> {
     const begin = Date.now();
     const instance = this.#instance!;
     let brokerAddr = instance.findBrokerAddressInPublish(mq.brokerName);
@@ -590,7 +590,6 @@ export class DefaultMQProducer implements MQProducerInner {
     const target: SendMessageTarget = { brokerAddr, brokerName: mq.brokerName, body, uniqMsgId: out.uniqMsgId, userTopic: out.userTopic };
     const cost = Date.now() - begin;
     if (timeout < cost) throw new RemotingTooMuchRequestError('sendKernelImpl call timeout');
-    void info;
     if (mode === CommunicationMode.ONEWAY) {
       await instance.api.sendMessageOneway(target, header, timeout - cost);
       return null;
