@@ -35,3 +35,9 @@ export {
   type MessageQueueSelector, SelectMessageQueueByHash, SelectMessageQueueByRandom, SelectMessageQueueByMachineRoom,
 } from './producer/selector';
 export type { InstrumentationEvent } from './instrumentation/emitter';
+
+// Transactional messages (TransactionMQProducer, listener states, results)
+export {
+  TransactionMQProducer, type TransactionMQProducerOptions, type TransactionProducerOptions, DEFAULT_TRANSACTION_PRODUCER_OPTIONS,
+  LocalTransactionState, type TransactionListener, type TransactionSendResult,
+} from './producer/transaction-mq-producer';

@@ -27,6 +27,12 @@ import { ScheduleMessageService } from './schedule/schedule-message-service';
 import { RebalanceLockManager } from './client-manager/rebalance-lock-manager';
 import { configDir } from './config-manager';
 import path from 'node:path';
+import { EndTransactionProcessor } from './processor/end-transaction-processor';
+import { createBrokerTransaction } from './transaction/broker-transaction';
+import type { TransactionalMessageService } from './transaction/transactional-message-service';
+import type { DefaultTransactionalMessageCheckListener } from './transaction/transactional-message-check-listener';
+import type { TransactionalMessageCheckService } from './transaction/transactional-message-check-service';
+import { BrokerRole } from '../store/message-store-config';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
 import { DefaultMessageStore } from '../store/message-store';
 import { type Logger, componentLogger } from '../logger';
@@ -67,6 +73,10 @@ export class BrokerController {
   readonly processors = new Map<number, BrokerProcessor>();
   readonly pullMessageProcessor: PullMessageProcessor;
   readonly sendMessageProcessor: SendMessageProcessor;
+  /** Half messages, END_TRANSACTION and the check (Java initialTransaction). */
+  readonly transactionalMessageService: TransactionalMessageService;
+  readonly transactionalMessageCheckListener: DefaultTransactionalMessageCheckListener;
+  readonly transactionalMessageCheckService: TransactionalMessageCheckService;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
   readonly #lifecycle: Lifecycle;
   readonly #loops: ServiceLoop[] = [];
@@ -132,6 +142,12 @@ export class BrokerController {
       },
     );
     this.rebalanceLockManager = new RebalanceLockManager({ logger: this.logger.child({ component: 'rebalance-lock-manager' }) });
+    const tx = createBrokerTransaction(this, this.logger.child({ component: 'transaction' }));
+    this.transactionalMessageService = tx.transactionalMessageService;
+    this.transactionalMessageCheckListener = tx.transactionalMessageCheckListener;
+    this.transactionalMessageCheckService = tx.transactionalMessageCheckService;
+    // A master checks half messages (Java starts the check service in changeToMaster / startProcessorByHa).
+    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.transactionalMessageCheckService);
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
   }
 
@@ -165,6 +181,7 @@ export class BrokerController {
       new LockBatchProcessor(this),
       new QueryMessageProcessor(this),
       new AdminBrokerProcessor(this),
+      new EndTransactionProcessor(this),
       ...extra,
     ];
     for (const p of all) {

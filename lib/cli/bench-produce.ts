@@ -6,10 +6,20 @@ import { parseArgs } from 'node:util';
 import { createMessage } from '../../protocol/message/message';
 import type { Message } from '../../protocol/message/message';
 import { DefaultMQProducer } from '../producer/default-mq-producer';
+import { LocalTransactionState, TransactionMQProducer } from '../producer/transaction-mq-producer';
 
 export const BENCH_PRODUCE_USAGE = `usage: rocketmq-ts bench produce --namesrv H:P --topic T [--count N | --duration S] [--size BYTES]
-       [--mode sync|async|oneway|batch] [--concurrency N] [--batch-size N] [--tag TAG] [--keys K] [--group G] [--quiet]
+       [--mode sync|async|oneway|batch|transaction] [--concurrency N] [--batch-size N] [--tag TAG] [--keys K] [--group G] [--quiet]
+       transaction mode: [--local commit|rollback|unknown] (the local transaction's answer, default commit)
+                         [--check commit|rollback] (the answer to the broker's checks, default commit)
+                         [--linger S] (stay up S seconds after the sends to answer checks, default 0)
 `;
+
+const LOCAL_STATES: Record<string, LocalTransactionState> = {
+  commit: LocalTransactionState.COMMIT_MESSAGE,
+  rollback: LocalTransactionState.ROLLBACK_MESSAGE,
+  unknown: LocalTransactionState.UNKNOW,
+};
 
 interface Stats {
   sent: number;
@@ -35,6 +45,7 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
       namesrv: { type: 'string' }, topic: { type: 'string' }, count: { type: 'string' }, duration: { type: 'string' },
       size: { type: 'string', default: '1024' }, mode: { type: 'string', default: 'sync' }, concurrency: { type: 'string', default: '1' },
       'batch-size': { type: 'string', default: '16' }, tag: { type: 'string' }, keys: { type: 'string' }, group: { type: 'string' },
+      local: { type: 'string', default: 'commit' }, check: { type: 'string', default: 'commit' }, linger: { type: 'string', default: '0' },
       quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -48,10 +59,17 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
     return 2;
   }
   const mode = values.mode as string;
-  if (!['sync', 'async', 'oneway', 'batch'].includes(mode)) {
+  if (!['sync', 'async', 'oneway', 'batch', 'transaction'].includes(mode)) {
     process.stderr.write(`unknown --mode ${mode}\n${BENCH_PRODUCE_USAGE}`);
     return 2;
   }
+  const localState = LOCAL_STATES[values.local as string];
+  const checkState = LOCAL_STATES[values.check as string];
+  if (!localState || !checkState || checkState === LocalTransactionState.UNKNOW) {
+    process.stderr.write(`bad --local ${values.local} or --check ${values.check}\n${BENCH_PRODUCE_USAGE}`);
+    return 2;
+  }
+  const lingerMs = Math.max(0, Number(values.linger) * 1000);
   const count = values.count !== undefined ? Number(values.count) : undefined;
   const durationMs = values.duration !== undefined ? Number(values.duration) * 1000 : count === undefined ? 10_000 : undefined;
   const concurrency = Math.max(1, Number(values.concurrency));
@@ -60,7 +78,14 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
   const topic = values.topic;
   const makeMessage = (): Message => createMessage(topic, body, { tags: values.tag, keys: values.keys });
 
-  const producer = new DefaultMQProducer({ producerGroup: values.group ?? `BENCH_PRODUCER_${process.pid}`, namesrvAddr: namesrv });
+  const producerGroup = values.group ?? `BENCH_PRODUCER_${process.pid}`;
+  const tx = mode === 'transaction'
+    ? new TransactionMQProducer({
+      producerGroup, namesrvAddr: namesrv,
+      transactionListener: { executeLocalTransaction: () => localState, checkLocalTransaction: () => checkState },
+    })
+    : null;
+  const producer = tx ?? new DefaultMQProducer({ producerGroup, namesrvAddr: namesrv });
   await producer.start();
   const total: Stats = { sent: 0, failed: 0, latencies: [] };
   let window: Stats = { sent: 0, failed: 0, latencies: [] };
@@ -86,6 +111,7 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
         if (mode === 'sync') await producer.send(makeMessage());
         else if (mode === 'async') await producer.sendAsync(makeMessage());
         else if (mode === 'oneway') await producer.sendOneway(makeMessage());
+        else if (tx) await tx.sendMessageInTransaction(makeMessage());
         else await producer.send(Array.from({ length: n }, makeMessage));
         const ms = Number(process.hrtime.bigint() - t0) / 1e6;
         total.sent += n;
@@ -103,6 +129,7 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
     await Promise.all(Array.from({ length: concurrency }, worker));
   } finally {
     if (ticker) clearInterval(ticker);
+    if (tx && lingerMs > 0) await new Promise((r) => setTimeout(r, lingerMs));
     await producer.shutdown();
   }
   if (!values.quiet) out.write(line('[total]', total, (Date.now() - begin) / 1000));

@@ -3,7 +3,8 @@
  * default topic), the queue id, retry/DLQ re-routing of `%RETRY%` sends, and stores the message, answering with the
  * offset msgId, queue id and queue offset and the store status mapped to Java's response codes.
  *
- * Transaction half messages are stored as ordinary messages until the broker has a transaction service.
+ * A prepared transaction message (TRAN_MSG=true) goes to the transaction service, which stores it as a half
+ * message in RMQ_SYS_TRANS_HALF_TOPIC (refused with NO_PERMISSION when rejectTransactionMessage is set).
  *
  * @see org.apache.rocketmq.broker.processor.SendMessageProcessor
  * @see org.apache.rocketmq.broker.processor.AbstractSendMessageProcessor
@@ -141,7 +142,7 @@ export class SendMessageProcessor implements BrokerProcessor {
     if (tranFlag !== undefined && tranFlag.toLowerCase() === 'true' && bc.rejectTransactionMessage) {
       return this.#fail(request, ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] sending transaction message is forbidden`);
     }
-    // No transaction service yet: a half message is stored as an ordinary (consumable) message.
+    // The transaction type bits of the request are not stored (a half message is kept with TRANSACTION_NOT_TYPE).
     if ((msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) === MessageSysFlag.TRANSACTION_PREPARED_TYPE) {
       msg.sysFlag &= ~MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
     }
@@ -150,7 +151,9 @@ export class SendMessageProcessor implements BrokerProcessor {
     if (delay !== undefined && Number(delay) > 0 && (tranType === 0 || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE)) {
       this.controller.scheduleMessageService?.rewriteDelayMessage(msg);
     }
-    const result = await this.controller.messageStore.putMessage(msg);
+    const result = tranFlag !== undefined && tranFlag.toLowerCase() === 'true'
+      ? await this.controller.transactionalMessageService.prepareMessage(msg, stringToProperties(msg.propertiesString))
+      : await this.controller.messageStore.putMessage(msg);
     return this.#handlePutMessageResult(result, request, queueId);
   }
 
