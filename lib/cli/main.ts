@@ -2,6 +2,7 @@
 /**
  * The `rocketmq-ts` command: start (name server + broker), namesrv, broker, admin, bench.
  */
+import { runAdmin } from './admin';
 import { runNamesrv } from './namesrv';
 
 const USAGE = `usage: rocketmq-ts <command> [options]
@@ -10,6 +11,7 @@ commands:
   start      name server + broker in one process
   namesrv    the name server alone
   broker     the broker alone
+  admin      mqadmin's commands (rocketmq-ts admin help)
   bench      produce / consume benchmarks
 `;
 
@@ -23,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return command ? 0 : 1;
     case 'namesrv':
       return runNamesrv(rest);
+    case 'admin':
+      return runAdmin(rest);
     default:
       process.stderr.write(`rocketmq-ts: unknown command ${command}\n${USAGE}`);
       return 2;
