@@ -4,3 +4,8 @@
  */
 export * from './errors';
 export { setRootLogger } from './logger';
+
+// ---- admin (lib/admin) ----
+export {
+  DefaultMQAdminExt, DEFAULT_MQ_ADMIN_EXT_OPTIONS, type DefaultMQAdminExtOptions, type DefaultMQAdminExtExtras, type QueryResult,
+} from './admin/default-mq-admin-ext';
