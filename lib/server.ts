@@ -3,3 +3,5 @@
  */
 export * from './errors';
 export * from './namesrv/index';
+export * from './broker/index';
+export { type Cluster, type StartClusterOptions, TEST_STORE_CONFIG, startCluster } from './cluster';

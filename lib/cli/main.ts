@@ -4,6 +4,8 @@
  */
 import { runAdmin } from './admin';
 import { runNamesrv } from './namesrv';
+import { runBroker } from './broker';
+import { runStart } from './start';
 
 const USAGE = `usage: rocketmq-ts <command> [options]
 
@@ -25,6 +27,10 @@ async function main(argv: string[]): Promise<number> {
       return command ? 0 : 1;
     case 'namesrv':
       return runNamesrv(rest);
+    case 'broker':
+      return runBroker(rest);
+    case 'start':
+      return runStart(rest);
     case 'admin':
       return runAdmin(rest);
     default:

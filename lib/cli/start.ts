@@ -1,0 +1,101 @@
+/**
+ * `rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--store DIR] [-c broker.conf]`: a name server and a
+ * broker in one process with embedded defaults (name server 9876, broker 10911, store under ~/store as Java).
+ * SIGINT/SIGTERM: the broker unregisters, persists its config and flushes the store, then the name server stops.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { BrokerController } from '../broker/broker-controller';
+import { applyBrokerProperties } from '../broker/broker-config';
+import { NamesrvController } from '../namesrv/namesrv-controller';
+import { readPropertiesFile } from '../util/properties-file';
+import { ConfigError } from '../errors';
+import { rootLogger } from '../logger';
+import { untilSignal } from './broker';
+
+export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--store DIR] [-c broker.conf]
+
+  --namesrv-port P   name server port (default 9876)
+  --broker-port Q    broker port (default 10911)
+  --store DIR        store root (default ~/store)
+  -c FILE            Java broker.conf for everything else
+`;
+
+export interface StartArgs {
+  namesrvPort: number;
+  brokerPort?: number;
+  store?: string;
+  configFile?: string;
+  help: boolean;
+}
+
+export function parseStartArgs(argv: string[]): StartArgs {
+  const out: StartArgs = { namesrvPort: 9876, help: false };
+  const port = (raw: string | undefined, name: string): number => {
+    const n = Number(raw);
+    if (raw === undefined || !Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`bad ${name}: ${raw}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--namesrv-port') out.namesrvPort = port(argv[++i], arg);
+    else if (arg === '--broker-port') out.brokerPort = port(argv[++i], arg);
+    else if (arg === '--store') {
+      const v = argv[++i];
+      if (!v) throw new ConfigError('--store needs a directory');
+      out.store = v;
+    } else if (arg === '-c' || arg === '--configFile') {
+      const v = argv[++i];
+      if (!v) throw new ConfigError(`${arg} needs a file`);
+      out.configFile = v;
+    } else if (arg === '-h' || arg === '--help') out.help = true;
+    else throw new ConfigError(`unknown option ${arg}`);
+  }
+  return out;
+}
+
+export async function runStart(argv: string[]): Promise<number> {
+  const t0 = Date.now();
+  const args = parseStartArgs(argv);
+  if (args.help) {
+    process.stdout.write(START_USAGE);
+    return 0;
+  }
+  const props = args.configFile ? await readPropertiesFile(args.configFile) : new Map<string, string>();
+  if (args.store) props.set('storePathRootDir', path.resolve(args.store));
+  if (args.brokerPort !== undefined) props.set('listenPort', String(args.brokerPort));
+  if (!props.has('brokerIP1')) props.set('brokerIP1', '127.0.0.1');
+  if (!props.has('brokerName')) props.set('brokerName', 'broker-a');
+  const conf = applyBrokerProperties(props);
+  for (const key of conf.unknownKeys) process.stderr.write(`rocketmq-ts start: unknown configuration key ignored: ${key}\n`);
+  const logger = rootLogger();
+  const home = os.homedir();
+  const namesrv = new NamesrvController({
+    listenPort: args.namesrvPort,
+    kvConfigPath: path.join(home, 'namesrv', 'kvConfig.json'),
+  }, { logger });
+  await namesrv.start();
+  conf.brokerConfig.namesrvAddr = namesrv.address;
+  const broker = new BrokerController({
+    brokerConfig: conf.brokerConfig,
+    messageStoreConfig: conf.messageStoreConfig,
+    remotingServerConfig: conf.remotingServerConfig,
+    logger,
+  });
+  try {
+    await broker.start();
+  } catch (err) {
+    await namesrv.shutdown();
+    throw err;
+  }
+  process.stdout.write(
+    `rocketmq-ts is running (${Date.now() - t0} ms)\n` +
+    `  name server: ${namesrv.address}   (NAMESRV_ADDR=${namesrv.address})\n` +
+    `  broker:      ${broker.brokerAddr}   cluster ${conf.brokerConfig.brokerClusterName}, name ${conf.brokerConfig.brokerName}\n` +
+    `  store:       ${conf.messageStoreConfig.storePathRootDir}\n`,
+  );
+  return untilSignal(logger, async () => {
+    await broker.shutdown();
+    await namesrv.shutdown();
+  });
+}
