@@ -19,6 +19,14 @@ import { PullMessageProcessor } from './processor/pull-message-processor';
 import { ClientManageProcessor } from './processor/client-manage-processor';
 import { ConsumerManageProcessor } from './processor/consumer-manage-processor';
 import { QueueOffsetProcessor } from './processor/queue-offset-processor';
+import { ConsumerSendMsgBackProcessor } from './processor/consumer-send-msg-back-processor';
+import { LockBatchProcessor } from './processor/lock-batch-processor';
+import { QueryMessageProcessor } from './processor/query-message-processor';
+import { AdminBrokerProcessor } from './processor/admin-broker-processor';
+import { ScheduleMessageService } from './schedule/schedule-message-service';
+import { RebalanceLockManager } from './client-manager/rebalance-lock-manager';
+import { configDir } from './config-manager';
+import path from 'node:path';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
 import { DefaultMessageStore } from '../store/message-store';
 import { type Logger, componentLogger } from '../logger';
@@ -49,10 +57,10 @@ export class BrokerController {
   readonly pullRequestHoldService: PullRequestHoldService;
   readonly brokerOuterAPI: BrokerOuterAPI;
   readonly messageStore: DefaultMessageStore;
-  /** Delay levels; set by lib/broker/schedule when present. */
-  scheduleMessageService: ScheduleMessageServiceHook | null = null;
-  /** Orderly-consumption locks (LOCK_BATCH_MQ); set by lib/broker when present. */
-  rebalanceLockManager: unknown = null;
+  /** Delay levels (SCHEDULE_TOPIC_XXXX delivery, delayOffset.json). */
+  readonly scheduleMessageService: ScheduleMessageService & ScheduleMessageServiceHook;
+  /** Orderly-consumption locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ). */
+  readonly rebalanceLockManager: RebalanceLockManager;
   /** More services started after the store and stopped before it (transactions, ...). */
   readonly services: BrokerService[] = [];
   /** The processors by request code (filled by registerProcessors()). */
@@ -110,6 +118,20 @@ export class BrokerController {
       logger: this.logger.child({ component: 'pull-request-hold-service' }),
     });
     this.brokerOuterAPI = new BrokerOuterAPI(this.logger.child({ component: 'broker-outer-api' }));
+    this.scheduleMessageService = new ScheduleMessageService(
+      {
+        getMessage: (group, topic, queueId, offset, maxMsgNums) => this.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums),
+        putMessage: (m) => this.messageStore.putMessage(m),
+        getMinOffsetInQueue: (t, q) => this.messageStore.getMinOffsetInQueue(t, q),
+        getMaxOffsetInQueue: (t, q) => this.messageStore.getMaxOffsetInQueue(t, q),
+      },
+      {
+        messageDelayLevel: this.messageStoreConfig.messageDelayLevel,
+        delayOffsetFile: path.join(configDir(this.messageStoreConfig.storePathRootDir), 'delayOffset.json'),
+        logger: this.logger.child({ component: 'schedule-message-service' }),
+      },
+    );
+    this.rebalanceLockManager = new RebalanceLockManager({ logger: this.logger.child({ component: 'rebalance-lock-manager' }) });
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
   }
 
@@ -139,6 +161,10 @@ export class BrokerController {
       new ClientManageProcessor(this),
       new ConsumerManageProcessor(this),
       new QueueOffsetProcessor(this),
+      new ConsumerSendMsgBackProcessor(this),
+      new LockBatchProcessor(this),
+      new QueryMessageProcessor(this),
+      new AdminBrokerProcessor(this),
       ...extra,
     ];
     for (const p of all) {
@@ -154,7 +180,7 @@ export class BrokerController {
     let ok = await this.topicConfigManager.load();
     ok = (await this.consumerOffsetManager.load()) && ok;
     ok = (await this.subscriptionGroupManager.load()) && ok;
-    if (this.scheduleMessageService?.load) ok = (await this.scheduleMessageService.load()) && ok;
+    ok = (await this.scheduleMessageService.load()) && ok;
     ok = (await this.messageStore.load()) && ok;
     return ok;
   }
@@ -172,6 +198,7 @@ export class BrokerController {
     this.registerProcessors();
     // The store reports the queue's new max offset (consume-queue offset + 1), as Java's NotifyMessageArrivingListener.
     this.#removeArrivingListener = this.messageStore.onMessageArriving((topic, queueId, maxOffset, tagsCode, _storeTimestamp, properties) => {
+      this.scheduleMessageService.notifyMessageArriving(topic, queueId, maxOffset - 1, tagsCode);
       this.pullRequestHoldService.notifyMessageArriving(topic, queueId, maxOffset, tagsCode, properties ?? null);
     });
     await this.messageStore.start();
@@ -181,7 +208,7 @@ export class BrokerController {
     this.#listenPort = await this.remotingServer.listen();
     this.brokerOuterAPI.updateNameServerAddressList(this.brokerConfig.namesrvAddr);
     this.pullRequestHoldService.start();
-    if (this.scheduleMessageService) await this.scheduleMessageService.start();
+    await this.scheduleMessageService.start();
     for (const s of this.services) await s.start();
     const loop = (name: string, intervalMillis: number, task: () => Promise<void> | void, initialDelayMillis?: number) => {
       const l = new ServiceLoop({ name, intervalMillis, initialDelayMillis, logger: this.logger }, task);
@@ -214,10 +241,7 @@ export class BrokerController {
     await this.brokerOuterAPI.shutdown();
     await this.remotingServer.shutdown();
     for (const s of [...this.services].reverse()) await s.shutdown();
-    if (this.scheduleMessageService) {
-      await this.scheduleMessageService.shutdown();
-      await this.scheduleMessageService.persist?.();
-    }
+    await this.scheduleMessageService.shutdown();
     await this.consumerOffsetManager.persistNow();
     await this.topicConfigManager.persistNow();
     await this.subscriptionGroupManager.persistNow();

@@ -1,0 +1,306 @@
+/**
+ * The admin requests mqadmin and the admin clients send a broker: topics, subscription groups, broker config,
+ * runtime info, topic and consume stats, connections, who consumes a topic, consumer running info (forwarded to the
+ * client over its own channel) and the delay offsets. Bodies are encoded as Java's so mqadmin parses them.
+ *
+ * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor (4.9.8)
+ */
+import { RequestCode } from '../../../protocol/code/request-code';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { CreateTopicRequestHeader } from '../../../protocol/header/create-topic-request-header';
+import { DeleteTopicRequestHeader } from '../../../protocol/header/delete-topic-request-header';
+import { DeleteSubscriptionGroupRequestHeader } from '../../../protocol/header/delete-subscription-group-request-header';
+import { GetTopicStatsInfoRequestHeader } from '../../../protocol/header/get-topic-stats-info-request-header';
+import { GetConsumeStatsRequestHeader } from '../../../protocol/header/get-consume-stats-request-header';
+import { GetConsumerConnectionListRequestHeader } from '../../../protocol/header/get-consumer-connection-list-request-header';
+import { GetProducerConnectionListRequestHeader } from '../../../protocol/header/get-producer-connection-list-request-header';
+import { QueryTopicConsumeByWhoRequestHeader } from '../../../protocol/header/query-topic-consume-by-who-request-header';
+import { GetConsumerRunningInfoRequestHeader } from '../../../protocol/header/get-consumer-running-info-request-header';
+import { GetBrokerConfigResponseHeader } from '../../../protocol/header/get-broker-config-response-header';
+import { encodeKVTable } from '../../../protocol/body/kv-table';
+import { encodeTopicStatsTable, type TopicOffset } from '../../../protocol/body/topic-stats-table';
+import { encodeConsumeStats, type OffsetWrapper } from '../../../protocol/body/consume-stats';
+import { encodeConsumerConnection, encodeProducerConnection, type Connection } from '../../../protocol/body/consumer-connection';
+import { encodeGroupList } from '../../../protocol/body/group-list';
+import { decodeSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
+import { newTopicConfig } from '../../../protocol/body/topic-config';
+import { newDataVersion, nextVersion, dataVersionToJson, type DataVersion } from '../../../protocol/body/data-version';
+import { encodeFastjson } from '../../../protocol/body/fastjson';
+import type { MessageQueue } from '../../../protocol/message/message-queue';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import type { RemotingContext } from '../../transport/processor';
+import { parseProperties, applyProperties } from '../../util/properties-file';
+import { validateTopic, isSystemTopic } from '../topic/topic-validator';
+import type { BrokerController } from '../broker-controller';
+
+/** Java's RemotingCommand.createResponseCommand default remark, kept when a handler only sets the code. */
+export const NOT_SET_REMARK = 'not set any response code';
+/** MQVersion.CURRENT_VERSION of 4.9.8 and its name. */
+export const BROKER_VERSION = 409;
+export const BROKER_VERSION_DESC = 'V4_9_8';
+
+const ADMIN_CODES = [
+  RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
+  RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, RequestCode.DELETE_SUBSCRIPTIONGROUP, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG,
+  RequestCode.GET_BROKER_RUNTIME_INFO, RequestCode.GET_TOPIC_STATS_INFO, RequestCode.GET_CONSUME_STATS,
+  RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.GET_PRODUCER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
+  RequestCode.GET_BROKER_CONFIG, RequestCode.UPDATE_BROKER_CONFIG, RequestCode.GET_CONSUMER_RUNNING_INFO,
+  RequestCode.GET_ALL_DELAY_OFFSET,
+] as const;
+
+function humanRuntime(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `[ ${Math.floor(s / 86400)} days, ${Math.floor((s % 86400) / 3600)} hours, ${Math.floor((s % 3600) / 60)} minutes, ${s % 60} seconds ]`;
+}
+
+export class AdminBrokerProcessor {
+  readonly requestCodes: readonly number[] = ADMIN_CODES;
+  /** Java's Configuration data version (GET_BROKER_CONFIG header, bumped by UPDATE_BROKER_CONFIG). */
+  configDataVersion: DataVersion = newDataVersion();
+  readonly bootTimestamp = Date.now();
+
+  constructor(private readonly controller: BrokerController) {}
+
+  async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
+    void ctx;
+    switch (request.code) {
+      case RequestCode.UPDATE_AND_CREATE_TOPIC: return this.updateAndCreateTopic(request);
+      case RequestCode.DELETE_TOPIC_IN_BROKER: return this.deleteTopic(request);
+      case RequestCode.GET_ALL_TOPIC_CONFIG: return this.ok(request, Buffer.from(this.controller.topicConfigManager.encode(), 'utf8'));
+      case RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: return this.updateAndCreateSubscriptionGroup(request);
+      case RequestCode.DELETE_SUBSCRIPTIONGROUP: return this.deleteSubscriptionGroup(request);
+      case RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
+        return this.ok(request, Buffer.from(this.controller.subscriptionGroupManager.encode(), 'utf8'));
+      case RequestCode.GET_BROKER_RUNTIME_INFO: return this.ok(request, encodeKVTable({ table: this.runtimeInfo() }));
+      case RequestCode.GET_TOPIC_STATS_INFO: return this.getTopicStatsInfo(request);
+      case RequestCode.GET_CONSUME_STATS: return this.getConsumeStats(request);
+      case RequestCode.GET_CONSUMER_CONNECTION_LIST: return this.getConsumerConnectionList(request);
+      case RequestCode.GET_PRODUCER_CONNECTION_LIST: return this.getProducerConnectionList(request);
+      case RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: return this.queryTopicConsumeByWho(request);
+      case RequestCode.GET_BROKER_CONFIG: return this.getBrokerConfig(request);
+      case RequestCode.UPDATE_BROKER_CONFIG: return this.updateBrokerConfig(request);
+      case RequestCode.GET_CONSUMER_RUNNING_INFO: return this.getConsumerRunningInfo(request);
+      case RequestCode.GET_ALL_DELAY_OFFSET:
+        return this.ok(request, Buffer.from(this.controller.scheduleMessageService.encode(), 'utf8'));
+      default:
+        return RemotingCommand.createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ` request type ${request.code} not supported`);
+    }
+  }
+
+  private ok(request: RemotingCommand, body?: Buffer | null, remark: string | null = null): RemotingCommand {
+    return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, remark, null, body ?? null);
+  }
+
+  private error(request: RemotingCommand, code: number, remark: string): RemotingCommand {
+    return RemotingCommand.createResponse(request, code, remark);
+  }
+
+  private updateAndCreateTopic(request: RemotingCommand): RemotingCommand {
+    const h = CreateTopicRequestHeader.decode(request.extFields);
+    const bad = validateTopic(h.topic);
+    if (bad) return this.error(request, ResponseCode.SYSTEM_ERROR, bad);
+    if (h.topic === this.controller.brokerConfig.brokerClusterName) {
+      return this.error(request, ResponseCode.SYSTEM_ERROR, `The specified topic[${h.topic}] is conflict with the the cluster name.`);
+    }
+    if (isSystemTopic(h.topic)) return this.error(request, ResponseCode.SYSTEM_ERROR, `The topic[${h.topic}] is conflict with system topic.`);
+    const tc = newTopicConfig(h.topic, {
+      readQueueNums: h.readQueueNums, writeQueueNums: h.writeQueueNums, perm: h.perm,
+      topicFilterType: h.topicFilterType as 'SINGLE_TAG' | 'MULTI_TAG', topicSysFlag: h.topicSysFlag ?? 0, order: h.order,
+    });
+    this.controller.topicConfigManager.updateTopicConfig(tc);
+    void this.controller.registerBrokerAll(false, true, true);
+    return this.ok(request, null, NOT_SET_REMARK);
+  }
+
+  private async deleteTopic(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = DeleteTopicRequestHeader.decode(request.extFields);
+    this.controller.topicConfigManager.deleteTopicConfig(h.topic);
+    await this.controller.messageStore.deleteTopics([h.topic]);
+    return this.ok(request);
+  }
+
+  private updateAndCreateSubscriptionGroup(request: RemotingCommand): RemotingCommand {
+    if (request.body && request.body.length > 0) {
+      this.controller.subscriptionGroupManager.updateSubscriptionGroupConfig(decodeSubscriptionGroupConfig(request.body));
+    }
+    return this.ok(request);
+  }
+
+  private deleteSubscriptionGroup(request: RemotingCommand): RemotingCommand {
+    const h = DeleteSubscriptionGroupRequestHeader.decode(request.extFields);
+    this.controller.subscriptionGroupManager.deleteSubscriptionGroupConfig(h.groupName);
+    if (h.removeOffset || h.cleanOffset) this.controller.consumerOffsetManager.removeOffset(h.groupName);
+    return this.ok(request);
+  }
+
+  private async storeTimestamp(topic: string, queueId: number, offset: number): Promise<number> {
+    const s = this.controller.messageStore;
+    return s.getMessageStoreTimeStamp ? s.getMessageStoreTimeStamp(topic, queueId, offset) : 0;
+  }
+
+  private async getTopicStatsInfo(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = GetTopicStatsInfoRequestHeader.decode(request.extFields);
+    const tc = this.controller.topicConfigManager.selectTopicConfig(h.topic);
+    if (!tc) return this.error(request, ResponseCode.TOPIC_NOT_EXIST, `topic[${h.topic}] not exist`);
+    const store = this.controller.messageStore;
+    const offsetTable: Array<[MessageQueue, TopicOffset]> = [];
+    for (let i = 0; i < tc.writeQueueNums; i++) {
+      const minOffset = Math.max(0, store.getMinOffsetInQueue(h.topic, i));
+      const maxOffset = Math.max(0, store.getMaxOffsetInQueue(h.topic, i));
+      const lastUpdateTimestamp = maxOffset > 0 ? await this.storeTimestamp(h.topic, i, maxOffset - 1) : 0;
+      offsetTable.push([{ topic: h.topic, brokerName: this.controller.brokerConfig.brokerName, queueId: i }, { minOffset, maxOffset, lastUpdateTimestamp }]);
+    }
+    return this.ok(request, encodeTopicStatsTable({ offsetTable }));
+  }
+
+  private async getConsumeStats(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = GetConsumeStatsRequestHeader.decode(request.extFields);
+    const c = this.controller;
+    const topics = h.topic ? new Set([h.topic]) : c.consumerOffsetManager.whichTopicByConsumer(h.consumerGroup);
+    const offsetTable: Array<[MessageQueue, OffsetWrapper]> = [];
+    for (const topic of topics) {
+      const tc = c.topicConfigManager.selectTopicConfig(topic);
+      if (!tc) continue;
+      const group = c.consumerManager.getConsumerGroupInfo(h.consumerGroup);
+      if (!c.consumerManager.findSubscriptionData(h.consumerGroup, topic) && group && group.getAllChannel().length > 0) continue;
+      for (let i = 0; i < tc.writeQueueNums; i++) {
+        const brokerOffset = Math.max(0, c.messageStore.getMaxOffsetInQueue(topic, i));
+        const consumerOffset = Math.max(0, c.consumerOffsetManager.queryOffset(h.consumerGroup, topic, i));
+        const lastTimestamp = consumerOffset > 0 ? await this.storeTimestamp(topic, i, consumerOffset - 1) : 0;
+        offsetTable.push([{ topic, brokerName: c.brokerConfig.brokerName, queueId: i }, { brokerOffset, consumerOffset, lastTimestamp }]);
+      }
+    }
+    return this.ok(request, encodeConsumeStats({ offsetTable, consumeTps: 0 }));
+  }
+
+  private getConsumerConnectionList(request: RemotingCommand): RemotingCommand {
+    const h = GetConsumerConnectionListRequestHeader.decode(request.extFields);
+    const g = this.controller.consumerManager.getConsumerGroupInfo(h.consumerGroup);
+    if (!g) return this.error(request, ResponseCode.CONSUMER_NOT_ONLINE, `the consumer group[${h.consumerGroup}] not online`);
+    const connectionSet: Connection[] = [...g.channelInfoTable.values()].map((info) => ({
+      clientId: info.clientId, clientAddr: info.channel.remoteAddress, language: info.language, version: info.version,
+    }));
+    return this.ok(request, encodeConsumerConnection({
+      connectionSet, subscriptionTable: new Map(g.subscriptionTable), consumeType: g.consumeType, messageModel: g.messageModel,
+      consumeFromWhere: g.consumeFromWhere,
+    }));
+  }
+
+  private getProducerConnectionList(request: RemotingCommand): RemotingCommand {
+    const h = GetProducerConnectionListRequestHeader.decode(request.extFields);
+    const m = this.controller.producerManager.groupChannelTable.get(h.producerGroup);
+    if (!m || m.size === 0) return this.error(request, ResponseCode.SYSTEM_ERROR, `the producer group[${h.producerGroup}] not exist`);
+    const connectionSet: Connection[] = [...m.values()].map((info) => ({
+      clientId: info.clientId, clientAddr: info.channel.remoteAddress, language: info.language, version: info.version,
+    }));
+    return this.ok(request, encodeProducerConnection({ connectionSet }));
+  }
+
+  private queryTopicConsumeByWho(request: RemotingCommand): RemotingCommand {
+    const h = QueryTopicConsumeByWhoRequestHeader.decode(request.extFields);
+    const groups = new Set(this.controller.consumerManager.queryTopicConsumeByWho(h.topic));
+    for (const g of this.controller.consumerOffsetManager.whichGroupByTopic(h.topic)) groups.add(g);
+    return this.ok(request, encodeGroupList({ groupList: [...groups] }));
+  }
+
+  /** Every config key as Java's Configuration.getAllConfigsFormatString: `key=value\n` lines. */
+  allConfigsText(): string {
+    const lines: string[] = [];
+    const add = (o: object) => {
+      for (const [k, v] of Object.entries(o)) {
+        if (v === undefined || v === null || typeof v === 'object' || typeof v === 'function') continue;
+        lines.push(`${k}=${String(v)}`);
+      }
+    };
+    add(this.controller.brokerConfig);
+    add(this.controller.messageStoreConfig);
+    return lines.map((l) => `${l}\n`).join('');
+  }
+
+  private getBrokerConfig(request: RemotingCommand): RemotingCommand {
+    const version = encodeFastjson(dataVersionToJson(this.configDataVersion)).toString('utf8');
+    return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, GetBrokerConfigResponseHeader.encode({ version }),
+      Buffer.from(this.allConfigsText(), 'utf8'));
+  }
+
+  private updateBrokerConfig(request: RemotingCommand): RemotingCommand {
+    if (!request.body || request.body.length === 0) return this.ok(request);
+    let props: Map<string, string>;
+    try {
+      props = parseProperties(request.body.toString('utf8'));
+    } catch {
+      return this.error(request, ResponseCode.SYSTEM_ERROR, 'string2Properties error');
+    }
+    for (const blocked of ['brokerConfigPath', 'configBlackList']) {
+      if (props.has(blocked)) return this.error(request, ResponseCode.NO_PERMISSION, `Can not update config in black list.`);
+    }
+    try {
+      const rest = applyProperties(this.controller.brokerConfig, props);
+      const restMap = new Map(rest.map((k) => [k, props.get(k) ?? '']));
+      applyProperties(this.controller.messageStoreConfig, restMap);
+    } catch (err) {
+      return this.error(request, ResponseCode.SYSTEM_ERROR, String((err as Error).message));
+    }
+    this.configDataVersion = nextVersion(this.configDataVersion);
+    return this.ok(request);
+  }
+
+  private async getConsumerRunningInfo(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = GetConsumerRunningInfoRequestHeader.decode(request.extFields);
+    const info = this.controller.consumerManager.findChannel(h.consumerGroup, h.clientId);
+    if (!info) return this.error(request, ResponseCode.SYSTEM_ERROR, `The Consumer <${h.clientId}> not online`);
+    const forward = RemotingCommand.createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { ...request.extFields }, request.body);
+    try {
+      const r = await this.controller.broker2Client.callClient(info.channel, forward);
+      return RemotingCommand.createResponse(request, r.code, r.remark ?? null, r.extFields ?? null, r.body);
+    } catch (err) {
+      return this.error(request, ResponseCode.SYSTEM_ERROR,
+        `invoke consumer <${h.consumerGroup}> <${h.clientId}> Exception: ${(err as Error).message ?? String(err)}`);
+    }
+  }
+
+  /** GET_BROKER_RUNTIME_INFO keys, as Java's prepareRuntimeInfo. */
+  runtimeInfo(): Map<string, string> {
+    const c = this.controller;
+    const t = new Map<string, string>();
+    const store = c.messageStore as { getRuntimeInfo?(): Record<string, string> };
+    t.set('brokerVersionDesc', BROKER_VERSION_DESC);
+    t.set('brokerVersion', String(BROKER_VERSION));
+    t.set('bootTimestamp', String(this.bootTimestamp));
+    t.set('runtime', humanRuntime(Date.now() - this.bootTimestamp));
+    t.set('msgPutTotalYesterdayMorning', '0');
+    t.set('msgPutTotalTodayMorning', '0');
+    t.set('msgGetTotalYesterdayMorning', '0');
+    t.set('msgGetTotalTodayMorning', '0');
+    const rt = store.getRuntimeInfo ? store.getRuntimeInfo() : {};
+    for (const [k, v] of Object.entries(rt)) t.set(k, v);
+    t.set('msgPutTotalTodayNow', rt.putMessageTimesTotal ?? '0');
+    t.set('msgGetTotalTodayNow', rt.getMessageTransferedMsgCount ?? '0');
+    const sched = c.scheduleMessageService;
+    for (const [level, max] of sched.getMaxOffsetTable()) {
+      const delayOffset = sched.offsetTable.get(level);
+      if (delayOffset === undefined && max <= 0) continue;
+      t.set(`scheduleMessageOffset_${level}`, `${delayOffset ?? 0},${max}`);
+    }
+    t.set('sendThreadPoolQueueSize', '0');
+    t.set('sendThreadPoolQueueCapacity', '10000');
+    t.set('pullThreadPoolQueueSize', '0');
+    t.set('pullThreadPoolQueueCapacity', '100000');
+    t.set('queryThreadPoolQueueSize', '0');
+    t.set('queryThreadPoolQueueCapacity', '20000');
+    t.set('EndTransactionQueueSize', '0');
+    t.set('EndTransactionThreadPoolQueueCapacity', '100000');
+    t.set('sendThreadPoolQueueHeadWaitTimeMills', '0');
+    t.set('pullThreadPoolQueueHeadWaitTimeMills', '0');
+    t.set('queryThreadPoolQueueHeadWaitTimeMills', '0');
+    t.set('dispatchBehindBytes', rt.dispatchBehindBytes ?? '0');
+    t.set('pageCacheLockTimeMills', rt.pageCacheLockTimeMills ?? '0');
+    t.set('earliestMessageTimeStamp', rt.earliestMessageTimeStamp ?? '-1');
+    t.set('startAcceptSendRequestTimeStamp', '0');
+    t.set('remainTransientStoreBufferNumbs', '2147483647');
+    t.set('remainHowManyDataToFlush', rt.remainHowManyDataToFlush ?? '0 B');
+    if (!t.has('commitLogMinOffset')) t.set('commitLogMinOffset', '0');
+    if (!t.has('commitLogMaxOffset')) t.set('commitLogMaxOffset', String(c.messageStore.getMaxPhyOffset()));
+    return t;
+  }
+}
