@@ -41,3 +41,8 @@ export {
   TransactionMQProducer, type TransactionMQProducerOptions, type TransactionProducerOptions, DEFAULT_TRANSACTION_PRODUCER_OPTIONS,
   LocalTransactionState, type TransactionListener, type TransactionSendResult,
 } from './producer/transaction-mq-producer';
+
+// ---- admin (lib/admin) ----
+export {
+  DefaultMQAdminExt, DEFAULT_MQ_ADMIN_EXT_OPTIONS, type DefaultMQAdminExtOptions, type DefaultMQAdminExtExtras, type QueryResult,
+} from './admin/default-mq-admin-ext';

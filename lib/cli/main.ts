@@ -2,6 +2,7 @@
 /**
  * The `rocketmq-ts` command: start (name server + broker), namesrv, broker, admin, bench.
  */
+import { runAdmin } from './admin';
 import { runNamesrv } from './namesrv';
 import { runBroker } from './broker';
 import { runStart } from './start';
@@ -12,6 +13,7 @@ commands:
   start      name server + broker in one process
   namesrv    the name server alone
   broker     the broker alone
+  admin      mqadmin's commands (rocketmq-ts admin help)
   bench      produce / consume benchmarks
 `;
 
@@ -38,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
       return runBroker(rest);
     case 'start':
       return runStart(rest);
+    case 'admin':
+      return runAdmin(rest);
     default:
       process.stderr.write(`rocketmq-ts: unknown command ${command}\n${USAGE}`);
       return 2;

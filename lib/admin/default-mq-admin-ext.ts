@@ -1,0 +1,374 @@
+/**
+ * DefaultMQAdminExt: the admin client (what `mqadmin` is built on), over one shared MQClientInstance.
+ *
+ * Options are ClientConfig's plus `adminExtGroup` ("admin_ext_group") and `timeoutMillis` (5000), as Java.
+ * Name-server calls go to the chosen name server (failing over as MQClientAPI does); KV writes and
+ * deleteTopicInNameServer go to every name server of the list, as Java. Broker calls that concern a topic
+ * find its brokers in the route from the name server (fetched each call, never cached: an admin wants the truth).
+ *
+ * Errors: failure codes of broker calls are MQBrokerError {responseCode, remark, brokerAddr}; "not found"
+ * outcomes are MQClientError with Java's codes (CONSUMER_NOT_ONLINE, NO_MESSAGE, TOPIC_NOT_EXIST, or -1).
+ *
+ * @see org.apache.rocketmq.tools.admin.DefaultMQAdminExt
+ * @see org.apache.rocketmq.tools.admin.DefaultMQAdminExtImpl
+ */
+import { ResponseCode } from '../../protocol/code/response-code';
+import type { ClusterInfo } from '../../protocol/body/cluster-info';
+import type { ConsumeStats } from '../../protocol/body/consume-stats';
+import type { ConsumerConnection, ProducerConnection } from '../../protocol/body/consumer-connection';
+import type { ConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
+import type { GroupList } from '../../protocol/body/group-list';
+import type { KVTable } from '../../protocol/body/kv-table';
+import type { SubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
+import { type TopicConfig, newTopicConfig } from '../../protocol/body/topic-config';
+import type { TopicList } from '../../protocol/body/topic-list';
+import { MASTER_ID, type BrokerData, type TopicRouteData, selectBrokerAddr } from '../../protocol/body/topic-route-data';
+import type { TopicStatsTable } from '../../protocol/body/topic-stats-table';
+import { MessageConst } from '../../protocol/message/message-const';
+import { decodeOffsetMessageId } from '../../protocol/message/message-id';
+import type { MessageExt } from '../../protocol/message/message';
+import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
+import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
+import { TopicValidator, getRetryTopic } from '../client/mix-all';
+import type { MQClientAPI, MQClientAPIOptions } from '../client/mq-client-api';
+import * as adminApi from '../client/mq-client-api-admin';
+import type { MQClientInstance } from '../client/mq-client-instance';
+import { MQClientManager } from '../client/mq-client-manager';
+import { MQClientError } from '../errors';
+import { type Logger, componentLogger } from '../logger';
+
+export interface DefaultMQAdminExtOptions extends ClientConfigOptions {
+  adminExtGroup: string;
+  /** Timeout of each admin request, ms. */
+  timeoutMillis: number;
+}
+
+export const DEFAULT_MQ_ADMIN_EXT_OPTIONS: Readonly<Pick<DefaultMQAdminExtOptions, 'adminExtGroup' | 'timeoutMillis'>> = Object.freeze({
+  adminExtGroup: 'admin_ext_group',
+  timeoutMillis: 5_000,
+});
+
+export interface DefaultMQAdminExtExtras {
+  rpcHook?: MQClientAPIOptions['rpcHook'];
+  logger?: Logger;
+  /** The manager sharing instances (default: the process-wide one). */
+  clientManager?: MQClientManager;
+}
+
+/** The result of queryMessage. @see org.apache.rocketmq.client.QueryResult */
+export interface QueryResult {
+  indexLastUpdateTimestamp: number;
+  messageList: MessageExt[];
+}
+
+/** Merges [queue, value] entries by queue (a Java HashMap<MessageQueue, V>.putAll). */
+function putAll<V>(target: Map<string, [MessageQueue, V]>, entries: Array<[MessageQueue, V]>): void {
+  for (const e of entries) target.set(messageQueueKey(e[0]), e);
+}
+
+export class DefaultMQAdminExt extends ClientConfig {
+  adminExtGroup: string;
+  timeoutMillis: number;
+  readonly #extras: DefaultMQAdminExtExtras;
+  readonly #logger: Logger;
+  #instance: MQClientInstance | null = null;
+  #starting: Promise<void> | null = null;
+
+  constructor(options: Partial<DefaultMQAdminExtOptions> = {}, extras: DefaultMQAdminExtExtras = {}) {
+    super(options);
+    const o = { ...DEFAULT_MQ_ADMIN_EXT_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+    this.adminExtGroup = o.adminExtGroup;
+    this.timeoutMillis = o.timeoutMillis;
+    this.#extras = extras;
+    this.#logger = componentLogger('admin', extras.logger);
+  }
+
+  /** Starts (idempotent; concurrent calls merge): joins or creates the MQClientInstance of this client id. */
+  start(): Promise<void> {
+    if (this.#instance) return Promise.resolve();
+    if (!this.#starting) {
+      this.#starting = (async () => {
+        this.changeInstanceNameToPID();
+        const manager = this.#extras.clientManager ?? MQClientManager.getInstance();
+        const instance = manager.acquire(this, { rpcHook: this.#extras.rpcHook, logger: this.#extras.logger });
+        try {
+          await instance.start();
+        } catch (err) {
+          await manager.release(instance);
+          throw err;
+        }
+        this.#instance = instance;
+        this.#logger.info({ group: this.adminExtGroup, clientId: instance.clientId }, 'admin started');
+      })().finally(() => { this.#starting = null; });
+    }
+    return this.#starting;
+  }
+
+  /** Shuts down (idempotent): releases the shared instance (the last user closes it). */
+  async shutdown(): Promise<void> {
+    if (this.#starting) await this.#starting.catch(() => undefined);
+    const instance = this.#instance;
+    if (!instance) return;
+    this.#instance = null;
+    await (this.#extras.clientManager ?? MQClientManager.getInstance()).release(instance);
+  }
+
+  get #api(): MQClientAPI {
+    if (!this.#instance) throw new MQClientError(-1, 'The admin client is not started; call start() first', { retriable: false });
+    return this.#instance.api;
+  }
+
+  // ---------------------------------------------------------------- name server
+
+  getNameServerAddressList(): string[] {
+    return this.#instance ? this.#api.getNameServerAddressList() : (this.getNamesrvAddr() ?? '').split(';').filter((s) => s.length > 0);
+  }
+
+  examineBrokerClusterInfo(): Promise<ClusterInfo> {
+    return adminApi.getBrokerClusterInfo(this.#api, this.timeoutMillis);
+  }
+
+  examineTopicRouteInfo(topic: string): Promise<TopicRouteData> {
+    return this.#api.getTopicRouteInfoFromNameServer(topic, this.timeoutMillis);
+  }
+
+  fetchAllTopicList(): Promise<TopicList> {
+    return adminApi.getTopicListFromNameServer(this.#api, this.timeoutMillis);
+  }
+
+  /** Deletes the topic's route on the given name servers (default: every one in the list). */
+  async deleteTopicInNameServer(addrs: Iterable<string> | null, topic: string): Promise<void> {
+    const targets = addrs ? [...addrs] : this.getNameServerAddressList();
+    for (const addr of targets) await adminApi.deleteTopicInNameServer(this.#api, addr, topic, this.timeoutMillis);
+  }
+
+  putKVConfig(namespace: string, key: string, value: string): Promise<void> {
+    return adminApi.putKVConfigValue(this.#api, namespace, key, value, this.timeoutMillis);
+  }
+
+  getKVConfig(namespace: string, key: string): Promise<string> {
+    return adminApi.getKVConfigValue(this.#api, namespace, key, this.timeoutMillis);
+  }
+
+  deleteKVConfig(namespace: string, key: string): Promise<void> {
+    return adminApi.deleteKVConfigValue(this.#api, namespace, key, this.timeoutMillis);
+  }
+
+  /** Takes write permission away from every topic of `brokerName` on one name server; resolves with how many. */
+  wipeWritePermOfBroker(namesrvAddr: string, brokerName: string): Promise<number> {
+    return adminApi.wipeWritePermOfBroker(this.#api, namesrvAddr, brokerName, this.timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- topics
+
+  /** Creates or updates a topic on one broker. */
+  createAndUpdateTopicConfig(addr: string, config: TopicConfig): Promise<void> {
+    return adminApi.createTopic(this.#api, addr, TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, config, this.timeoutMillis);
+  }
+
+  /**
+   * Creates `newTopic` with `queueNum` read and write queues on the master of every broker that serves `key`
+   * (TBW102 normally), five tries per broker; fails only when no broker took it (MQAdminImpl.createTopic).
+   */
+  async createTopic(key: string, newTopic: string, queueNum: number, topicSysFlag = 0): Promise<void> {
+    const route = await this.#api.getTopicRouteInfoFromNameServer(key, this.timeoutMillis);
+    const brokers = [...route.brokerDatas].sort((a, b) => (a.brokerName < b.brokerName ? -1 : a.brokerName > b.brokerName ? 1 : 0));
+    if (brokers.length === 0) throw new MQClientError(-1, 'Not found broker, maybe key is wrong');
+    let okOnce = false;
+    let lastError: unknown = null;
+    for (const bd of brokers) {
+      const addr = bd.brokerAddrs.get(MASTER_ID);
+      if (!addr) continue;
+      const config = newTopicConfig(newTopic, { readQueueNums: queueNum, writeQueueNums: queueNum, topicSysFlag });
+      for (let i = 0; i < 5; i++) {
+        try {
+          await adminApi.createTopic(this.#api, addr, key, config, this.timeoutMillis);
+          okOnce = true;
+          break;
+        } catch (err) {
+          if (i === 4) lastError = err;
+        }
+      }
+    }
+    if (lastError && !okOnce) throw new MQClientError(-1, 'create topic to broker exception', { cause: lastError });
+  }
+
+  /** Deletes the topic on the given brokers. */
+  async deleteTopicInBroker(addrs: Iterable<string>, topic: string): Promise<void> {
+    for (const addr of addrs) await adminApi.deleteTopicInBroker(this.#api, addr, topic, this.timeoutMillis);
+  }
+
+  /** Min/max offsets and last update time of every queue of the topic, from each of its brokers. */
+  async examineTopicStats(topic: string): Promise<TopicStatsTable> {
+    const route = await this.examineTopicRouteInfo(topic);
+    const merged = new Map<string, [MessageQueue, TopicStatsTable['offsetTable'][number][1]]>();
+    for (const bd of route.brokerDatas) {
+      const addr = selectBrokerAddr(bd);
+      if (addr) putAll(merged, (await adminApi.getTopicStatsInfo(this.#api, addr, topic, this.timeoutMillis)).offsetTable);
+    }
+    if (merged.size === 0) throw new MQClientError(-1, 'Not found the topic stats info');
+    return { offsetTable: [...merged.values()] };
+  }
+
+  /** The consumer groups that consume the topic (asked of its first broker, as Java). */
+  async queryTopicConsumeByWho(topic: string): Promise<GroupList> {
+    const route = await this.examineTopicRouteInfo(topic);
+    const bd = route.brokerDatas[0];
+    const addr = bd ? selectBrokerAddr(bd) : undefined;
+    if (!addr) return { groupList: [] };
+    return adminApi.queryTopicConsumeByWho(this.#api, addr, topic, this.timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- consumer and producer groups
+
+  /** Broker and consumer offsets of the group (for one topic or all), summed over the brokers of its retry topic. */
+  async examineConsumeStats(consumerGroup: string, topic?: string): Promise<ConsumeStats> {
+    const route = await this.examineTopicRouteInfo(getRetryTopic(consumerGroup));
+    const merged = new Map<string, [MessageQueue, ConsumeStats['offsetTable'][number][1]]>();
+    let consumeTps = 0;
+    for (const bd of route.brokerDatas) {
+      const addr = selectBrokerAddr(bd);
+      if (!addr) continue;
+      const stats = await adminApi.getConsumeStats(this.#api, addr, consumerGroup, topic, this.timeoutMillis * 3);
+      putAll(merged, stats.offsetTable);
+      consumeTps += stats.consumeTps;
+    }
+    if (merged.size === 0) {
+      throw new MQClientError(ResponseCode.CONSUMER_NOT_ONLINE,
+        'Not found the consumer group consume stats, because return offset table is empty, maybe the consumer not consume any message');
+    }
+    return { offsetTable: [...merged.values()], consumeTps };
+  }
+
+  /** The group's consumer connections, asked of one broker of its retry topic (or of `brokerAddr`). */
+  async examineConsumerConnectionInfo(consumerGroup: string, brokerAddr?: string): Promise<ConsumerConnection> {
+    let addr = brokerAddr;
+    if (!addr) {
+      const route = await this.examineTopicRouteInfo(getRetryTopic(consumerGroup));
+      const bd = randomOf(route.brokerDatas);
+      addr = bd ? selectBrokerAddr(bd) : undefined;
+    }
+    const result = addr ? await adminApi.getConsumerConnectionList(this.#api, addr, consumerGroup, this.timeoutMillis) : null;
+    if (!result || result.connectionSet.length === 0) {
+      throw new MQClientError(ResponseCode.CONSUMER_NOT_ONLINE, 'Not found the consumer group connection');
+    }
+    return result;
+  }
+
+  /** The group's producer connections, asked of one broker of `topic`. */
+  async examineProducerConnectionInfo(producerGroup: string, topic: string): Promise<ProducerConnection> {
+    const route = await this.examineTopicRouteInfo(topic);
+    const bd = randomOf(route.brokerDatas);
+    const addr = bd ? selectBrokerAddr(bd) : undefined;
+    const result = addr ? await adminApi.getProducerConnectionList(this.#api, addr, producerGroup, this.timeoutMillis) : null;
+    if (!result || result.connectionSet.length === 0) throw new MQClientError(-1, 'Not found the producer group connection');
+    return result;
+  }
+
+  createAndUpdateSubscriptionGroupConfig(addr: string, config: SubscriptionGroupConfig): Promise<void> {
+    return adminApi.createSubscriptionGroup(this.#api, addr, config, this.timeoutMillis);
+  }
+
+  deleteSubscriptionGroup(addr: string, groupName: string, removeOffset = false): Promise<void> {
+    return adminApi.deleteSubscriptionGroup(this.#api, addr, groupName, removeOffset, this.timeoutMillis);
+  }
+
+  /** What a consumer client reports of itself (the broker forwards the request to it). */
+  async getConsumerRunningInfo(consumerGroup: string, clientId: string, jstack = false): Promise<ConsumerRunningInfo> {
+    const route = await this.examineTopicRouteInfo(getRetryTopic(consumerGroup));
+    for (const bd of route.brokerDatas) {
+      const addr = selectBrokerAddr(bd);
+      if (addr) return adminApi.getConsumerRunningInfo(this.#api, addr, consumerGroup, clientId, jstack, this.timeoutMillis);
+    }
+    throw new MQClientError(ResponseCode.CONSUMER_NOT_ONLINE, `Not found the consumer group ${consumerGroup}'s broker`);
+  }
+
+  /**
+   * Resets the group's offsets of `topic` to the first message stored at or after `timestamp` on every broker of
+   * the topic (INVOKE_BROKER_TO_RESET_OFFSET); resolves with the new offset per queue.
+   */
+  async resetOffsetByTimestamp(topic: string, group: string, timestamp: number, isForce = true): Promise<Array<[MessageQueue, number]>> {
+    const route = await this.examineTopicRouteInfo(topic);
+    const merged = new Map<string, [MessageQueue, number]>();
+    for (const bd of route.brokerDatas) {
+      const addr = selectBrokerAddr(bd);
+      if (addr) putAll(merged, await adminApi.invokeBrokerToResetOffset(this.#api, addr, topic, group, timestamp, isForce, this.timeoutMillis));
+    }
+    return [...merged.values()];
+  }
+
+  // ---------------------------------------------------------------- brokers
+
+  fetchBrokerRuntimeStats(brokerAddr: string): Promise<KVTable> {
+    return adminApi.getBrokerRuntimeInfo(this.#api, brokerAddr, this.timeoutMillis);
+  }
+
+  getBrokerConfig(brokerAddr: string): Promise<Map<string, string>> {
+    return adminApi.getBrokerConfig(this.#api, brokerAddr, this.timeoutMillis);
+  }
+
+  updateBrokerConfig(brokerAddr: string, properties: ReadonlyMap<string, string> | Readonly<Record<string, string>>): Promise<void> {
+    return adminApi.updateBrokerConfig(this.#api, brokerAddr, properties, this.timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  /**
+   * Messages of `topic` whose keys include `key`, stored in [begin, end], from every broker of the topic
+   * (at most maxNum per broker). None at all is an MQClientError NO_MESSAGE, as Java.
+   */
+  async queryMessage(topic: string, key: string, maxNum: number, begin: number, end: number): Promise<QueryResult> {
+    return this.#queryMessage(topic, key, maxNum, begin, end, false);
+  }
+
+  /** The message whose UNIQ_KEY (client msgId) is `uniqKey`; the earliest stored if several. */
+  async queryMessageByUniqKey(topic: string, uniqKey: string, begin = 0, end = Number.MAX_SAFE_INTEGER): Promise<MessageExt> {
+    return (await this.#queryMessage(topic, uniqKey, 32, begin, end, true)).messageList[0];
+  }
+
+  async #queryMessage(topic: string, key: string, maxNum: number, begin: number, end: number, uniqueKeyQuery: boolean): Promise<QueryResult> {
+    let route: TopicRouteData;
+    try {
+      route = await this.examineTopicRouteInfo(topic);
+    } catch (err) {
+      throw new MQClientError(ResponseCode.TOPIC_NOT_EXIST, `The topic[${topic}] not matched route info`, { cause: err });
+    }
+    const addrs = route.brokerDatas.map(selectBrokerAddr).filter((a): a is string => a !== undefined);
+    if (addrs.length === 0) throw new MQClientError(ResponseCode.TOPIC_NOT_EXIST, `The topic[${topic}] not matched route info`);
+    const results = await Promise.allSettled(addrs.map((addr) => adminApi.queryMessage(this.#api, addr, {
+      topic, key, maxNum, beginTimestamp: begin, endTimestamp: end, uniqueKeyQuery: uniqueKeyQuery || undefined,
+    }, this.timeoutMillis * 3)));
+    let indexLastUpdateTimestamp = 0;
+    let messageList: MessageExt[] = [];
+    for (const r of results) {
+      if (r.status === 'rejected') {
+        this.#logger.warn({ err: r.reason, topic }, 'queryMessage exception');
+        continue;
+      }
+      indexLastUpdateTimestamp = Math.max(indexLastUpdateTimestamp, r.value.indexLastUpdateTimestamp);
+      for (const msg of r.value.messages) {
+        if (uniqueKeyQuery) {
+          if (msg.msgId !== key) continue;
+          if (messageList.length === 0) messageList.push(msg);
+          else if (messageList[0].storeTimestamp > msg.storeTimestamp) messageList = [msg];
+        } else {
+          const keys = msg.properties[MessageConst.PROPERTY_KEYS];
+          if (keys !== undefined && msg.topic === topic && keys.split(MessageConst.KEY_SEPARATOR).includes(key)) messageList.push(msg);
+        }
+      }
+    }
+    if (messageList.length === 0) throw new MQClientError(ResponseCode.NO_MESSAGE, 'query message by key finished, but no message.');
+    return { indexLastUpdateTimestamp, messageList };
+  }
+
+  /** The message of an offset msgId (broker address + commit-log offset). */
+  viewMessage(offsetMsgId: string): Promise<MessageExt> {
+    const id = decodeOffsetMessageId(offsetMsgId);
+    const host = id.address.includes(':') ? `[${id.address}]` : id.address;
+    return adminApi.viewMessage(this.#api, `${host}:${id.port}`, id.offset, this.timeoutMillis);
+  }
+}
+
+function randomOf(list: BrokerData[]): BrokerData | undefined {
+  return list.length === 0 ? undefined : list[Math.floor(Math.random() * list.length)];
+}

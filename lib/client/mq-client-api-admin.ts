@@ -1,0 +1,308 @@
+/**
+ * The admin requests of MQClientAPI (what DefaultMQAdminExt needs), one function per request code.
+ * Broker calls take the broker address; name-server calls go through the API's name-server selection, or to
+ * every name server in the list where Java does so (PUT_KV_CONFIG, DELETE_KV_CONFIG, DELETE_TOPIC_IN_NAMESRV).
+ * A failure code is an MQBrokerError {responseCode, remark, brokerAddr} for broker calls and an MQClientError
+ * {responseCode} for name-server calls, as Java's MQBrokerException / MQClientException.
+ *
+ * @see org.apache.rocketmq.client.impl.MQClientAPIImpl
+ */
+import { RequestCode } from '../../protocol/code/request-code';
+import { ResponseCode } from '../../protocol/code/response-code';
+import { type ClusterInfo, decodeClusterInfo } from '../../protocol/body/cluster-info';
+import { type ConsumeStats, decodeConsumeStats } from '../../protocol/body/consume-stats';
+import {
+  type ConsumerConnection, type ProducerConnection, decodeConsumerConnection, decodeProducerConnection,
+} from '../../protocol/body/consumer-connection';
+import { type ConsumerRunningInfo, decodeConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
+import { type GroupList, decodeGroupList } from '../../protocol/body/group-list';
+import { type KVTable, decodeKVTable } from '../../protocol/body/kv-table';
+import { decodeResetOffsetBody } from '../../protocol/body/reset-offset-body';
+import { type SubscriptionGroupConfig, encodeSubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
+import type { TopicConfig } from '../../protocol/body/topic-config';
+import { type TopicList, decodeTopicList } from '../../protocol/body/topic-list';
+import { type TopicStatsTable, decodeTopicStatsTable } from '../../protocol/body/topic-stats-table';
+import { CreateTopicRequestHeader } from '../../protocol/header/create-topic-request-header';
+import { DeleteKVConfigRequestHeader } from '../../protocol/header/delete-kv-config-request-header';
+import { DeleteSubscriptionGroupRequestHeader } from '../../protocol/header/delete-subscription-group-request-header';
+import { DeleteTopicFromNamesrvRequestHeader } from '../../protocol/header/delete-topic-from-namesrv-request-header';
+import { DeleteTopicRequestHeader } from '../../protocol/header/delete-topic-request-header';
+import { GetConsumeStatsRequestHeader } from '../../protocol/header/get-consume-stats-request-header';
+import { GetConsumerConnectionListRequestHeader } from '../../protocol/header/get-consumer-connection-list-request-header';
+import { GetConsumerRunningInfoRequestHeader } from '../../protocol/header/get-consumer-running-info-request-header';
+import { GetKVConfigRequestHeader } from '../../protocol/header/get-kv-config-request-header';
+import { GetKVConfigResponseHeader } from '../../protocol/header/get-kv-config-response-header';
+import { GetProducerConnectionListRequestHeader } from '../../protocol/header/get-producer-connection-list-request-header';
+import { GetTopicStatsInfoRequestHeader } from '../../protocol/header/get-topic-stats-info-request-header';
+import { PutKVConfigRequestHeader } from '../../protocol/header/put-kv-config-request-header';
+import { QueryMessageRequestHeader } from '../../protocol/header/query-message-request-header';
+import { QueryMessageResponseHeader } from '../../protocol/header/query-message-response-header';
+import { QueryTopicConsumeByWhoRequestHeader } from '../../protocol/header/query-topic-consume-by-who-request-header';
+import { ResetOffsetRequestHeader } from '../../protocol/header/reset-offset-request-header';
+import { ViewMessageRequestHeader } from '../../protocol/header/view-message-request-header';
+import { WipeWritePermOfBrokerRequestHeader } from '../../protocol/header/wipe-write-perm-of-broker-request-header';
+import { WipeWritePermOfBrokerResponseHeader } from '../../protocol/header/wipe-write-perm-of-broker-response-header';
+import { decodeMessage, decodeMessages } from '../../protocol/message/message-decoder';
+import type { MessageExt } from '../../protocol/message/message';
+import type { MessageQueue } from '../../protocol/message/message-queue';
+import { RemotingCommand } from '../../protocol/remoting-command';
+import { MQBrokerError, MQClientError } from '../errors';
+import { parseProperties } from '../util/properties-file';
+import type { RequestInvoker } from './mq-client-api';
+
+/** What the name-server admin calls need of MQClientAPI besides plain invocation. */
+export interface NameServerInvoker extends RequestInvoker {
+  invokeNameServer(request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand>;
+  getNameServerAddressList(): string[];
+}
+
+/** The raw answer of one QUERY_MESSAGE to one broker. */
+export interface QueryMessageRawResult {
+  indexLastUpdateTimestamp: number;
+  indexLastUpdatePhyoffset: number;
+  /** The stored records, decoded (bodies decompressed). */
+  messages: MessageExt[];
+}
+
+function brokerFail(response: RemotingCommand, addr: string): never {
+  throw new MQBrokerError(response.code, response.remark, addr);
+}
+
+function namesrvFail(response: RemotingCommand, what: string): never {
+  throw new MQClientError(response.code, response.remark ?? `${what} failed`);
+}
+
+async function brokerCall(api: RequestInvoker, addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+  const response = await api.invoke(addr, request, timeoutMillis);
+  if (response.code !== ResponseCode.SUCCESS) brokerFail(response, addr);
+  return response;
+}
+
+function bodyOf(response: RemotingCommand, addr: string): Buffer {
+  if (!response.body || response.body.length === 0) throw new MQBrokerError(response.code, 'response without body', addr);
+  return response.body;
+}
+
+/** Java's MixAll.properties2String: `key=value\n` per entry with a value. */
+export function properties2String(props: ReadonlyMap<string, string> | Readonly<Record<string, string>>): string {
+  const entries = props instanceof Map ? [...props.entries()] : Object.entries(props);
+  let out = '';
+  for (const [k, v] of entries) {
+    if (v !== undefined && v !== null) out += `${k}=${v}\n`;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- name server
+
+/** GET_BROKER_CLUSTER_INFO (106). */
+export async function getBrokerClusterInfo(api: NameServerInvoker, timeoutMillis: number): Promise<ClusterInfo> {
+  const response = await api.invokeNameServer(RemotingCommand.createRequest(RequestCode.GET_BROKER_CLUSTER_INFO), timeoutMillis);
+  if (response.code === ResponseCode.SUCCESS && response.body) return decodeClusterInfo(response.body);
+  namesrvFail(response, 'GET_BROKER_CLUSTER_INFO');
+}
+
+/** GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206). */
+export async function getTopicListFromNameServer(api: NameServerInvoker, timeoutMillis: number): Promise<TopicList> {
+  const response = await api.invokeNameServer(RemotingCommand.createRequest(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER), timeoutMillis);
+  if (response.code === ResponseCode.SUCCESS) return response.body ? decodeTopicList(response.body) : { topicList: [] };
+  namesrvFail(response, 'GET_ALL_TOPIC_LIST_FROM_NAMESERVER');
+}
+
+/** DELETE_TOPIC_IN_NAMESRV (216) to one name server. */
+export async function deleteTopicInNameServer(api: RequestInvoker, addr: string, topic: string, timeoutMillis: number): Promise<void> {
+  const request = RemotingCommand.createRequest(RequestCode.DELETE_TOPIC_IN_NAMESRV, DeleteTopicFromNamesrvRequestHeader.encode({ topic }));
+  const response = await api.invoke(addr, request, timeoutMillis);
+  if (response.code !== ResponseCode.SUCCESS) namesrvFail(response, 'DELETE_TOPIC_IN_NAMESRV');
+}
+
+/** PUT_KV_CONFIG (100) to every name server of the list (as Java). */
+export async function putKVConfigValue(api: NameServerInvoker, namespace: string, key: string, value: string, timeoutMillis: number): Promise<void> {
+  const ext = PutKVConfigRequestHeader.encode({ namespace, key, value });
+  const addrs = api.getNameServerAddressList();
+  if (addrs.length === 0) throw new MQClientError(-1, 'No name server address, please set it', { retriable: false });
+  let error: MQClientError | null = null;
+  for (const addr of addrs) {
+    const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.PUT_KV_CONFIG, ext), timeoutMillis);
+    if (response.code !== ResponseCode.SUCCESS) error = new MQClientError(response.code, response.remark ?? 'PUT_KV_CONFIG failed');
+  }
+  if (error) throw error;
+}
+
+/** GET_KV_CONFIG (101); QUERY_NOT_FOUND is an MQClientError with that code (as Java). */
+export async function getKVConfigValue(api: NameServerInvoker, namespace: string, key: string, timeoutMillis: number): Promise<string> {
+  const request = RemotingCommand.createRequest(RequestCode.GET_KV_CONFIG, GetKVConfigRequestHeader.encode({ namespace, key }));
+  const response = await api.invokeNameServer(request, timeoutMillis);
+  if (response.code === ResponseCode.SUCCESS) return GetKVConfigResponseHeader.decode(response.extFields).value ?? '';
+  namesrvFail(response, 'GET_KV_CONFIG');
+}
+
+/** DELETE_KV_CONFIG (102) on every name server of the list (as Java). */
+export async function deleteKVConfigValue(api: NameServerInvoker, namespace: string, key: string, timeoutMillis: number): Promise<void> {
+  const ext = DeleteKVConfigRequestHeader.encode({ namespace, key });
+  const addrs = api.getNameServerAddressList();
+  if (addrs.length === 0) throw new MQClientError(-1, 'No name server address, please set it', { retriable: false });
+  let error: MQClientError | null = null;
+  for (const addr of addrs) {
+    const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.DELETE_KV_CONFIG, ext), timeoutMillis);
+    if (response.code !== ResponseCode.SUCCESS) error = new MQClientError(response.code, response.remark ?? 'DELETE_KV_CONFIG failed');
+  }
+  if (error) throw error;
+}
+
+/** WIPE_WRITE_PERM_OF_BROKER (205) on one name server: how many topics lost write permission. */
+export async function wipeWritePermOfBroker(api: RequestInvoker, namesrvAddr: string, brokerName: string, timeoutMillis: number): Promise<number> {
+  const request = RemotingCommand.createRequest(RequestCode.WIPE_WRITE_PERM_OF_BROKER, WipeWritePermOfBrokerRequestHeader.encode({ brokerName }));
+  const response = await api.invoke(namesrvAddr, request, timeoutMillis);
+  if (response.code === ResponseCode.SUCCESS) return WipeWritePermOfBrokerResponseHeader.decode(response.extFields).wipeTopicCount;
+  namesrvFail(response, 'WIPE_WRITE_PERM_OF_BROKER');
+}
+
+// ---------------------------------------------------------------- broker: topics and groups
+
+/** UPDATE_AND_CREATE_TOPIC (17): the topic config as the header (defaultTopic TBW102, as Java). */
+export async function createTopic(api: RequestInvoker, addr: string, defaultTopic: string, topicConfig: TopicConfig, timeoutMillis: number): Promise<void> {
+  const ext = CreateTopicRequestHeader.encode({
+    topic: topicConfig.topicName,
+    defaultTopic,
+    readQueueNums: topicConfig.readQueueNums,
+    writeQueueNums: topicConfig.writeQueueNums,
+    perm: topicConfig.perm,
+    topicFilterType: topicConfig.topicFilterType,
+    topicSysFlag: topicConfig.topicSysFlag,
+    order: topicConfig.order,
+  });
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, ext), timeoutMillis);
+}
+
+/** DELETE_TOPIC_IN_BROKER (215). */
+export async function deleteTopicInBroker(api: RequestInvoker, addr: string, topic: string, timeoutMillis: number): Promise<void> {
+  const request = RemotingCommand.createRequest(RequestCode.DELETE_TOPIC_IN_BROKER, DeleteTopicRequestHeader.encode({ topic }));
+  await brokerCall(api, addr, request, timeoutMillis);
+}
+
+/** UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200): the config as a JSON body. */
+export async function createSubscriptionGroup(api: RequestInvoker, addr: string, config: SubscriptionGroupConfig, timeoutMillis: number): Promise<void> {
+  const request = RemotingCommand.createRequest(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, null, encodeSubscriptionGroupConfig(config));
+  await brokerCall(api, addr, request, timeoutMillis);
+}
+
+/** DELETE_SUBSCRIPTIONGROUP (207). */
+export async function deleteSubscriptionGroup(api: RequestInvoker, addr: string, groupName: string, removeOffset: boolean, timeoutMillis: number): Promise<void> {
+  const ext = DeleteSubscriptionGroupRequestHeader.encode({ groupName, removeOffset });
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.DELETE_SUBSCRIPTIONGROUP, ext), timeoutMillis);
+}
+
+/** GET_TOPIC_STATS_INFO (202). */
+export async function getTopicStatsInfo(api: RequestInvoker, addr: string, topic: string, timeoutMillis: number): Promise<TopicStatsTable> {
+  const request = RemotingCommand.createRequest(RequestCode.GET_TOPIC_STATS_INFO, GetTopicStatsInfoRequestHeader.encode({ topic }));
+  const response = await brokerCall(api, addr, request, timeoutMillis);
+  return decodeTopicStatsTable(bodyOf(response, addr));
+}
+
+/** GET_CONSUME_STATS (208), for one topic or (topic undefined) every topic the group consumes there. */
+export async function getConsumeStats(api: RequestInvoker, addr: string, consumerGroup: string, topic: string | undefined, timeoutMillis: number): Promise<ConsumeStats> {
+  const ext = GetConsumeStatsRequestHeader.encode({ consumerGroup, topic: topic ?? '' });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_CONSUME_STATS, ext), timeoutMillis);
+  return decodeConsumeStats(bodyOf(response, addr));
+}
+
+/** GET_CONSUMER_CONNECTION_LIST (203). */
+export async function getConsumerConnectionList(api: RequestInvoker, addr: string, consumerGroup: string, timeoutMillis: number): Promise<ConsumerConnection> {
+  const ext = GetConsumerConnectionListRequestHeader.encode({ consumerGroup });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_CONSUMER_CONNECTION_LIST, ext), timeoutMillis);
+  return decodeConsumerConnection(bodyOf(response, addr));
+}
+
+/** GET_PRODUCER_CONNECTION_LIST (204). */
+export async function getProducerConnectionList(api: RequestInvoker, addr: string, producerGroup: string, timeoutMillis: number): Promise<ProducerConnection> {
+  const ext = GetProducerConnectionListRequestHeader.encode({ producerGroup });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_PRODUCER_CONNECTION_LIST, ext), timeoutMillis);
+  return decodeProducerConnection(bodyOf(response, addr));
+}
+
+/** QUERY_TOPIC_CONSUME_BY_WHO (300). */
+export async function queryTopicConsumeByWho(api: RequestInvoker, addr: string, topic: string, timeoutMillis: number): Promise<GroupList> {
+  const ext = QueryTopicConsumeByWhoRequestHeader.encode({ topic });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, ext), timeoutMillis);
+  return response.body && response.body.length > 0 ? decodeGroupList(response.body) : { groupList: [] };
+}
+
+/** GET_CONSUMER_RUNNING_INFO (307), forwarded by the broker to the client. */
+export async function getConsumerRunningInfo(
+  api: RequestInvoker, addr: string, consumerGroup: string, clientId: string, jstackEnable: boolean, timeoutMillis: number,
+): Promise<ConsumerRunningInfo> {
+  const ext = GetConsumerRunningInfoRequestHeader.encode({ consumerGroup, clientId, jstackEnable });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, ext), timeoutMillis);
+  return decodeConsumerRunningInfo(bodyOf(response, addr));
+}
+
+/**
+ * INVOKE_BROKER_TO_RESET_OFFSET (222): the broker resets the group's offsets of the topic to the first message
+ * stored at or after `timestamp` and tells the online consumers; the answer is the new offset per queue.
+ * CONSUMER_NOT_ONLINE is an MQClientError with that code (mqadmin then falls back to the old way).
+ */
+export async function invokeBrokerToResetOffset(
+  api: RequestInvoker, addr: string, topic: string, group: string, timestamp: number, isForce: boolean, timeoutMillis: number,
+): Promise<Array<[MessageQueue, number]>> {
+  const ext = ResetOffsetRequestHeader.encode({ topic, group, timestamp, isForce });
+  const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, ext), timeoutMillis);
+  if (response.code === ResponseCode.SUCCESS) {
+    return response.body && response.body.length > 0 ? decodeResetOffsetBody(response.body).offsetTable : [];
+  }
+  throw new MQClientError(response.code, response.remark ?? 'INVOKE_BROKER_TO_RESET_OFFSET failed');
+}
+
+// ---------------------------------------------------------------- broker: runtime and config
+
+/** GET_BROKER_RUNTIME_INFO (28). */
+export async function getBrokerRuntimeInfo(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<KVTable> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_RUNTIME_INFO), timeoutMillis);
+  return decodeKVTable(bodyOf(response, addr));
+}
+
+/** GET_BROKER_CONFIG (26): the body is the broker's configuration as a Java properties text. */
+export async function getBrokerConfig(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<Map<string, string>> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_CONFIG), timeoutMillis);
+  return response.body ? parseProperties(response.body.toString('utf8')) : new Map();
+}
+
+/** UPDATE_BROKER_CONFIG (25): the changed keys as a properties text body (MixAll.properties2String). */
+export async function updateBrokerConfig(
+  api: RequestInvoker, addr: string, properties: ReadonlyMap<string, string> | Readonly<Record<string, string>>, timeoutMillis: number,
+): Promise<void> {
+  const text = properties2String(properties);
+  if (text.length === 0) return;
+  const request = RemotingCommand.createRequest(RequestCode.UPDATE_BROKER_CONFIG, null, Buffer.from(text, 'utf8'));
+  await brokerCall(api, addr, request, timeoutMillis);
+}
+
+// ---------------------------------------------------------------- broker: messages
+
+/**
+ * QUERY_MESSAGE (12) to one broker: messages of `topic` indexed under `key` (or, with uniqueKeyQuery, whose
+ * UNIQ_KEY is `key`) stored in [begin, end]. QUERY_NOT_FOUND resolves with no messages.
+ */
+export async function queryMessage(
+  api: RequestInvoker, addr: string,
+  header: { topic: string; key: string; maxNum: number; beginTimestamp: number; endTimestamp: number; uniqueKeyQuery?: boolean },
+  timeoutMillis: number,
+): Promise<QueryMessageRawResult> {
+  const ext = QueryMessageRequestHeader.encode(header);
+  const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.QUERY_MESSAGE, ext), timeoutMillis);
+  if (response.code === ResponseCode.QUERY_NOT_FOUND) return { indexLastUpdateTimestamp: 0, indexLastUpdatePhyoffset: 0, messages: [] };
+  if (response.code !== ResponseCode.SUCCESS) brokerFail(response, addr);
+  const h = QueryMessageResponseHeader.decode(response.extFields);
+  return {
+    indexLastUpdateTimestamp: h.indexLastUpdateTimestamp,
+    indexLastUpdatePhyoffset: h.indexLastUpdatePhyoffset,
+    messages: response.body && response.body.length > 0 ? decodeMessages(response.body) : [],
+  };
+}
+
+/** VIEW_MESSAGE_BY_ID (33): the one message stored at commit-log `offset`. */
+export async function viewMessage(api: RequestInvoker, addr: string, offset: number, timeoutMillis: number): Promise<MessageExt> {
+  const request = RemotingCommand.createRequest(RequestCode.VIEW_MESSAGE_BY_ID, ViewMessageRequestHeader.encode({ offset }));
+  const response = await brokerCall(api, addr, request, timeoutMillis);
+  return decodeMessage(bodyOf(response, addr));
+}
