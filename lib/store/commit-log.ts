@@ -517,6 +517,42 @@ export class CommitLog {
     return mf.read(offset - mf.fileFromOffset, size);
   }
 
+  /**
+   * Reads several records at once: records lying close together in one file (as the records of one queue often
+   * do) come from one contiguous read and are sliced out of it. Entry i of the result is the record of
+   * `offsets[i]`/`sizes[i]`, or null when that file is gone. `offsets` must be ascending.
+   */
+  async getMessages(offsets: readonly number[], sizes: readonly number[]): Promise<(Buffer | null)[]> {
+    const out: (Buffer | null)[] = new Array<Buffer | null>(offsets.length).fill(null);
+    let i = 0;
+    while (i < offsets.length) {
+      const mf = this.mappedFileQueue.findMappedFileByOffset(offsets[i]);
+      if (!mf) { i++; continue; }
+      // Extend the run while the next record is in the same file and the range stays dense enough.
+      const start = offsets[i];
+      let end = start + sizes[i];
+      let need = sizes[i];
+      let j = i + 1;
+      for (; j < offsets.length; j++) {
+        const o = offsets[j];
+        const e = o + sizes[j];
+        if (o < end || e > mf.fileEnd) break;
+        const span = e - start;
+        if (span > MAX_RANGE_READ || span > RANGE_DENSITY * (need + sizes[j]) + RANGE_SLACK) break;
+        end = e;
+        need += sizes[j];
+      }
+      const range = await mf.read(start - mf.fileFromOffset, end - start);
+      if (range) {
+        for (let k = i; k < j; k++) out[k] = range.subarray(offsets[k] - start, offsets[k] - start + sizes[k]);
+      } else {
+        for (let k = i; k < j; k++) out[k] = await this.getMessage(offsets[k], sizes[k]);
+      }
+      i = j;
+    }
+    return out;
+  }
+
   /** The whole record at `offset` (its size read first), or null. */
   async getRecord(offset: number): Promise<Buffer | null> {
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
@@ -657,3 +693,7 @@ export class CommitLog {
 }
 
 const RecordPos_SYSFLAG = 36;
+/** getMessages: the longest single read, and how sparse a range may be (span <= density * wanted bytes + slack). */
+const MAX_RANGE_READ = 4 * 1024 * 1024;
+const RANGE_DENSITY = 8;
+const RANGE_SLACK = 64 * 1024;
