@@ -60,7 +60,7 @@ async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
   const ms = performance.now() - t0;
-  return { row: row(`store append ${flush}`, count, bytes, ms), store };
+  return { row: row(`store append ${flush} x${inFlight}`, count, bytes, ms), store };
 }
 
 async function readQueue(store: DefaultMessageStore, label: string): Promise<StoreBenchRow> {
@@ -96,9 +96,12 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
     rows.push(await readQueue(reopened, 'read queue (reopened store)'));
     rows.push(await readQueue(reopened, 'read queue (warm, second pass)'));
     await reopened.shutdown();
-    const s = await appendRun(path.join(base, 'sync'), 'SYNC_FLUSH', syncCount, 512);
-    rows.push(s.row);
-    await s.store.shutdown();
+    for (const inFlight of [1, 64, 512]) {
+      const s = await appendRun(path.join(base, `sync${inFlight}`), 'SYNC_FLUSH', inFlight === 1 ? Math.min(syncCount, 5000) : syncCount, inFlight);
+      rows.push(s.row);
+      await s.store.shutdown();
+      await fs.rm(path.join(base, `sync${inFlight}`), { recursive: true, force: true });
+    }
   } finally {
     await fs.rm(base, { recursive: true, force: true });
   }
@@ -107,11 +110,13 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
 
 export function printStoreBench(rows: StoreBenchRow[]): void {
   const pad = (s: string, n: number) => s.padEnd(n);
-  console.log(pad('scenario', 36) + pad('messages', 10) + pad('MB', 10) + pad('MB/s', 10) + 'msg/s');
-  for (const r of rows) {
-    console.log(pad(r.scenario, 36) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) + Math.round(r.msgPerSec));
-  }
   const raw = rows.find((r) => r.scenario.startsWith('plain'));
+  console.log(pad('scenario', 40) + pad('messages', 10) + pad('MB', 10) + pad('MB/s', 10) + pad('msg/s', 10) + 'of plain write');
+  for (const r of rows) {
+    const ratio = raw && r !== raw && r.scenario.startsWith('store append') ? `${((r.mbPerSec / raw.mbPerSec) * 100).toFixed(0)} %` : '';
+    console.log(pad(r.scenario, 40) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) +
+      pad(String(Math.round(r.msgPerSec)), 10) + ratio);
+  }
   const async = rows.find((r) => r.scenario.includes('ASYNC'));
   if (raw && async) console.log(`ASYNC append / plain write: ${((async.mbPerSec / raw.mbPerSec) * 100).toFixed(0)} %`);
 }

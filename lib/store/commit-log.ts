@@ -6,8 +6,6 @@
  * @see org.apache.rocketmq.store.CommitLog
  */
 import type { Logger } from 'pino';
-import { MessageConst } from '../../protocol/message/message-const';
-import { findProperty } from '../../protocol/message/properties';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { javaStringHashCode } from '../../protocol/message/java-hash';
 import { MappedFileQueue } from './mapped-file-queue';
@@ -16,8 +14,8 @@ import { FlushDiskType, parseDelayLevel, type MessageStoreConfig } from './messa
 import { AppendMessageStatus, PutMessageStatus, type AppendMessageResult, type PutMessageResult } from './store-status';
 import {
   BLANK, BLANK_MAGIC_CODE, END_FILE_MIN_BLANK_LENGTH, ILLEGAL, MESSAGE_MAGIC_CODE, MESSAGE_MAGIC_CODE_V2,
-  calMsgLength, crc32, createMessageId, readI64, socketAddressBytes, writeI64,
-  type DispatchRequest, type HostAddress,
+  cachedSocketAddressBytes, calMsgLength, crc32, createMessageId, readI64, scanDispatchProperties, socketAddressBytes, writeI64,
+  type DispatchProperties, type DispatchRequest, type HostAddress,
 } from './stored-record';
 
 export const SCHEDULE_TOPIC = 'SCHEDULE_TOPIC_XXXX';
@@ -54,6 +52,8 @@ export interface MessageExtBatch {
   reconsumeTimes?: number;
 }
 
+type AppendOutcome = AppendMessageResult | PutMessageResult;
+
 /** The store's per-record callback after append (dispatch). */
 export type DispatchFn = (req: DispatchRequest) => void;
 
@@ -81,7 +81,10 @@ export class CommitLog {
   readonly delayLevelTable: Map<number, number>;
   readonly maxDelayLevel: number;
   #appendChain: Promise<unknown> = Promise.resolve();
-  #commitWaiters: Waiter[] = [];
+  /** The commit the puts of this tick wait for (shared). */
+  #nextCommit: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
+  /** Appends waiting in #appendChain (for a file to be created); while zero, appends run synchronously. */
+  #queuedAppends = 0;
   #commitScheduled = false;
   #commitRunning = false;
   #flushWaiters: Waiter[] = [];
@@ -131,18 +134,29 @@ export class CommitLog {
 
   /** The tags code the consume queue stores: TAGS hash, or the deliver time for SCHEDULE_TOPIC_XXXX. */
   computeTagsCode(topic: string, propertiesString: string, storeTimestamp: number): number {
+    return this.#tagsCode(topic, scanDispatchProperties(propertiesString), storeTimestamp);
+  }
+
+  #tagsCode(topic: string, props: DispatchProperties, storeTimestamp: number): number {
     let tagsCode = 0;
-    const tags = findProperty(propertiesString, MessageConst.PROPERTY_TAGS);
-    if (tags) tagsCode = javaStringHashCode(tags);
-    if (topic === SCHEDULE_TOPIC) {
-      const t = findProperty(propertiesString, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
-      if (t !== undefined) {
-        let level = parseInt(t, 10);
-        if (level > this.maxDelayLevel) level = this.maxDelayLevel;
-        if (level > 0) tagsCode = (this.delayLevelTable.get(level) ?? 0) + storeTimestamp;
-      }
+    if (props.tags) tagsCode = javaStringHashCode(props.tags);
+    if (topic === SCHEDULE_TOPIC && props.delayLevel !== undefined) {
+      let level = parseInt(props.delayLevel, 10);
+      if (level > this.maxDelayLevel) level = this.maxDelayLevel;
+      if (level > 0) tagsCode = (this.delayLevelTable.get(level) ?? 0) + storeTimestamp;
     }
     return tagsCode;
+  }
+
+  /** The dispatch request of a record just written or read back. */
+  #dispatchRequest(msgSize: number, topic: string, queueId: number, commitLogOffset: number, storeTimestamp: number,
+    consumeQueueOffset: number, sysFlag: number, preparedTransactionOffset: number, propertiesString: string): DispatchRequest {
+    const props = scanDispatchProperties(propertiesString);
+    return {
+      msgSize, success: true, topic, queueId, commitLogOffset,
+      tagsCode: this.#tagsCode(topic, props, storeTimestamp), storeTimestamp, consumeQueueOffset,
+      keys: props.keys ?? '', uniqKey: props.uniqKey ?? null, sysFlag, preparedTransactionOffset, propertiesString,
+    };
   }
 
   /** Appends one message; resolves when the flush policy is met. */
@@ -154,31 +168,60 @@ export class CommitLog {
     return this.#put(() => this.#appendBatch(batch, dispatch));
   }
 
-  async #put(append: () => Promise<AppendMessageResult | PutMessageResult>): Promise<PutMessageResult> {
-    const run = this.#appendChain.then(append);
-    this.#appendChain = run.catch(() => undefined);
-    let r: AppendMessageResult | PutMessageResult;
-    try {
-      r = await run;
-    } catch (e) {
-      this.log.error({ err: e }, 'create mapped file failed');
-      return { putMessageStatus: PutMessageStatus.CREATE_MAPEDFILE_FAILED, appendMessageResult: null };
+  /**
+   * Runs `append` in order with every other append. While no append waits for a file to be created, appends run
+   * synchronously (no promise chain); otherwise they queue behind it.
+   */
+  #put(append: () => AppendOutcome | Promise<AppendOutcome>): Promise<PutMessageResult> {
+    if (this.#queuedAppends === 0) {
+      let r: AppendOutcome | Promise<AppendOutcome>;
+      try {
+        r = append();
+      } catch (e) {
+        return Promise.resolve(this.#appendFailed(e));
+      }
+      if (!(r instanceof Promise)) return this.#afterAppend(r);
+      return this.#enqueue(r);
     }
-    if ('putMessageStatus' in r) return r;
+    return this.#enqueue(this.#appendChain.then(append));
+  }
+
+  #enqueue(run: Promise<AppendOutcome>): Promise<PutMessageResult> {
+    this.#queuedAppends++;
+    const done = run.finally(() => { this.#queuedAppends--; });
+    this.#appendChain = done.catch(() => undefined);
+    return done.then((r) => this.#afterAppend(r), (e: unknown) => this.#appendFailed(e));
+  }
+
+  #appendFailed(e: unknown): PutMessageResult {
+    this.log.error({ err: e }, 'create mapped file failed');
+    return { putMessageStatus: PutMessageStatus.CREATE_MAPEDFILE_FAILED, appendMessageResult: null };
+  }
+
+  #afterAppend(r: AppendOutcome): Promise<PutMessageResult> {
+    if ('putMessageStatus' in r) return Promise.resolve(r);
     const end = r.wroteOffset + r.wroteBytes;
     this.putMessageCount += r.msgNum;
     this.putMessageSize += r.wroteBytes;
     if (this.config.flushDiskType === FlushDiskType.SYNC_FLUSH) {
-      const ok = await this.#waitFlush(end);
-      return { putMessageStatus: ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT, appendMessageResult: r };
+      return this.#waitFlush(end).then((ok) => ({
+        putMessageStatus: ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT, appendMessageResult: r,
+      }));
     }
-    try {
-      await this.#waitCommit(end);
-    } catch (e) {
-      this.log.error({ err: e }, 'commit log write failed');
-      return { putMessageStatus: PutMessageStatus.UNKNOWN_ERROR, appendMessageResult: r };
-    }
-    return { putMessageStatus: PutMessageStatus.PUT_OK, appendMessageResult: r };
+    return this.#waitCommit(end).then(
+      () => ({ putMessageStatus: PutMessageStatus.PUT_OK, appendMessageResult: r }),
+      (e: unknown) => {
+        this.log.error({ err: e }, 'commit log write failed');
+        return { putMessageStatus: PutMessageStatus.UNKNOWN_ERROR, appendMessageResult: r };
+      },
+    );
+  }
+
+  /** The file a record of `len` bytes goes to, if that needs no file creation (else null). */
+  #fileForSync(len: number): MappedFile | null {
+    const mf = this.mappedFileQueue.getLastMappedFile();
+    if (!mf || mf.isFull() || len + END_FILE_MIN_BLANK_LENGTH > mf.fileSize - mf.wrotePosition) return null;
+    return mf;
   }
 
   async #fileFor(len: number): Promise<MappedFile> {
@@ -197,15 +240,15 @@ export class CommitLog {
   }
 
   #storeHostBytes(h?: HostAddress): Buffer {
-    return h ? socketAddressBytes(h) : this.#defaultStoreHost;
+    return h ? cachedSocketAddressBytes(h) : this.#defaultStoreHost;
   }
 
-  async #appendSingle(msg: MessageExtBrokerInner, dispatch: DispatchFn): Promise<AppendMessageResult | PutMessageResult> {
+  #appendSingle(msg: MessageExtBrokerInner, dispatch: DispatchFn): AppendOutcome | Promise<AppendOutcome> {
     const topicData = topicBytes(msg.topic);
     const propLen = Buffer.byteLength(msg.propertiesString, 'utf8');
     if (propLen > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
     if (topicData.length > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
-    const bornHost = socketAddressBytes(msg.bornHost);
+    const bornHost = cachedSocketAddressBytes(msg.bornHost);
     const storeHost = this.#storeHostBytes(msg.storeHost);
     let sysFlag = msg.sysFlag;
     sysFlag = bornHost.length === 20 ? sysFlag | MessageSysFlag.BORNHOST_V6_FLAG : sysFlag & ~MessageSysFlag.BORNHOST_V6_FLAG;
@@ -217,8 +260,19 @@ export class CommitLog {
       return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     }
     this.#beginTimeInLock = this.now();
+    const mf = this.#fileForSync(msgLen);
+    if (mf) return this.#writeSingle(mf, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, storeHost);
+    return this.#fileFor(msgLen).then(
+      (f) => this.#writeSingle(f, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, storeHost),
+      (e: unknown) => { this.#beginTimeInLock = 0; throw e; },
+    );
+  }
+
+  /** Encodes the record straight into the file's write segment, then dispatches it. */
+  #writeSingle(mf: MappedFile, msg: MessageExtBrokerInner, dispatch: DispatchFn, msgLen: number, sysFlag: number,
+    body: Buffer, topicData: Buffer, propLen: number, storeHost: Buffer): AppendMessageResult {
+    const bornHost = cachedSocketAddressBytes(msg.bornHost);
     try {
-      const mf = await this.#fileFor(msgLen);
       const storeTimestamp = this.now();
       const wroteOffset = mf.fileFromOffset + mf.wrotePosition;
       const key = `${msg.topic}-${msg.queueId}`;
@@ -249,15 +303,10 @@ export class CommitLog {
       if (propLen) buf.write(msg.propertiesString, p, propLen, 'utf8');
       mf.storeTimestamp = storeTimestamp;
       if (!isTx) this.topicQueueTable.set(key, queueOffset + 1);
-      dispatch({
-        msgSize: msgLen, success: true, topic: msg.topic, queueId: msg.queueId, commitLogOffset: wroteOffset,
-        tagsCode: this.computeTagsCode(msg.topic, msg.propertiesString, storeTimestamp), storeTimestamp,
-        consumeQueueOffset: queueOffset, keys: findProperty(msg.propertiesString, MessageConst.PROPERTY_KEYS) ?? '',
-        uniqKey: findProperty(msg.propertiesString, MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) ?? null,
-        sysFlag, preparedTransactionOffset: msg.preparedTransactionOffset, propertiesString: msg.propertiesString,
-      });
+      dispatch(this.#dispatchRequest(msgLen, msg.topic, msg.queueId, wroteOffset, storeTimestamp, queueOffset, sysFlag,
+        msg.preparedTransactionOffset, msg.propertiesString));
       return {
-        status: AppendMessageStatus.PUT_OK, wroteOffset, wroteBytes: msgLen, msgId: createMessageId(storeHost.subarray(0, storeHost.length), wroteOffset),
+        status: AppendMessageStatus.PUT_OK, wroteOffset, wroteBytes: msgLen, msgId: createMessageId(storeHost, wroteOffset),
         storeTimestamp, logicsOffset: queueOffset, pagecacheRT: this.now() - this.#beginTimeInLock, msgNum: 1,
       };
     } finally {
@@ -271,7 +320,7 @@ export class CommitLog {
     const batchProps = Buffer.from(batch.propertiesString ?? '', 'utf8');
     if (batchProps.length > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
     if (batch.body.length > this.config.maxMessageSize) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
-    const bornHost = socketAddressBytes(batch.bornHost);
+    const bornHost = cachedSocketAddressBytes(batch.bornHost);
     const storeHost = this.#storeHostBytes(batch.storeHost);
     let sysFlag = batch.sysFlag;
     sysFlag = bornHost.length === 20 ? sysFlag | MessageSysFlag.BORNHOST_V6_FLAG : sysFlag & ~MessageSysFlag.BORNHOST_V6_FLAG;
@@ -342,13 +391,7 @@ export class CommitLog {
         const props = buf.toString('utf8', propStart, w);
         if (w - start !== m.len) throw new Error('batch encode length mismatch');
         msgIds.push(createMessageId(storeHost, phy));
-        requests.push({
-          msgSize: m.len, success: true, topic: batch.topic, queueId: batch.queueId, commitLogOffset: phy,
-          tagsCode: this.computeTagsCode(batch.topic, props, storeTimestamp), storeTimestamp, consumeQueueOffset: queueOffset,
-          keys: findProperty(props, MessageConst.PROPERTY_KEYS) ?? '',
-          uniqKey: findProperty(props, MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) ?? null,
-          sysFlag, preparedTransactionOffset: 0, propertiesString: props,
-        });
+        requests.push(this.#dispatchRequest(m.len, batch.topic, batch.queueId, phy, storeTimestamp, queueOffset, sysFlag, 0, props));
         queueOffset++;
       }
       mf.storeTimestamp = storeTimestamp;
@@ -365,12 +408,22 @@ export class CommitLog {
 
   // ---- writing to the OS (coalesced) and to the disk (group commit) ----
 
+  /**
+   * Resolves once `offset` has been handed to the OS. All puts of a tick share one pending commit (one writev
+   * for all of them, one promise to settle).
+   */
   #waitCommit(offset: number): Promise<void> {
     if (this.mappedFileQueue.getCommittedWhere() >= offset) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      this.#commitWaiters.push({ offset, resolve, reject });
+    let next = this.#nextCommit;
+    if (!next) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+      next = { promise, resolve, reject };
+      this.#nextCommit = next;
       this.#scheduleCommit();
-    });
+    }
+    return next.promise;
   }
 
   #scheduleCommit(): void {
@@ -379,25 +432,21 @@ export class CommitLog {
     setImmediate(() => void this.#runCommit());
   }
 
+  /** Writes everything appended so far, then settles the puts that waited for it (all appended before the write began). */
   async #runCommit(): Promise<void> {
     this.#commitScheduled = false;
     this.#commitRunning = true;
-    let err: unknown = null;
+    const batch = this.#nextCommit;
+    this.#nextCommit = null;
     try {
       await this.mappedFileQueue.commit();
+      batch?.resolve();
     } catch (e) {
-      err = e;
+      batch?.reject(e);
+    } finally {
+      this.#commitRunning = false;
     }
-    this.#commitRunning = false;
-    const where = this.mappedFileQueue.getCommittedWhere();
-    const waiters = this.#commitWaiters;
-    this.#commitWaiters = [];
-    for (const w of waiters) {
-      if (err) w.reject(err);
-      else if (w.offset <= where) w.resolve();
-      else this.#commitWaiters.push(w);
-    }
-    if (this.#commitWaiters.length) this.#scheduleCommit();
+    if (this.#nextCommit) this.#scheduleCommit();
   }
 
   /** Group commit: resolves true once `offset` is on disk, false after syncFlushTimeout. */
@@ -468,6 +517,42 @@ export class CommitLog {
     return mf.read(offset - mf.fileFromOffset, size);
   }
 
+  /**
+   * Reads several records at once: records lying close together in one file (as the records of one queue often
+   * do) come from one contiguous read and are sliced out of it. Entry i of the result is the record of
+   * `offsets[i]`/`sizes[i]`, or null when that file is gone. `offsets` must be ascending.
+   */
+  async getMessages(offsets: readonly number[], sizes: readonly number[]): Promise<(Buffer | null)[]> {
+    const out: (Buffer | null)[] = new Array<Buffer | null>(offsets.length).fill(null);
+    let i = 0;
+    while (i < offsets.length) {
+      const mf = this.mappedFileQueue.findMappedFileByOffset(offsets[i]);
+      if (!mf) { i++; continue; }
+      // Extend the run while the next record is in the same file and the range stays dense enough.
+      const start = offsets[i];
+      let end = start + sizes[i];
+      let need = sizes[i];
+      let j = i + 1;
+      for (; j < offsets.length; j++) {
+        const o = offsets[j];
+        const e = o + sizes[j];
+        if (o < end || e > mf.fileEnd) break;
+        const span = e - start;
+        if (span > MAX_RANGE_READ || span > RANGE_DENSITY * (need + sizes[j]) + RANGE_SLACK) break;
+        end = e;
+        need += sizes[j];
+      }
+      const range = await mf.read(start - mf.fileFromOffset, end - start);
+      if (range) {
+        for (let k = i; k < j; k++) out[k] = range.subarray(offsets[k] - start, offsets[k] - start + sizes[k]);
+      } else {
+        for (let k = i; k < j; k++) out[k] = await this.getMessage(offsets[k], sizes[k]);
+      }
+      i = j;
+    }
+    return out;
+  }
+
   /** The whole record at `offset` (its size read first), or null. */
   async getRecord(offset: number): Promise<Buffer | null> {
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
@@ -524,13 +609,8 @@ export class CommitLog {
         this.log.error({ totalSize, readLength, physicOffset }, 'illegal record length');
         return ILLEGAL;
       }
-      return {
-        msgSize: totalSize, success: true, topic, queueId, commitLogOffset: physicOffset,
-        tagsCode: this.computeTagsCode(topic, propertiesString, storeTimestamp), storeTimestamp,
-        consumeQueueOffset: queueOffset, keys: findProperty(propertiesString, MessageConst.PROPERTY_KEYS) ?? '',
-        uniqKey: findProperty(propertiesString, MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) ?? null,
-        sysFlag, preparedTransactionOffset, propertiesString,
-      };
+      return this.#dispatchRequest(totalSize, topic, queueId, physicOffset, storeTimestamp, queueOffset, sysFlag,
+        preparedTransactionOffset, propertiesString);
     } catch {
       return ILLEGAL;
     }
@@ -603,8 +683,9 @@ export class CommitLog {
   async shutdown(): Promise<void> {
     await this.#appendChain;
     await this.flush();
-    const waiters = [...this.#commitWaiters, ...this.#flushWaiters];
-    this.#commitWaiters = [];
+    const waiters = [...this.#flushWaiters];
+    this.#nextCommit?.resolve();
+    this.#nextCommit = null;
     this.#flushWaiters = [];
     for (const w of waiters) w.resolve();
     await this.mappedFileQueue.close();
@@ -612,3 +693,7 @@ export class CommitLog {
 }
 
 const RecordPos_SYSFLAG = 36;
+/** getMessages: the longest single read, and how sparse a range may be (span <= density * wanted bytes + slack). */
+const MAX_RANGE_READ = 4 * 1024 * 1024;
+const RANGE_DENSITY = 8;
+const RANGE_SLACK = 64 * 1024;

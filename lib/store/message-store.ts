@@ -430,6 +430,36 @@ export class DefaultMessageStore {
           let nextPhyFileStartOffset = Number.MIN_SAFE_INTEGER;
           let maxPhyOffsetPulling = 0;
           const memory = TOTAL_PHYSICAL_MEMORY_SIZE * (this.config.accessMessageInMemoryMaxRatio / 100);
+          // Pass 1: the entries this pull will most likely return (as if every record can be read and passes the
+          // commit-log filter), read together in contiguous ranges. Pass 2 below is the exact logic; it reads
+          // any record pass 1 did not foresee on its own.
+          const cqMatched: boolean[] = [];
+          const prefetched = new Map<number, Buffer>();
+          {
+            const wantOffsets: number[] = [];
+            const wantSizes: number[] = [];
+            let total = 0;
+            for (let j = 0; j < buf.length && j < maxFilterMessageCount; j += CQ_STORE_UNIT_SIZE) {
+              const offsetPy = readI64(buf, j);
+              const sizePy = buf.readInt32BE(j + 8);
+              const isInDisk = maxOffsetPy - offsetPy > memory;
+              if (this.#isTheBatchFull(sizePy, maxMsgNums, total, wantOffsets.length, isInDisk, maxTotalBytes)) break;
+              const matched = !filter || filter.isMatchedByConsumeQueue(readI64(buf, j + 12));
+              cqMatched.push(matched);
+              if (!matched) continue;
+              if (wantOffsets.length && offsetPy <= wantOffsets[wantOffsets.length - 1]) break;
+              wantOffsets.push(offsetPy);
+              wantSizes.push(sizePy);
+              total += sizePy;
+            }
+            if (wantOffsets.length > 1) {
+              const recs = await this.commitLog.getMessages(wantOffsets, wantSizes);
+              for (let k = 0; k < recs.length; k++) {
+                const r = recs[k];
+                if (r) prefetched.set(wantOffsets[k], r);
+              }
+            }
+          }
           let i = 0;
           for (; i < buf.length && i < maxFilterMessageCount; i += CQ_STORE_UNIT_SIZE) {
             const offsetPy = readI64(buf, i);
@@ -439,11 +469,13 @@ export class DefaultMessageStore {
             if (nextPhyFileStartOffset !== Number.MIN_SAFE_INTEGER && offsetPy < nextPhyFileStartOffset) continue;
             const isInDisk = maxOffsetPy - offsetPy > memory;
             if (this.#isTheBatchFull(sizePy, maxMsgNums, bufferTotalSize, messages.length, isInDisk, maxTotalBytes)) break;
-            if (filter && !filter.isMatchedByConsumeQueue(tagsCode)) {
+            const cqIdx = i / CQ_STORE_UNIT_SIZE;
+            const matched = cqIdx < cqMatched.length ? cqMatched[cqIdx] : !filter || filter.isMatchedByConsumeQueue(tagsCode);
+            if (!matched) {
               if (bufferTotalSize === 0) status = GetMessageStatus.NO_MATCHED_MESSAGE;
               continue;
             }
-            const record = await this.commitLog.getMessage(offsetPy, sizePy);
+            const record = prefetched.get(offsetPy) ?? await this.commitLog.getMessage(offsetPy, sizePy);
             if (!record) {
               if (bufferTotalSize === 0) status = GetMessageStatus.MESSAGE_WAS_REMOVING;
               nextPhyFileStartOffset = this.commitLog.rollNextFile(offsetPy);

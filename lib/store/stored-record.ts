@@ -10,7 +10,13 @@
  * @see org.apache.rocketmq.store.CommitLog
  */
 import zlib from 'node:zlib';
+import { MessageConst } from '../../protocol/message/message-const';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
+
+const TAGS = MessageConst.PROPERTY_TAGS;
+const KEYS = MessageConst.PROPERTY_KEYS;
+const UNIQ_KEY = MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX;
+const DELAY = MessageConst.PROPERTY_DELAY_TIME_LEVEL;
 
 export const MESSAGE_MAGIC_CODE = -626843481;
 export const MESSAGE_MAGIC_CODE_V2 = -626843477;
@@ -108,12 +114,21 @@ export function calMsgLength(sysFlag: number, bodyLength: number, topicLength: n
     1 + topicLength + 2 + propertiesLength;
 }
 
+const hexPrefixCache = new WeakMap<Buffer, string>();
+
 /** Offset message id: store host address + port + commit-log offset, upper-case hex (MessageDecoder.createMessageId). */
 export function createMessageId(storeHost: Buffer, commitLogOffset: number): string {
-  const b = Buffer.alloc(storeHost.length + 8);
-  storeHost.copy(b, 0);
-  writeI64(b, commitLogOffset, storeHost.length);
-  return b.toString('hex').toUpperCase();
+  let prefix = hexPrefixCache.get(storeHost);
+  if (prefix === undefined) {
+    prefix = storeHost.toString('hex').toUpperCase();
+    hexPrefixCache.set(storeHost, prefix);
+  }
+  if (commitLogOffset >= 0 && Number.isSafeInteger(commitLogOffset)) {
+    return prefix + commitLogOffset.toString(16).toUpperCase().padStart(16, '0');
+  }
+  const b = Buffer.alloc(8);
+  writeI64(b, commitLogOffset, 0);
+  return prefix + b.toString('hex').toUpperCase();
 }
 
 /** Host bytes (address + i32 port) as stored in a record. */
@@ -123,6 +138,60 @@ export function socketAddressBytes(addr: HostAddress): Buffer {
   a.copy(b, 0);
   b.writeInt32BE(addr.port, a.length);
   return b;
+}
+
+const socketAddressCache = new Map<string, Map<number, Buffer>>();
+
+/**
+ * socketAddressBytes through a small cache (the append path sees few distinct hosts). The returned buffer is
+ * shared: callers must not modify it.
+ */
+export function cachedSocketAddressBytes(addr: HostAddress): Buffer {
+  let ports = socketAddressCache.get(addr.host);
+  if (ports === undefined) {
+    if (socketAddressCache.size >= 1024) socketAddressCache.clear();
+    ports = new Map();
+    socketAddressCache.set(addr.host, ports);
+  }
+  let b = ports.get(addr.port);
+  if (b === undefined) {
+    if (ports.size >= 4096) ports.clear();
+    b = socketAddressBytes(addr);
+    ports.set(addr.port, b);
+  }
+  return b;
+}
+
+/** The properties dispatch needs, found in one scan of the properties string. */
+export interface DispatchProperties {
+  tags: string | undefined;
+  keys: string | undefined;
+  uniqKey: string | undefined;
+  delayLevel: string | undefined;
+}
+
+/**
+ * One pass over `name \u0001 value \u0002 ...` picking TAGS, KEYS, UNIQ_KEY and DELAY (first occurrence of each,
+ * as findProperty returns it).
+ */
+export function scanDispatchProperties(s: string): DispatchProperties {
+  const out: DispatchProperties = { tags: undefined, keys: undefined, uniqKey: undefined, delayLevel: undefined };
+  const len = s.length;
+  let start = 0;
+  while (start < len) {
+    let end = s.indexOf('\u0002', start);
+    if (end < 0) end = len;
+    const sep = s.indexOf('\u0001', start);
+    if (sep >= 0 && sep < end) {
+      const nameLen = sep - start;
+      if (nameLen === TAGS.length && out.tags === undefined && s.startsWith(TAGS, start)) out.tags = s.substring(sep + 1, end);
+      else if (nameLen === KEYS.length && out.keys === undefined && s.startsWith(KEYS, start)) out.keys = s.substring(sep + 1, end);
+      else if (nameLen === UNIQ_KEY.length && out.uniqKey === undefined && s.startsWith(UNIQ_KEY, start)) out.uniqKey = s.substring(sep + 1, end);
+      else if (nameLen === DELAY.length && out.delayLevel === undefined && s.startsWith(DELAY, start)) out.delayLevel = s.substring(sep + 1, end);
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 /** What dispatch needs of one record (Java's DispatchRequest). */
