@@ -29,7 +29,6 @@ import type { MQConsumerInner, MQProducerInner } from './inner';
 import { MixAll, TopicValidator } from './mix-all';
 import { MQClientAPI, type MQClientAPIOptions } from './mq-client-api';
 import { topicRouteData2TopicPublishInfo, topicRouteData2TopicSubscribeInfo } from './route-convert';
-import type { TopicRouteData } from './route-types';
 
 /** Anything events can be emitted to (a producer's or consumer's InstrumentationEmitter). */
 export interface EventSink {
@@ -52,19 +51,6 @@ export interface FindBrokerResult {
 export interface MQClientInstanceOptions extends MQClientAPIOptions {
   /** Interval of the rebalance loop (Java rocketmq.client.rebalance.waitInterval), ms. */
   rebalanceIntervalMillis?: number;
-}
-
-/** The route body (brokerAddrs a Map) as the route-types shape topicRouteData2TopicPublishInfo takes. */
-export function toClientRoute(route: RouteBody): TopicRouteData {
-  return {
-    orderTopicConf: route.orderTopicConf,
-    queueDatas: route.queueDatas.map((q) => ({ ...q })),
-    brokerDatas: route.brokerDatas.map((b) => ({
-      cluster: b.cluster,
-      brokerName: b.brokerName,
-      brokerAddrs: Object.fromEntries([...b.brokerAddrs].map(([id, addr]) => [String(id), addr])),
-    })),
-  };
 }
 
 function routeSignature(route: RouteBody): string {
@@ -315,12 +301,12 @@ export class MQClientInstance {
 
     for (const bd of route.brokerDatas) this.#brokerAddrTable.set(bd.brokerName, new Map(bd.brokerAddrs));
     if (this.#producerTable.size > 0) {
-      const info = topicRouteData2TopicPublishInfo(topic, toClientRoute(route));
+      const info = topicRouteData2TopicPublishInfo(topic, route);
       info.haveTopicRouterInfo = true;
       for (const p of this.#producerTable.values()) p.updateTopicPublishInfo(topic, info);
     }
     if (this.#consumerTable.size > 0) {
-      const subscribeInfo: MessageQueue[] = topicRouteData2TopicSubscribeInfo(topic, toClientRoute(route));
+      const subscribeInfo: MessageQueue[] = topicRouteData2TopicSubscribeInfo(topic, route);
       for (const c of this.#consumerTable.values()) c.updateTopicSubscribeInfo(topic, subscribeInfo);
     }
     this.#topicRouteTable.set(topic, cloneRoute(route));

@@ -5,7 +5,7 @@
  * @see org.apache.rocketmq.client.impl.factory.MQClientInstance#topicRouteData2TopicSubscribeInfo
  */
 import { messageQueueKey, type MessageQueue } from '../../protocol/message/message-queue';
-import { isReadable, isWriteable, masterAddr, type TopicRouteData } from './route-types';
+import { isReadable, isWriteable, masterAddr, type RouteQueues as TopicRouteData } from './route-types';
 import { TopicPublishInfo } from './topic-publish-info';
 import type { ThreadLocalIndex } from './thread-local-index';
 

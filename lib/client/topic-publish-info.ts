@@ -6,7 +6,7 @@
  */
 import { MQClientError } from '../errors';
 import type { MessageQueue } from '../../protocol/message/message-queue';
-import { isWriteable, type TopicRouteData } from './route-types';
+import { isWriteable, type RouteQueues as TopicRouteData } from './route-types';
 import { ThreadLocalIndex, javaAbs } from './thread-local-index';
 
 export class TopicPublishInfo {

@@ -5,7 +5,7 @@ import { checkGroup, checkMessage, checkTopic } from '../../../../lib/client/val
 import { ClientConfig, DEFAULT_CLIENT_CONFIG, getLocalAddress } from '../../../../lib/client/client-config';
 import { topicRouteData2TopicPublishInfo, topicRouteData2TopicSubscribeInfo } from '../../../../lib/client/route-convert';
 import { MQClientError } from '../../../../lib/errors';
-import type { TopicRouteData } from '../../../../lib/client/route-types';
+import type { RouteQueues as TopicRouteData } from '../../../../lib/client/route-types';
 
 const NS = 'MQ_INST_XXX';
 
@@ -103,10 +103,10 @@ describe('lib/client building blocks', () => {
         { brokerName: 'e', readQueueNums: 1, writeQueueNums: 1, perm: 6, topicSysFlag: 0 }, // no BrokerData
       ],
       brokerDatas: [
-        { cluster: 'k', brokerName: 'a', brokerAddrs: { '0': 'h:1' } },
-        { cluster: 'k', brokerName: 'b', brokerAddrs: { '0': 'h:2' } },
-        { cluster: 'k', brokerName: 'c', brokerAddrs: { '0': 'h:3' } },
-        { cluster: 'k', brokerName: 'd', brokerAddrs: { '1': 'h:4' } },
+        { cluster: 'k', brokerName: 'a', brokerAddrs: new Map([[0, 'h:1']]) },
+        { cluster: 'k', brokerName: 'b', brokerAddrs: new Map([[0, 'h:2']]) },
+        { cluster: 'k', brokerName: 'c', brokerAddrs: new Map([[0, 'h:3']]) },
+        { cluster: 'k', brokerName: 'd', brokerAddrs: new Map([[1, 'h:4']]) },
       ],
     };
     const pub = topicRouteData2TopicPublishInfo('T', route);

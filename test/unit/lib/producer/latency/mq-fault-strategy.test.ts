@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MQFaultStrategy, LatencyFaultToleranceImpl, DEFAULT_MQ_FAULT_STRATEGY } from '../../../../../lib/producer/latency';
 import { ThreadLocalIndex } from '../../../../../lib/client/thread-local-index';
 import { topicRouteData2TopicPublishInfo } from '../../../../../lib/client/route-convert';
-import type { TopicRouteData } from '../../../../../lib/client/route-types';
+import type { RouteQueues as TopicRouteData } from '../../../../../lib/client/route-types';
 
 function route(): TopicRouteData {
   return {
@@ -11,8 +11,8 @@ function route(): TopicRouteData {
       { brokerName: 'broker-a', readQueueNums: 2, writeQueueNums: 2, perm: 6, topicSysFlag: 0 },
     ],
     brokerDatas: [
-      { cluster: 'c', brokerName: 'broker-a', brokerAddrs: { 0: '10.0.0.1:10911' } },
-      { cluster: 'c', brokerName: 'broker-b', brokerAddrs: { '0': '10.0.0.2:10911', '1': '10.0.0.3:10911' } },
+      { cluster: 'c', brokerName: 'broker-a', brokerAddrs: new Map([[0, '10.0.0.1:10911']]) },
+      { cluster: 'c', brokerName: 'broker-b', brokerAddrs: new Map([[0, '10.0.0.2:10911'], [1, '10.0.0.3:10911']]) },
     ],
   };
 }
