@@ -58,3 +58,10 @@ export class MessageStoreError extends RocketMQError {}
 
 /** Invalid configuration. */
 export class ConfigError extends RocketMQError {}
+
+/** The name server knows no route for the topic (response TOPIC_NOT_EXIST, 17). */
+export class TopicNotExistError extends MQClientError {
+  constructor(readonly topic: string, remark: string | null, options: RocketMQErrorOptions = {}) {
+    super(17, `No topic route info in name server for the topic: ${topic}${remark ? ` (${remark})` : ''}`, options);
+  }
+}

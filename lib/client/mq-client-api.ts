@@ -1,0 +1,397 @@
+/**
+ * MQClientAPI: one typed method per request the SDK makes, over one RemotingClient.
+ *
+ * - Name servers: a `;`-separated list (updateNameServerAddressList), or fetched over HTTP (fetchNameServerAddr).
+ *   Requests to "the name server" go to the chosen one while it stays usable; otherwise the next in the
+ *   (shuffled) list, starting at a random index, as Java's NettyRemotingClient.getAndCreateNameserverChannel:
+ *   a name server that refuses the connection is skipped for the next one within the same call; one that times
+ *   out or drops the request is dropped as the chosen one, so the next call moves on.
+ * - Every request carries `language` from ClientConfig ("JAVA" by default: a 4.9.x broker knows JAVA..RUST and
+ *   would fail on NODE_JS) and version 409 (MQVersion V4_9_8).
+ * - Sends use SEND_MESSAGE_V2 (310, short keys a..n) and SEND_BATCH_MESSAGE (320), as Java's default sendSmartMsg.
+ * - The consumer, offset and transaction family lives in mq-client-api-consumer.ts; these methods delegate to it.
+ *
+ * @see org.apache.rocketmq.client.impl.MQClientAPIImpl
+ */
+import { RequestCode } from '../../protocol/code/request-code';
+import { ResponseCode } from '../../protocol/code/response-code';
+import { type HeartbeatData, encodeHeartbeatData } from '../../protocol/body/heartbeat-data';
+import { type TopicRouteData as RouteBody, decodeTopicRouteData } from '../../protocol/body/topic-route-data';
+import { type CheckClientRequestBody, encodeCheckClientRequestBody } from '../../protocol/body/check-client-request-body';
+import type { SubscriptionData } from '../../protocol/body/heartbeat-data';
+import type { LockBatchRequestBody } from '../../protocol/body/lock-batch';
+import type { EndTransactionRequestHeader } from '../../protocol/header/end-transaction-request-header';
+import type { PullMessageRequestHeader } from '../../protocol/header/pull-message-request-header';
+import type { QueryConsumerOffsetRequestHeader } from '../../protocol/header/query-consumer-offset-request-header';
+import type { UpdateConsumerOffsetRequestHeader } from '../../protocol/header/update-consumer-offset-request-header';
+import { GetRouteInfoRequestHeader } from '../../protocol/header/get-route-info-request-header';
+import { UnregisterClientRequestHeader } from '../../protocol/header/unregister-client-request-header';
+import { MessageConst } from '../../protocol/message/message-const';
+import type { MessageExt } from '../../protocol/message/message';
+import type { MessageQueue } from '../../protocol/message/message-queue';
+import { type ExtFields, RemotingCommand } from '../../protocol/remoting-command';
+import {
+  MQBrokerError, MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError,
+} from '../errors';
+import { type Logger, componentLogger } from '../logger';
+import { RemotingClient, type RemotingClientOptions, type RPCHook, type RemotingProcessor } from '../transport';
+import type { ClientConfig } from './client-config';
+import * as consumerApi from './mq-client-api-consumer';
+import { MixAll } from './mix-all';
+import { withoutNamespace } from './namespace';
+import { ClientErrorCode, type SendResult, SendStatus } from './send-result';
+import { TopAddressing, getWSAddr } from './top-addressing';
+
+/** The fields of a SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request (SendMessageRequestHeader, Java names). */
+export interface SendMessageHeader {
+  producerGroup: string;
+  topic: string;
+  defaultTopic: string;
+  defaultTopicQueueNums: number;
+  queueId: number;
+  sysFlag: number;
+  bornTimestamp: number;
+  flag: number;
+  /** Already encoded (name \u0001 value \u0002 ...). */
+  properties: string;
+  reconsumeTimes: number;
+  unitMode: boolean;
+  maxReconsumeTimes?: number;
+  batch: boolean;
+}
+
+/** What a send needs besides its header. */
+export interface SendMessageTarget {
+  brokerAddr: string;
+  brokerName: string;
+  body: Buffer;
+  /** UNIQ_KEY of the message, or the ids of a batch joined by ",". */
+  uniqMsgId: string;
+  /** Topic as the user names it (without namespace), for the SendResult's queue. */
+  userTopic: string;
+}
+
+export interface MQClientAPIOptions {
+  remotingOptions?: Partial<RemotingClientOptions>;
+  rpcHook?: RPCHook;
+  logger?: Logger;
+  /** Called for every request that timed out (instrumentation). */
+  onRequestTimeout?: (addr: string, code: number, timeoutMillis: number) => void;
+  /** Called when the name server list changes. */
+  onNamesrvChanged?: (addrs: string) => void;
+  /** The HTTP endpoint for name server addresses (default: getWSAddr()). */
+  wsAddr?: string;
+}
+
+/** The invocation surface the per-family request modules use. */
+export interface RequestInvoker {
+  readonly language: string;
+  invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand>;
+  invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void>;
+}
+
+export class MQClientAPI implements RequestInvoker {
+  readonly remotingClient: RemotingClient;
+  readonly language: string;
+  readonly #logger: Logger;
+  readonly #clientConfig: ClientConfig;
+  readonly #options: MQClientAPIOptions;
+  readonly #topAddressing: TopAddressing;
+  #namesrvAddrList: string[] = [];
+  #namesrvAddrChoosed: string | null = null;
+  #namesrvIndex = Math.floor(Math.random() * 999);
+  #nameSrvAddr: string | null = null;
+
+  constructor(clientConfig: ClientConfig, options: MQClientAPIOptions = {}) {
+    this.#clientConfig = clientConfig;
+    this.#options = options;
+    this.#logger = componentLogger('mq-client-api', options.logger);
+    this.language = clientConfig.language;
+    this.remotingClient = new RemotingClient({ useTLS: clientConfig.useTLS, logger: options.logger, ...options.remotingOptions });
+    if (options.rpcHook) this.remotingClient.registerRPCHook(options.rpcHook);
+    this.remotingClient.on('close', (addr) => {
+      if (addr === this.#namesrvAddrChoosed) this.#namesrvAddrChoosed = null;
+    });
+    this.#topAddressing = new TopAddressing(options.wsAddr ?? getWSAddr(), clientConfig.unitName, this.#logger);
+  }
+
+  registerProcessor(code: number, processor: RemotingProcessor): void {
+    this.remotingClient.registerProcessor(code, processor);
+  }
+
+  // ---------------------------------------------------------------- name servers
+
+  getNameServerAddressList(): string[] {
+    return [...this.#namesrvAddrList];
+  }
+
+  /** The chosen name server, if any. */
+  get chosenNameServer(): string | null {
+    return this.#namesrvAddrChoosed;
+  }
+
+  /** Replaces the name server list with a `;`-separated one (shuffled, as Java; the chosen one kept if still listed). */
+  updateNameServerAddressList(addrs: string): void {
+    const list = addrs.split(';').map((s) => s.trim()).filter((s) => s.length > 0);
+    if (list.length === 0) return;
+    const same = list.length === this.#namesrvAddrList.length && list.every((a) => this.#namesrvAddrList.includes(a));
+    if (same) return;
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [list[i], list[j]] = [list[j], list[i]];
+    }
+    this.#namesrvAddrList = list;
+    if (this.#namesrvAddrChoosed && !list.includes(this.#namesrvAddrChoosed)) this.#namesrvAddrChoosed = null;
+    this.#logger.info({ namesrvAddr: addrs }, 'name server address list updated');
+    this.#options.onNamesrvChanged?.(addrs);
+  }
+
+  /** Fetches the list over HTTP and applies it when it changed; returns the current list string. */
+  async fetchNameServerAddr(): Promise<string | null> {
+    try {
+      const addrs = await this.#topAddressing.fetchNSAddr();
+      if (addrs && addrs.trim().length > 0 && addrs !== this.#nameSrvAddr) {
+        this.#logger.info({ old: this.#nameSrvAddr, new: addrs }, 'name server address changed');
+        this.updateNameServerAddressList(addrs);
+        this.#nameSrvAddr = addrs;
+      }
+    } catch (err) {
+      this.#logger.error({ err }, 'fetchNameServerAddr exception');
+    }
+    return this.#nameSrvAddr;
+  }
+
+  /** The name servers in the order to try them: the chosen one first, else round-robin from the next index. */
+  #nameServerCandidates(): string[] {
+    const list = this.#namesrvAddrList;
+    if (list.length === 0) {
+      throw new MQClientError(ClientErrorCode.NO_NAME_SERVER_EXCEPTION, 'No name server address, please set it', { retriable: false });
+    }
+    const chosen = this.#namesrvAddrChoosed;
+    if (chosen && list.includes(chosen)) return [chosen, ...list.filter((a) => a !== chosen)];
+    this.#namesrvIndex = (this.#namesrvIndex + 1) & 0x7fffffff;
+    const start = this.#namesrvIndex % list.length;
+    return [...list.slice(start), ...list.slice(0, start)];
+  }
+
+  /** Sends a request to a name server (see the class comment for the selection). */
+  async invokeNameServer(request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+    const begin = Date.now();
+    let lastError: unknown;
+    for (const addr of this.#nameServerCandidates()) {
+      const remaining = timeoutMillis - (Date.now() - begin);
+      if (remaining <= 0) break;
+      try {
+        const response = await this.invoke(addr, request, remaining);
+        if (this.#namesrvAddrChoosed !== addr) {
+          this.#logger.info({ namesrvAddr: addr }, 'name server chosen');
+          this.#namesrvAddrChoosed = addr;
+        }
+        return response;
+      } catch (err) {
+        if (this.#namesrvAddrChoosed === addr) this.#namesrvAddrChoosed = null;
+        if (err instanceof RemotingConnectError) {
+          this.#logger.warn({ namesrvAddr: addr }, 'name server unreachable, trying the next one');
+          lastError = err;
+          continue;
+        }
+        if (err instanceof RemotingSendRequestError) this.remotingClient.closeChannel(addr);
+        throw err;
+      }
+    }
+    throw lastError ?? new RemotingTimeoutError(this.#namesrvAddrList.join(';'), timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- raw invocation
+
+  async invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+    request.language = this.language;
+    try {
+      return await this.remotingClient.invoke(addr, request, timeoutMillis);
+    } catch (err) {
+      if (err instanceof RemotingTimeoutError) this.#options.onRequestTimeout?.(addr, request.code, timeoutMillis);
+      throw err;
+    }
+  }
+
+  async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void> {
+    request.language = this.language;
+    request.markOneway();
+    await this.remotingClient.invokeOneway(addr, request, timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- routes
+
+  /**
+   * The route of `topic`. TOPIC_NOT_EXIST becomes TopicNotExistError (logged as a warning when
+   * `allowTopicNotExist`); any other failure code an MQClientError with that code.
+   */
+  async getTopicRouteInfoFromNameServer(topic: string, timeoutMillis: number, allowTopicNotExist = true): Promise<RouteBody> {
+    const request = RemotingCommand.createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, GetRouteInfoRequestHeader.encode({ topic }));
+    const response = await this.invokeNameServer(request, timeoutMillis);
+    if (response.code === ResponseCode.SUCCESS && response.body && response.body.length > 0) {
+      return decodeTopicRouteData(response.body);
+    }
+    if (response.code === ResponseCode.TOPIC_NOT_EXIST) {
+      if (allowTopicNotExist) this.#logger.warn({ topic }, 'get Topic [{}] RouteInfoFromNameServer is not exist value');
+      throw new TopicNotExistError(topic, response.remark);
+    }
+    throw new MQClientError(response.code, response.remark ?? `get route of ${topic} failed`);
+  }
+
+  /** The route of the auto-create topic (TBW102); its absence is expected and not logged. */
+  getDefaultTopicRouteInfoFromNameServer(topic: string, timeoutMillis: number): Promise<RouteBody> {
+    return this.getTopicRouteInfoFromNameServer(topic, timeoutMillis, false);
+  }
+
+  // ---------------------------------------------------------------- producer
+
+  /** Builds the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request (the V2 short keys, written directly). */
+  buildSendRequest(header: SendMessageHeader, brokerName: string, body: Buffer): RemotingCommand {
+    const ext: ExtFields = {
+      a: header.producerGroup,
+      b: header.topic,
+      c: header.defaultTopic,
+      d: String(header.defaultTopicQueueNums),
+      e: String(header.queueId),
+      f: String(header.sysFlag),
+      g: String(header.bornTimestamp),
+      h: String(header.flag),
+      i: header.properties,
+      j: String(header.reconsumeTimes),
+      k: header.unitMode ? 'true' : 'false',
+      m: header.batch ? 'true' : 'false',
+      n: brokerName,
+    };
+    if (header.maxReconsumeTimes !== undefined) ext.l = String(header.maxReconsumeTimes);
+    return RemotingCommand.createRequest(header.batch ? RequestCode.SEND_BATCH_MESSAGE : RequestCode.SEND_MESSAGE_V2, ext, body);
+  }
+
+  /** A synchronous (or Promise-based asynchronous) send: resolves with the SendResult or rejects. */
+  async sendMessage(target: SendMessageTarget, header: SendMessageHeader, timeoutMillis: number): Promise<SendResult> {
+    const request = this.buildSendRequest(header, target.brokerName, target.body);
+    const response = await this.invoke(target.brokerAddr, request, timeoutMillis);
+    return this.processSendResponse(target, response);
+  }
+
+  /** A oneway send: resolves once written. */
+  sendMessageOneway(target: SendMessageTarget, header: SendMessageHeader, timeoutMillis: number): Promise<void> {
+    const request = this.buildSendRequest(header, target.brokerName, target.body);
+    return this.invokeOneway(target.brokerAddr, request, timeoutMillis);
+  }
+
+  /** A send response to a SendResult; a failure code is an MQBrokerError. */
+  processSendResponse(target: SendMessageTarget, response: RemotingCommand): SendResult {
+    let sendStatus: SendStatus;
+    switch (response.code) {
+      case ResponseCode.FLUSH_DISK_TIMEOUT: sendStatus = SendStatus.FLUSH_DISK_TIMEOUT; break;
+      case ResponseCode.FLUSH_SLAVE_TIMEOUT: sendStatus = SendStatus.FLUSH_SLAVE_TIMEOUT; break;
+      case ResponseCode.SLAVE_NOT_AVAILABLE: sendStatus = SendStatus.SLAVE_NOT_AVAILABLE; break;
+      case ResponseCode.SUCCESS: sendStatus = SendStatus.SEND_OK; break;
+      default: throw new MQBrokerError(response.code, response.remark, target.brokerAddr);
+    }
+    const ext = response.extFields ?? {};
+    const queueId = Number(ext.queueId);
+    const queueOffset = Number(ext.queueOffset);
+    if (ext.msgId === undefined || !Number.isFinite(queueId) || !Number.isFinite(queueOffset)) {
+      throw new MQBrokerError(response.code, 'send response without msgId/queueId/queueOffset', target.brokerAddr);
+    }
+    const regionId = ext[MessageConst.PROPERTY_MSG_REGION];
+    const result: SendResult = {
+      sendStatus,
+      msgId: target.uniqMsgId,
+      offsetMsgId: ext.msgId,
+      messageQueue: { topic: target.userTopic, brokerName: target.brokerName, queueId },
+      queueOffset,
+      regionId: regionId ? regionId : MixAll.DEFAULT_TRACE_REGION_ID,
+      traceOn: ext[MessageConst.PROPERTY_TRACE_SWITCH] !== 'false',
+    };
+    if (ext.transactionId !== undefined) result.transactionId = ext.transactionId;
+    return result;
+  }
+
+  // ---------------------------------------------------------------- heartbeat and registration
+
+  /** HEART_BEAT to one broker; resolves with the broker's version (the response header's version). */
+  async sendHeartbeat(addr: string, heartbeatData: HeartbeatData, timeoutMillis: number): Promise<number> {
+    const request = RemotingCommand.createRequest(RequestCode.HEART_BEAT, null, encodeHeartbeatData(heartbeatData));
+    const response = await this.invoke(addr, request, timeoutMillis);
+    if (response.code === ResponseCode.SUCCESS) return response.version;
+    throw new MQBrokerError(response.code, response.remark, addr);
+  }
+
+  /** UNREGISTER_CLIENT for one group of this client. */
+  async unregisterClient(addr: string, clientID: string, producerGroup: string | undefined, consumerGroup: string | undefined, timeoutMillis: number): Promise<void> {
+    const ext = UnregisterClientRequestHeader.encode({ clientID, producerGroup, consumerGroup });
+    const response = await this.invoke(addr, RemotingCommand.createRequest(RequestCode.UNREGISTER_CLIENT, ext), timeoutMillis);
+    if (response.code !== ResponseCode.SUCCESS) throw new MQBrokerError(response.code, response.remark, addr);
+  }
+
+  /** CHECK_CLIENT_CONFIG: whether the broker accepts this subscription (SQL92 support...). */
+  async checkClientInBroker(addr: string, group: string, clientId: string, subscriptionData: SubscriptionData, timeoutMillis: number): Promise<void> {
+    const body: CheckClientRequestBody = { clientId, group, subscriptionData };
+    const request = RemotingCommand.createRequest(RequestCode.CHECK_CLIENT_CONFIG, null, encodeCheckClientRequestBody(body));
+    const response = await this.invoke(addr, request, timeoutMillis);
+    if (response.code !== ResponseCode.SUCCESS) throw new MQClientError(response.code, response.remark ?? 'check client in broker failed');
+  }
+
+  // ---------------------------------------------------------------- consumer family (mq-client-api-consumer.ts)
+
+  pullMessage(addr: string, header: PullMessageRequestHeader, timeoutMillis: number): Promise<consumerApi.PullResultRaw> {
+    return consumerApi.pullMessage(this, addr, header, timeoutMillis);
+  }
+
+  queryConsumerOffset(addr: string, header: QueryConsumerOffsetRequestHeader, timeoutMillis: number): Promise<number> {
+    return consumerApi.queryConsumerOffset(this, addr, header, timeoutMillis);
+  }
+
+  updateConsumerOffset(addr: string, header: UpdateConsumerOffsetRequestHeader, timeoutMillis: number): Promise<void> {
+    return consumerApi.updateConsumerOffset(this, addr, header, timeoutMillis);
+  }
+
+  updateConsumerOffsetOneway(addr: string, header: UpdateConsumerOffsetRequestHeader, timeoutMillis: number): Promise<void> {
+    return consumerApi.updateConsumerOffsetOneway(this, addr, header, timeoutMillis);
+  }
+
+  getConsumerIdListByGroup(addr: string, consumerGroup: string, timeoutMillis: number): Promise<string[]> {
+    return consumerApi.getConsumerIdListByGroup(this, addr, consumerGroup, timeoutMillis);
+  }
+
+  consumerSendMessageBack(addr: string, msg: MessageExt, consumerGroup: string, delayLevel: number, timeoutMillis: number, maxConsumeRetryTimes: number): Promise<void> {
+    return consumerApi.consumerSendMessageBack(this, addr, msg, consumerGroup, delayLevel, timeoutMillis, maxConsumeRetryTimes);
+  }
+
+  lockBatchMQ(addr: string, body: LockBatchRequestBody, timeoutMillis: number): Promise<MessageQueue[]> {
+    return consumerApi.lockBatchMQ(this, addr, body, timeoutMillis);
+  }
+
+  unlockBatchMQ(addr: string, body: LockBatchRequestBody, timeoutMillis: number, oneway: boolean): Promise<void> {
+    return consumerApi.unlockBatchMQ(this, addr, body, timeoutMillis, oneway);
+  }
+
+  getMaxOffset(addr: string, topic: string, queueId: number, timeoutMillis: number): Promise<number> {
+    return consumerApi.getMaxOffset(this, addr, topic, queueId, timeoutMillis);
+  }
+
+  getMinOffset(addr: string, topic: string, queueId: number, timeoutMillis: number): Promise<number> {
+    return consumerApi.getMinOffset(this, addr, topic, queueId, timeoutMillis);
+  }
+
+  searchOffset(addr: string, topic: string, queueId: number, timestamp: number, timeoutMillis: number): Promise<number> {
+    return consumerApi.searchOffset(this, addr, topic, queueId, timestamp, timeoutMillis);
+  }
+
+  endTransactionOneway(addr: string, header: EndTransactionRequestHeader, remark: string | null, timeoutMillis: number): Promise<void> {
+    return consumerApi.endTransactionOneway(this, addr, header, remark, timeoutMillis);
+  }
+
+  /** Closes every connection. */
+  async shutdown(): Promise<void> {
+    await this.remotingClient.shutdown();
+  }
+}
+
+/** The topic of a send result: the user's, without namespace (Java processSendResponse). */
+export function userTopic(topic: string, namespace: string | undefined): string {
+  return namespace ? withoutNamespace(topic, namespace) : topic;
+}
