@@ -4,3 +4,7 @@
  */
 export * from './errors';
 export { setRootLogger } from './logger';
+
+// ---- consumer (lib/consumer): DefaultMQPushConsumer, DefaultLitePullConsumer, listeners, offset stores ----
+export * from './consumer';
+// ---- end consumer ----

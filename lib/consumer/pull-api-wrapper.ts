@@ -8,13 +8,13 @@
  */
 import { ExpressionType } from '../../protocol/body/expression-type';
 import type { SubscriptionData } from '../../protocol/body/heartbeat-data';
-import { ResponseCode } from '../../protocol/code/response-code';
 import { MessageConst } from '../../protocol/message/message-const';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
-import { MQBrokerError, MQClientError } from '../errors';
-import type { ConsumerClient } from './consumer-client';
+import { MQClientError } from '../errors';
+import { PullStatus } from '../client/mq-client-api-consumer';
+import type { ConsumerClient, PullResultRaw } from './consumer-client';
 
 export const PullSysFlag = {
   FLAG_COMMIT_OFFSET: 0x1,
@@ -38,13 +38,7 @@ export function clearCommitOffsetFlag(sysFlag: number): number {
   return sysFlag & ~PullSysFlag.FLAG_COMMIT_OFFSET;
 }
 
-export const PullStatus = {
-  FOUND: 'FOUND',
-  NO_NEW_MSG: 'NO_NEW_MSG',
-  NO_MATCHED_MSG: 'NO_MATCHED_MSG',
-  OFFSET_ILLEGAL: 'OFFSET_ILLEGAL',
-} as const;
-export type PullStatus = (typeof PullStatus)[keyof typeof PullStatus];
+export { PullStatus };
 
 export interface PullResult {
   pullStatus: PullStatus;
@@ -83,8 +77,8 @@ export class PullAPIWrapper {
     this.#pullFromWhichNodeTable.set(messageQueueKey(mq), brokerId);
   }
 
-  /** Sends the pull and maps the response code to a status; the records are left undecoded in `body`. */
-  async pullKernelImpl(a: PullKernelArgs): Promise<{ result: PullResult; body: Buffer | null; suggestWhichBrokerId: number }> {
+  /** Sends the pull to the master or the suggested broker; the records are left undecoded. */
+  async pullKernelImpl(a: PullKernelArgs): Promise<PullResultRaw> {
     let found = this.client.findBrokerAddressInSubscribe(a.mq.brokerName, this.recalculatePullFromWhichNode(a.mq), false);
     if (!found) {
       await this.client.updateTopicRouteInfoFromNameServer(a.mq.topic);
@@ -92,7 +86,7 @@ export class PullAPIWrapper {
     }
     if (!found) throw new MQClientError(-1, `The broker[${a.mq.brokerName}] not exist`);
     const sysFlag = found.slave ? clearCommitOffsetFlag(a.sysFlag) : a.sysFlag;
-    const resp = await this.client.api.pullMessage(found.brokerAddr, {
+    return this.client.api.pullMessage(found.brokerAddr, {
       consumerGroup: this.consumerGroup,
       topic: a.mq.topic,
       queueId: a.mq.queueId,
@@ -106,21 +100,6 @@ export class PullAPIWrapper {
       expressionType: a.expressionType,
       bname: a.mq.brokerName,
     }, a.timeoutMillis);
-    let pullStatus: PullStatus;
-    switch (resp.code) {
-      case ResponseCode.SUCCESS: pullStatus = PullStatus.FOUND; break;
-      case ResponseCode.PULL_NOT_FOUND: pullStatus = PullStatus.NO_NEW_MSG; break;
-      case ResponseCode.PULL_RETRY_IMMEDIATELY: pullStatus = PullStatus.NO_MATCHED_MSG; break;
-      case ResponseCode.PULL_OFFSET_MOVED: pullStatus = PullStatus.OFFSET_ILLEGAL; break;
-      default: throw new MQBrokerError(resp.code, resp.remark ?? null, found.brokerAddr);
-    }
-    const h = resp.header;
-    if (!h) throw new MQBrokerError(resp.code, 'pull response without header', found.brokerAddr);
-    return {
-      result: { pullStatus, nextBeginOffset: h.nextBeginOffset, minOffset: h.minOffset, maxOffset: h.maxOffset, msgFoundList: [] },
-      body: resp.body ?? null,
-      suggestWhichBrokerId: h.suggestWhichBrokerId,
-    };
   }
 
   /**
@@ -128,11 +107,14 @@ export class PullAPIWrapper {
    * is not subscribed (the broker filters by tag hash only), sets MIN_OFFSET / MAX_OFFSET, brokerName and the
    * transaction id of prepared messages.
    */
-  processPullResult(mq: MessageQueue, raw: { result: PullResult; body: Buffer | null; suggestWhichBrokerId: number }, sd: SubscriptionData | undefined): PullResult {
+  processPullResult(mq: MessageQueue, raw: PullResultRaw, sd: SubscriptionData | undefined): PullResult {
     this.updatePullFromWhichNode(mq, raw.suggestWhichBrokerId);
-    const result = raw.result;
-    if (result.pullStatus !== PullStatus.FOUND || !raw.body || raw.body.length === 0) return result;
-    let msgs = decodeMessages(raw.body);
+    const result: PullResult = {
+      pullStatus: raw.pullStatus, nextBeginOffset: raw.nextBeginOffset, minOffset: raw.minOffset, maxOffset: raw.maxOffset, msgFoundList: [],
+    };
+    const body = raw.messageBinary;
+    if (result.pullStatus !== PullStatus.FOUND || !body || body.length === 0) return result;
+    let msgs = decodeMessages(body);
     if (sd && !sd.classFilterMode && sd.tagsSet.length > 0 && (sd.expressionType === undefined || sd.expressionType === ExpressionType.TAG)) {
       const tags = new Set(sd.tagsSet);
       msgs = msgs.filter((m) => {
