@@ -2,6 +2,8 @@
 /**
  * The `rocketmq-ts` command: start (name server + broker), namesrv, broker, admin, bench.
  */
+import { runNamesrv } from './namesrv';
+
 const USAGE = `usage: rocketmq-ts <command> [options]
 
 commands:
@@ -12,13 +14,15 @@ commands:
 `;
 
 async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
+  const [command, ...rest] = argv;
   switch (command) {
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command ? 0 : 1;
+    case 'namesrv':
+      return runNamesrv(rest);
     default:
       process.stderr.write(`rocketmq-ts: unknown command ${command}\n${USAGE}`);
       return 2;

@@ -1,0 +1,124 @@
+/**
+ * Store benchmark: appends of 1 KiB messages under ASYNC_FLUSH and SYNC_FLUSH next to a plain sequential write
+ * of the same bytes to the same disk, and read throughput of one queue (right after writing, and after reopening
+ * the store, when nothing is left in the store's own write segments; the OS page cache may still hold the data).
+ * Run: `node dist/bench/store.js`.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DefaultMessageStore } from '../lib/store/message-store';
+
+export interface StoreBenchRow {
+  scenario: string;
+  messages: number;
+  megabytes: number;
+  seconds: number;
+  mbPerSec: number;
+  msgPerSec: number;
+}
+
+const MSG_SIZE = 1024;
+
+function row(scenario: string, messages: number, bytes: number, ms: number): StoreBenchRow {
+  const seconds = ms / 1000;
+  return { scenario, messages, megabytes: bytes / 1048576, seconds, mbPerSec: bytes / 1048576 / seconds, msgPerSec: messages / seconds };
+}
+
+async function rawWrite(dir: string, bytes: number): Promise<StoreBenchRow> {
+  const fh = await fs.open(path.join(dir, 'raw.bin'), 'w');
+  const chunk = Buffer.alloc(4 * 1024 * 1024, 1);
+  const t0 = performance.now();
+  let pos = 0;
+  while (pos < bytes) {
+    const n = Math.min(chunk.length, bytes - pos);
+    await fh.write(chunk, 0, n, pos);
+    pos += n;
+  }
+  const ms = performance.now() - t0;
+  await fh.close();
+  await fs.rm(path.join(dir, 'raw.bin'));
+  return row('plain sequential write (no fsync)', Math.floor(bytes / MSG_SIZE), bytes, ms);
+}
+
+async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number): Promise<{ row: StoreBenchRow; store: DefaultMessageStore }> {
+  const store = new DefaultMessageStore({ storePathRootDir: dir, flushDiskType: flush, mappedFileSizeCommitLog: 256 * 1024 * 1024, maxHashSlotNum: 100000, maxIndexNum: 400000, messageIndexEnable: false });
+  await store.start();
+  const body = Buffer.alloc(MSG_SIZE - 150, 7); // ~1 KiB per stored record with header, topic and properties
+  let next = 0;
+  let bytes = 0;
+  const t0 = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      const r = await store.putMessage({
+        topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
+        bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
+      });
+      bytes += r.appendMessageResult?.wroteBytes ?? 0;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const ms = performance.now() - t0;
+  return { row: row(`store append ${flush}`, count, bytes, ms), store };
+}
+
+async function readQueue(store: DefaultMessageStore, label: string): Promise<StoreBenchRow> {
+  const t0 = performance.now();
+  let n = 0;
+  let bytes = 0;
+  for (let q = 0; q < 4; q++) {
+    let off = 0;
+    for (;;) {
+      const r = await store.getMessage('G', 'BenchTopic', q, off, 32);
+      if (r.messages.length === 0) break;
+      n += r.messages.length;
+      bytes += r.bufferTotalSize;
+      off = r.nextBeginOffset;
+    }
+  }
+  return row(label, n, bytes, performance.now() - t0);
+}
+
+export async function runStoreBench(opts: { asyncMessages?: number; syncMessages?: number } = {}): Promise<StoreBenchRow[]> {
+  const asyncCount = opts.asyncMessages ?? 200_000;
+  const syncCount = opts.syncMessages ?? 50_000;
+  const rows: StoreBenchRow[] = [];
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), 'rmq-bench-store-'));
+  try {
+    const a = await appendRun(path.join(base, 'async'), 'ASYNC_FLUSH', asyncCount, 512);
+    rows.push(await rawWrite(base, a.row.megabytes * 1048576));
+    rows.push(a.row);
+    rows.push(await readQueue(a.store, 'read queue (just written)'));
+    await a.store.shutdown();
+    const reopened = new DefaultMessageStore({ storePathRootDir: path.join(base, 'async'), mappedFileSizeCommitLog: 256 * 1024 * 1024, messageIndexEnable: false });
+    await reopened.start();
+    rows.push(await readQueue(reopened, 'read queue (reopened store)'));
+    rows.push(await readQueue(reopened, 'read queue (warm, second pass)'));
+    await reopened.shutdown();
+    const s = await appendRun(path.join(base, 'sync'), 'SYNC_FLUSH', syncCount, 512);
+    rows.push(s.row);
+    await s.store.shutdown();
+  } finally {
+    await fs.rm(base, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export function printStoreBench(rows: StoreBenchRow[]): void {
+  const pad = (s: string, n: number) => s.padEnd(n);
+  console.log(pad('scenario', 36) + pad('messages', 10) + pad('MB', 10) + pad('MB/s', 10) + 'msg/s');
+  for (const r of rows) {
+    console.log(pad(r.scenario, 36) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) + Math.round(r.msgPerSec));
+  }
+  const raw = rows.find((r) => r.scenario.startsWith('plain'));
+  const async = rows.find((r) => r.scenario.includes('ASYNC'));
+  if (raw && async) console.log(`ASYNC append / plain write: ${((async.mbPerSec / raw.mbPerSec) * 100).toFixed(0)} %`);
+}
+
+if (require.main === module) {
+  runStoreBench().then(printStoreBench).catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}

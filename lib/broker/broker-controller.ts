@@ -1,0 +1,262 @@
+/**
+ * The broker: configuration, the store, the managers, the processor table, long polling, name-server registration.
+ *
+ * @see org.apache.rocketmq.broker.BrokerController
+ */
+import { type BrokerConfig, localAddress, resolveBrokerConfig } from './broker-config';
+import type { BrokerService, ScheduleMessageServiceHook } from './broker-hooks';
+import type { BrokerProcessor } from './processor/broker-processor';
+import { TopicConfigManager } from './topic/topic-config-manager';
+import { SubscriptionGroupManager } from './subscription/subscription-group-manager';
+import { ConsumerOffsetManager } from './offset/consumer-offset-manager';
+import { ProducerManager } from './client-manager/producer-manager';
+import { ConsumerGroupEvent, ConsumerManager } from './client-manager/consumer-manager';
+import { Broker2Client } from './client-manager/broker2-client';
+import { PullRequestHoldService } from './longpolling/pull-request-hold-service';
+import { BrokerOuterAPI } from './out/broker-outer-api';
+import { SendMessageProcessor } from './processor/send-message-processor';
+import { PullMessageProcessor } from './processor/pull-message-processor';
+import { ClientManageProcessor } from './processor/client-manage-processor';
+import { ConsumerManageProcessor } from './processor/consumer-manage-processor';
+import { QueueOffsetProcessor } from './processor/queue-offset-processor';
+import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
+import { DefaultMessageStore } from '../store/message-store';
+import { type Logger, componentLogger } from '../logger';
+import { Lifecycle } from '../util/lifecycle';
+import { ServiceLoop } from '../util/service-loop';
+import { RemotingServer, type RemotingServerOptions } from '../transport/remoting-server';
+import type { Channel } from '../transport/connection';
+import { ConfigError } from '../errors';
+
+export interface BrokerControllerOptions {
+  brokerConfig?: Partial<BrokerConfig>;
+  messageStoreConfig?: Partial<MessageStoreConfig>;
+  remotingServerConfig?: Partial<RemotingServerOptions>;
+  logger?: Logger;
+}
+
+export class BrokerController {
+  readonly brokerConfig: BrokerConfig;
+  readonly messageStoreConfig: MessageStoreConfig;
+  readonly logger: Logger;
+  readonly remotingServer: RemotingServer;
+  readonly topicConfigManager: TopicConfigManager;
+  readonly subscriptionGroupManager: SubscriptionGroupManager;
+  readonly consumerOffsetManager: ConsumerOffsetManager;
+  readonly producerManager: ProducerManager;
+  readonly consumerManager: ConsumerManager;
+  readonly broker2Client: Broker2Client;
+  readonly pullRequestHoldService: PullRequestHoldService;
+  readonly brokerOuterAPI: BrokerOuterAPI;
+  readonly messageStore: DefaultMessageStore;
+  /** Delay levels; set by lib/broker/schedule when present. */
+  scheduleMessageService: ScheduleMessageServiceHook | null = null;
+  /** Orderly-consumption locks (LOCK_BATCH_MQ); set by lib/broker when present. */
+  rebalanceLockManager: unknown = null;
+  /** More services started after the store and stopped before it (transactions, ...). */
+  readonly services: BrokerService[] = [];
+  /** The processors by request code (filled by registerProcessors()). */
+  readonly processors = new Map<number, BrokerProcessor>();
+  readonly pullMessageProcessor: PullMessageProcessor;
+  readonly sendMessageProcessor: SendMessageProcessor;
+  /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
+  readonly #lifecycle: Lifecycle;
+  readonly #loops: ServiceLoop[] = [];
+  #listenPort = 0;
+  #registeredOnce = false;
+  #removeArrivingListener: (() => void) | null = null;
+
+  constructor(options: BrokerControllerOptions = {}) {
+    this.brokerConfig = resolveBrokerConfig(options.brokerConfig);
+    if (!this.brokerConfig.brokerIP1) this.brokerConfig.brokerIP1 = localAddress();
+    const storeRoot = options.messageStoreConfig?.storePathRootDir ?? options.brokerConfig?.storePathRootDir ?? this.brokerConfig.storePathRootDir;
+    this.brokerConfig.storePathRootDir = storeRoot;
+    this.messageStoreConfig = resolveMessageStoreConfig({ ...options.messageStoreConfig, storePathRootDir: storeRoot });
+    this.logger = componentLogger('broker', options.logger).child({ brokerName: this.brokerConfig.brokerName });
+    const bc = this.brokerConfig;
+    this.remotingServer = new RemotingServer({
+      listenPort: bc.listenPort,
+      ...options.remotingServerConfig,
+      logger: this.logger,
+    });
+    this.topicConfigManager = new TopicConfigManager(bc, this.logger.child({ component: 'topic-config-manager' }));
+    this.topicConfigManager.onTopicCreated = () => {
+      void this.registerBrokerAll(true, false, true);
+    };
+    this.subscriptionGroupManager = new SubscriptionGroupManager(bc, this.logger.child({ component: 'subscription-group-manager' }));
+    this.consumerOffsetManager = new ConsumerOffsetManager(bc, this.logger.child({ component: 'consumer-offset-manager' }));
+    this.producerManager = new ProducerManager(this.logger.child({ component: 'producer-manager' }), bc.channelExpiredTimeout);
+    this.broker2Client = new Broker2Client(() => this.remotingServer, this.logger.child({ component: 'broker2client' }));
+    this.consumerManager = new ConsumerManager(
+      this.logger.child({ component: 'consumer-manager' }),
+      (event, group, args) => {
+        if (event === ConsumerGroupEvent.CHANGE && this.brokerConfig.notifyConsumerIdsChangedEnable) {
+          for (const channel of args.channels ?? []) this.broker2Client.notifyConsumerIdsChanged(channel, group);
+        }
+      },
+      bc.channelExpiredTimeout,
+    );
+    this.messageStore = new DefaultMessageStore(this.messageStoreConfig, {
+      storeHost: { host: bc.brokerIP1, port: bc.listenPort },
+      logger: this.logger,
+    });
+    this.pullMessageProcessor = new PullMessageProcessor(this);
+    this.sendMessageProcessor = new SendMessageProcessor(this);
+    this.pullRequestHoldService = new PullRequestHoldService({
+      longPollingEnable: bc.longPollingEnable,
+      shortPollingTimeMills: bc.shortPollingTimeMills,
+      getMaxOffset: (topic, queueId) => this.messageStore.getMaxOffsetInQueue(topic, queueId),
+      wakeup: (request, ctx) => this.pullMessageProcessor.executeRequestWhenWakeup(request, ctx),
+      logger: this.logger.child({ component: 'pull-request-hold-service' }),
+    });
+    this.brokerOuterAPI = new BrokerOuterAPI(this.logger.child({ component: 'broker-outer-api' }));
+    this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
+  }
+
+  /** "ip:port" that clients and name servers use for this broker. */
+  get brokerAddr(): string {
+    return `${this.brokerConfig.brokerIP1}:${this.listenPort}`;
+  }
+
+  /** The bound port (the configured one until started). */
+  get listenPort(): number {
+    return this.#listenPort || this.remotingServer.options.listenPort;
+  }
+
+  get storeHost(): { address: string; port: number } {
+    return { address: this.brokerConfig.brokerIP1, port: this.listenPort };
+  }
+
+  get isRunning(): boolean {
+    return this.#lifecycle.isRunning;
+  }
+
+  /** Registers every processor for its codes (Java registerProcessor). */
+  registerProcessors(extra: BrokerProcessor[] = []): void {
+    const all: BrokerProcessor[] = [
+      this.sendMessageProcessor,
+      this.pullMessageProcessor,
+      new ClientManageProcessor(this),
+      new ConsumerManageProcessor(this),
+      new QueueOffsetProcessor(this),
+      ...extra,
+    ];
+    for (const p of all) {
+      for (const code of p.requestCodes) {
+        this.processors.set(code, p);
+        this.remotingServer.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
+      }
+    }
+  }
+
+  /** Loads config files and the store (Java initialize()). */
+  async initialize(): Promise<boolean> {
+    let ok = await this.topicConfigManager.load();
+    ok = (await this.consumerOffsetManager.load()) && ok;
+    ok = (await this.subscriptionGroupManager.load()) && ok;
+    if (this.scheduleMessageService?.load) ok = (await this.scheduleMessageService.load()) && ok;
+    ok = (await this.messageStore.load()) && ok;
+    return ok;
+  }
+
+  start(): Promise<void> {
+    return this.#lifecycle.start();
+  }
+
+  shutdown(): Promise<void> {
+    return this.#lifecycle.shutdown();
+  }
+
+  async #start(): Promise<void> {
+    if (!(await this.initialize())) throw new ConfigError('broker initialize failed (corrupt config or store)');
+    this.registerProcessors();
+    // The store reports the queue's new max offset (consume-queue offset + 1), as Java's NotifyMessageArrivingListener.
+    this.#removeArrivingListener = this.messageStore.onMessageArriving((topic, queueId, maxOffset, tagsCode, _storeTimestamp, properties) => {
+      this.pullRequestHoldService.notifyMessageArriving(topic, queueId, maxOffset, tagsCode, properties ?? null);
+    });
+    await this.messageStore.start();
+    this.remotingServer.on('close', (addr, channel) => this.#onChannelGone(addr, channel));
+    this.remotingServer.on('idle', (addr, channel) => this.#onChannelGone(addr, channel));
+    this.remotingServer.on('exception', (addr, channel) => this.#onChannelGone(addr, channel));
+    this.#listenPort = await this.remotingServer.listen();
+    this.brokerOuterAPI.updateNameServerAddressList(this.brokerConfig.namesrvAddr);
+    this.pullRequestHoldService.start();
+    if (this.scheduleMessageService) await this.scheduleMessageService.start();
+    for (const s of this.services) await s.start();
+    const loop = (name: string, intervalMillis: number, task: () => Promise<void> | void, initialDelayMillis?: number) => {
+      const l = new ServiceLoop({ name, intervalMillis, initialDelayMillis, logger: this.logger }, task);
+      this.#loops.push(l);
+      l.start();
+    };
+    loop('ClientHousekeepingService', 10000, () => {
+      this.producerManager.scanNotActiveChannel();
+      this.consumerManager.scanNotActiveChannel();
+    });
+    loop('PersistConsumerOffset', this.brokerConfig.flushConsumerOffsetInterval, () => this.consumerOffsetManager.persist());
+    await this.registerBrokerAll(true, false, true);
+    loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => this.registerBrokerAll(true, false, this.brokerConfig.forceRegister));
+    this.logger.info({ brokerAddr: this.brokerAddr, cluster: this.brokerConfig.brokerClusterName }, 'broker started');
+  }
+
+  #onChannelGone(remoteAddr: string, channel: Channel): void {
+    this.producerManager.doChannelCloseEvent(remoteAddr, channel);
+    this.consumerManager.doChannelCloseEvent(remoteAddr, channel);
+  }
+
+  async #shutdown(): Promise<void> {
+    for (const l of this.#loops.splice(0)) await l.stop();
+    await this.pullRequestHoldService.shutdown();
+    if (this.#registeredOnce) {
+      await this.brokerOuterAPI.unregisterBrokerAll(
+        this.brokerConfig.brokerClusterName, this.brokerAddr, this.brokerConfig.brokerName, this.brokerConfig.brokerId,
+      );
+    }
+    await this.brokerOuterAPI.shutdown();
+    await this.remotingServer.shutdown();
+    for (const s of [...this.services].reverse()) await s.shutdown();
+    if (this.scheduleMessageService) {
+      await this.scheduleMessageService.shutdown();
+      await this.scheduleMessageService.persist?.();
+    }
+    await this.consumerOffsetManager.persistNow();
+    await this.topicConfigManager.persistNow();
+    await this.subscriptionGroupManager.persistNow();
+    this.#removeArrivingListener?.();
+    this.#removeArrivingListener = null;
+    await this.messageStore.shutdown();
+    this.logger.info({ brokerAddr: this.brokerAddr }, 'broker shut down');
+  }
+
+  /**
+   * REGISTER_BROKER to every name server with the topic configs and data version (Java registerBrokerAll;
+   * `checkOrderConfig` and `oneway` are accepted for parity).
+   */
+  async registerBrokerAll(_checkOrderConfig: boolean, _oneway: boolean, _forceRegister: boolean): Promise<void> {
+    const bc = this.brokerConfig;
+    const wrapper = this.topicConfigManager.buildTopicConfigSerializeWrapper();
+    if (!isWriteablePerm(bc.brokerPermission) || !isReadablePerm(bc.brokerPermission)) {
+      for (const [name, tc] of wrapper.topicConfigTable) {
+        wrapper.topicConfigTable.set(name, { ...tc, perm: tc.perm & bc.brokerPermission });
+      }
+    }
+    const results = await this.brokerOuterAPI.registerBrokerAll({
+      clusterName: bc.brokerClusterName,
+      brokerAddr: this.brokerAddr,
+      brokerName: bc.brokerName,
+      brokerId: bc.brokerId,
+      haServerAddr: `${bc.brokerIP2 || bc.brokerIP1}:${this.listenPort + 1}`,
+      topicConfigWrapper: wrapper,
+      filterServerList: [],
+      timeoutMills: bc.registerBrokerTimeoutMills,
+      compressed: bc.compressedRegister,
+    });
+    if (results.length > 0) this.#registeredOnce = true;
+  }
+}
+
+function isWriteablePerm(perm: number): boolean {
+  return (perm & 2) === 2;
+}
+function isReadablePerm(perm: number): boolean {
+  return (perm & 4) === 4;
+}

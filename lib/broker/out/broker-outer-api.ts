@@ -1,0 +1,117 @@
+/**
+ * The broker's calls to name servers: REGISTER_BROKER to each (in parallel, each failure logged and skipped),
+ * UNREGISTER_BROKER on shutdown.
+ *
+ * @see org.apache.rocketmq.broker.out.BrokerOuterAPI
+ */
+import type { Logger } from '../../logger';
+import { RemotingClient } from '../../transport/remoting-client';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { RegisterBrokerRequestHeader } from '../../../protocol/header/register-broker-request-header';
+import { RegisterBrokerResponseHeader } from '../../../protocol/header/register-broker-response-header';
+import { UnRegisterBrokerRequestHeader } from '../../../protocol/header/unregister-broker-request-header';
+import { encodeRegisterBrokerBody } from '../../../protocol/body/register-broker-body';
+import type { TopicConfigSerializeWrapper } from '../../../protocol/body/topic-config-serialize-wrapper';
+import { bodyCrc32 } from '../../../protocol/message/compression';
+import { MQBrokerError } from '../../errors';
+
+export interface RegisterBrokerResult {
+  namesrvAddr: string;
+  haServerAddr?: string;
+  masterAddr?: string;
+}
+
+export interface RegisterBrokerArgs {
+  clusterName: string;
+  brokerAddr: string;
+  brokerName: string;
+  brokerId: number;
+  haServerAddr: string;
+  topicConfigWrapper: TopicConfigSerializeWrapper;
+  filterServerList: string[];
+  timeoutMills: number;
+  compressed: boolean;
+}
+
+/** Splits Java's namesrvAddr list ("a:9876;b:9876"). */
+export function parseNamesrvAddr(addr: string | undefined | null): string[] {
+  return (addr ?? '').split(';').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+export class BrokerOuterAPI {
+  readonly remotingClient: RemotingClient;
+  #namesrvAddrList: string[] = [];
+
+  constructor(private readonly logger: Logger) {
+    this.remotingClient = new RemotingClient({ logger });
+  }
+
+  updateNameServerAddressList(addrs: string): void {
+    this.#namesrvAddrList = parseNamesrvAddr(addrs);
+  }
+
+  get nameServerAddressList(): readonly string[] {
+    return this.#namesrvAddrList;
+  }
+
+  /** Registers with every name server at once; resolves with the successful results (failures are logged). */
+  async registerBrokerAll(args: RegisterBrokerArgs): Promise<RegisterBrokerResult[]> {
+    if (this.#namesrvAddrList.length === 0) return [];
+    const body = encodeRegisterBrokerBody(
+      { topicConfigSerializeWrapper: args.topicConfigWrapper, filterServerList: args.filterServerList },
+      args.compressed,
+    );
+    const extFields = RegisterBrokerRequestHeader.encode({
+      brokerAddr: args.brokerAddr,
+      brokerId: args.brokerId,
+      brokerName: args.brokerName,
+      clusterName: args.clusterName,
+      haServerAddr: args.haServerAddr,
+      compressed: args.compressed,
+      bodyCrc32: bodyCrc32(body) | 0,
+    });
+    const results = await Promise.all(
+      this.#namesrvAddrList.map(async (namesrvAddr): Promise<RegisterBrokerResult | null> => {
+        try {
+          const request = RemotingCommand.createRequest(RequestCode.REGISTER_BROKER, { ...extFields }, body);
+          const response = await this.remotingClient.invoke(namesrvAddr, request, args.timeoutMills);
+          if (response.code !== ResponseCode.SUCCESS) {
+            throw new MQBrokerError(response.code, response.remark ?? '', namesrvAddr);
+          }
+          const h = RegisterBrokerResponseHeader.decode(response.extFields);
+          this.logger.debug({ namesrvAddr, brokerId: args.brokerId }, 'register broker to name server OK');
+          return { namesrvAddr, haServerAddr: h.haServerAddr, masterAddr: h.masterAddr };
+        } catch (err) {
+          this.logger.warn({ err, namesrvAddr }, 'register broker failed');
+          return null;
+        }
+      }),
+    );
+    return results.filter((r): r is RegisterBrokerResult => r !== null);
+  }
+
+  /** UNREGISTER_BROKER to every name server; failures are logged. */
+  async unregisterBrokerAll(clusterName: string, brokerAddr: string, brokerName: string, brokerId: number, timeoutMills = 3000): Promise<void> {
+    await Promise.all(
+      this.#namesrvAddrList.map(async (namesrvAddr) => {
+        try {
+          const request = RemotingCommand.createRequest(
+            RequestCode.UNREGISTER_BROKER,
+            UnRegisterBrokerRequestHeader.encode({ brokerName, brokerAddr, clusterName, brokerId }),
+          );
+          const response = await this.remotingClient.invoke(namesrvAddr, request, timeoutMills);
+          if (response.code !== ResponseCode.SUCCESS) throw new MQBrokerError(response.code, response.remark ?? '', namesrvAddr);
+          this.logger.info({ namesrvAddr }, 'unregister broker from name server OK');
+        } catch (err) {
+          this.logger.warn({ err, namesrvAddr }, 'unregister broker failed');
+        }
+      }),
+    );
+  }
+
+  shutdown(): Promise<void> {
+    return this.remotingClient.shutdown();
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * PULL_MESSAGE (11): reads a queue from an offset through the subscription's filter and answers the stored records
+ * as they lie in the commit log; nothing there and the suspend flag set → the pull is held (long polling) and
+ * answered when a matching message arrives or its time is up. Commits the consumer offset when flagged.
+ *
+ * @see org.apache.rocketmq.broker.processor.PullMessageProcessor
+ */
+import type { BrokerController } from '../broker-controller';
+import type { BrokerProcessor } from './broker-processor';
+import type { RemotingContext } from '../../transport/processor';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { PullMessageRequestHeader } from '../../../protocol/header/pull-message-request-header';
+import { PullMessageResponseHeader } from '../../../protocol/header/pull-message-response-header';
+import { MessageModel, type SubscriptionData } from '../../../protocol/body/heartbeat-data';
+import { isReadable } from '../../../protocol/body/perm-name';
+import { GetMessageStatus } from '../../store/store-status';
+import type { MessageFilter } from '../../store/message-store';
+import { layoutRecord } from '../../../protocol/message/message-decoder';
+import { BrokerRole } from '../../store/message-store-config';
+import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
+import { FilterExpressionError } from '../filter/filter-expression-error';
+import { PullSysFlag, buildSubscriptionData } from '../filter-api';
+import { MixAll } from '../topic/topic-validator';
+
+const FAQ = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
+
+/** One Buffer over the records: a view when they are adjacent slices of one buffer, else a copy. */
+export function joinSlices(slices: readonly Buffer[], total: number): Buffer {
+  if (slices.length === 0) return Buffer.alloc(0);
+  if (slices.length === 1) return slices[0];
+  const first = slices[0];
+  let end = first.byteOffset + first.length;
+  let contiguous = true;
+  for (let i = 1; i < slices.length; i++) {
+    const s = slices[i];
+    if (s.buffer !== first.buffer || s.byteOffset !== end) {
+      contiguous = false;
+      break;
+    }
+    end += s.length;
+  }
+  if (contiguous) return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
+  return Buffer.concat(slices as Buffer[], total);
+}
+
+export class PullMessageProcessor implements BrokerProcessor {
+  readonly requestCodes = [RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE] as const;
+
+  constructor(private readonly controller: BrokerController) {}
+
+  processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
+    return this.pull(request, ctx, true);
+  }
+
+  /** A held pull woken by an arrival or its timeout: run again without suspension and write the answer. */
+  executeRequestWhenWakeup(request: RemotingCommand, ctx: RemotingContext): void {
+    this.pull(request, ctx, false).then(
+      (response) => {
+        if (response) ctx.writeResponse(response);
+      },
+      (err: unknown) => {
+        this.controller.logger.error({ err, remoteAddr: ctx.remoteAddress }, 'execute pull request when wakeup failed');
+        ctx.writeResponse(RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, String(err)));
+      },
+    );
+  }
+
+  async pull(request: RemotingCommand, ctx: RemotingContext, brokerAllowSuspend: boolean): Promise<RemotingCommand | null> {
+    const c = this.controller;
+    const bc = c.brokerConfig;
+    const header = PullMessageRequestHeader.decode(request.extFields);
+    const fail = (code: number, remark: string) => RemotingCommand.createResponse(request, code, remark);
+    if (!isReadable(bc.brokerPermission)) return fail(ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] pulling message is forbidden`);
+    const sgc = c.subscriptionGroupManager.findSubscriptionGroupConfig(header.consumerGroup);
+    if (!sgc) return fail(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, `subscription group [${header.consumerGroup}] does not exist, ${FAQ}`);
+    if (!sgc.consumeEnable) return fail(ResponseCode.NO_PERMISSION, `subscription group no permission, ${header.consumerGroup}`);
+    const hasSuspendFlag = (header.sysFlag & PullSysFlag.FLAG_SUSPEND) !== 0;
+    const hasCommitOffsetFlag = (header.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0;
+    const hasSubscriptionFlag = (header.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0;
+    const suspendTimeoutMillis = hasSuspendFlag ? header.suspendTimeoutMillis : 0;
+    const topicConfig = c.topicConfigManager.selectTopicConfig(header.topic);
+    if (!topicConfig) return fail(ResponseCode.TOPIC_NOT_EXIST, `topic[${header.topic}] not exist, apply first please! ${FAQ}`);
+    if (!isReadable(topicConfig.perm)) return fail(ResponseCode.NO_PERMISSION, `the topic[${header.topic}] pulling message is forbidden`);
+    if (header.queueId < 0 || header.queueId >= topicConfig.readQueueNums) {
+      return fail(
+        ResponseCode.SYSTEM_ERROR,
+        `queueId[${header.queueId}] is illegal, topic:[${header.topic}] topicConfig.readQueueNums:[${topicConfig.readQueueNums}] consumer:[${ctx.remoteAddress}]`,
+      );
+    }
+    let subscriptionData: SubscriptionData | undefined;
+    if (hasSubscriptionFlag) {
+      subscriptionData = buildSubscriptionData(header.topic, header.subscription, header.expressionType);
+    } else {
+      const groupInfo = c.consumerManager.getConsumerGroupInfo(header.consumerGroup);
+      if (!groupInfo) return fail(ResponseCode.SUBSCRIPTION_NOT_EXIST, "the consumer's group info not exist" + FAQ);
+      if (!sgc.consumeBroadcastEnable && groupInfo.messageModel === MessageModel.BROADCASTING) {
+        return fail(ResponseCode.NO_PERMISSION, `the consumer group[${header.consumerGroup}] can not consume by broadcast way`);
+      }
+      subscriptionData = groupInfo.findSubscriptionData(header.topic);
+      if (!subscriptionData) return fail(ResponseCode.SUBSCRIPTION_NOT_EXIST, "the consumer's subscription not exist" + FAQ);
+      if (subscriptionData.subVersion < header.subVersion) {
+        return fail(ResponseCode.SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest");
+      }
+    }
+    if (!isTagType(subscriptionData.expressionType) && !bc.enablePropertyFilter) {
+      return fail(ResponseCode.SYSTEM_ERROR, `The broker does not support consumer to filter message by ${subscriptionData.expressionType}`);
+    }
+    let messageFilter: ExpressionMessageFilter;
+    try {
+      messageFilter = ExpressionMessageFilter.create(subscriptionData);
+    } catch (err) {
+      if (err instanceof FilterExpressionError) return fail(ResponseCode.SUBSCRIPTION_PARSE_FAILED, "parse the consumer's subscription failed");
+      throw err;
+    }
+
+    const result = await c.messageStore.getMessage(
+      header.consumerGroup, header.topic, header.queueId, header.queueOffset, header.maxMsgNums, header.maxMsgBytes, storeFilter(messageFilter),
+    );
+    let code: number;
+    switch (result.status) {
+      case GetMessageStatus.FOUND:
+        code = ResponseCode.SUCCESS;
+        break;
+      case GetMessageStatus.MESSAGE_WAS_REMOVING:
+      case GetMessageStatus.NO_MATCHED_MESSAGE:
+        code = ResponseCode.PULL_RETRY_IMMEDIATELY;
+        break;
+      case GetMessageStatus.NO_MATCHED_LOGIC_QUEUE:
+      case GetMessageStatus.NO_MESSAGE_IN_QUEUE:
+        code = header.queueOffset !== 0 ? ResponseCode.PULL_OFFSET_MOVED : ResponseCode.PULL_NOT_FOUND;
+        break;
+      case GetMessageStatus.OFFSET_FOUND_NULL:
+      case GetMessageStatus.OFFSET_OVERFLOW_ONE:
+        code = ResponseCode.PULL_NOT_FOUND;
+        break;
+      case GetMessageStatus.OFFSET_OVERFLOW_BADLY:
+      case GetMessageStatus.OFFSET_TOO_SMALL:
+        code = ResponseCode.PULL_OFFSET_MOVED;
+        break;
+      default:
+        code = ResponseCode.SYSTEM_ERROR;
+    }
+    const isSlave = c.messageStoreConfig.brokerRole === BrokerRole.SLAVE;
+    if (code === ResponseCode.PULL_OFFSET_MOVED && isSlave && !c.messageStoreConfig.offsetCheckInSlave) {
+      code = ResponseCode.PULL_RETRY_IMMEDIATELY;
+    }
+    const suggestWhichBrokerId = result.suggestPullingFromSlave ? sgc.whichBrokerWhenConsumeSlowly : MixAll.MASTER_ID;
+    const storeOffsetEnable = brokerAllowSuspend && hasCommitOffsetFlag && !isSlave;
+    if (storeOffsetEnable) {
+      c.consumerOffsetManager.commitOffset(ctx.remoteAddress, header.consumerGroup, header.topic, header.queueId, header.commitOffset);
+    }
+    if (code === ResponseCode.PULL_NOT_FOUND && brokerAllowSuspend && hasSuspendFlag) {
+      const pollingTimeMills = bc.longPollingEnable ? suspendTimeoutMillis : bc.shortPollingTimeMills;
+      c.pullRequestHoldService.suspendPullRequest(header.topic, header.queueId, {
+        request,
+        ctx,
+        suspendTimestamp: Date.now(),
+        timeoutMillis: pollingTimeMills,
+        pullFromThisOffset: header.queueOffset,
+        messageFilter,
+      });
+      return null;
+    }
+    if (code === ResponseCode.PULL_OFFSET_MOVED) {
+      c.logger.warn(
+        { topic: header.topic, group: header.consumerGroup, queueId: header.queueId, requestOffset: header.queueOffset, nextBeginOffset: result.nextBeginOffset },
+        'pull offset moved',
+      );
+    }
+    const extFields = PullMessageResponseHeader.encode({
+      suggestWhichBrokerId,
+      nextBeginOffset: result.nextBeginOffset,
+      minOffset: result.minOffset,
+      maxOffset: result.maxOffset,
+    });
+    const body = code === ResponseCode.SUCCESS ? joinSlices(result.messages, result.bufferTotalSize) : null;
+    return RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields, body);
+  }
+}
+
+/** The store's filter view: tags code, then the record's properties (SQL92 subscriptions only). */
+function storeFilter(filter: ExpressionMessageFilter): MessageFilter {
+  const sql = filter.sqlFilter !== null;
+  return {
+    isMatchedByConsumeQueue: (tagsCode) => filter.isMatchedByConsumeQueue(tagsCode),
+    isMatchedByCommitLog: sql
+      ? (record) => {
+          const l = layoutRecord(record, 0);
+          return filter.isMatchedByCommitLog(record.toString('utf8', l.propertiesPosition, l.propertiesPosition + l.propertiesLength));
+        }
+      : undefined,
+  };
+}
+
+function getStatusRemark(status: string): string {
+  return status;
+}

@@ -1,0 +1,57 @@
+/**
+ * The queue-offset admin codes: GET_MAX_OFFSET (30), GET_MIN_OFFSET (31), SEARCH_OFFSET_BY_TIMESTAMP (29),
+ * GET_EARLIEST_MSG_STORETIME (32), GET_ALL_CONSUMER_OFFSET (43). (In Java these live in AdminBrokerProcessor.)
+ *
+ * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor
+ */
+import type { BrokerController } from '../broker-controller';
+import type { BrokerProcessor } from './broker-processor';
+import type { RemotingContext } from '../../transport/processor';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { GetMaxOffsetRequestHeader } from '../../../protocol/header/get-max-offset-request-header';
+import { GetMaxOffsetResponseHeader } from '../../../protocol/header/get-max-offset-response-header';
+import { GetMinOffsetRequestHeader } from '../../../protocol/header/get-min-offset-request-header';
+import { GetMinOffsetResponseHeader } from '../../../protocol/header/get-min-offset-response-header';
+import { SearchOffsetRequestHeader } from '../../../protocol/header/search-offset-request-header';
+import { SearchOffsetResponseHeader } from '../../../protocol/header/search-offset-response-header';
+import { GetEarliestMsgStoretimeRequestHeader } from '../../../protocol/header/get-earliest-msg-storetime-request-header';
+import { GetEarliestMsgStoretimeResponseHeader } from '../../../protocol/header/get-earliest-msg-storetime-response-header';
+
+export class QueueOffsetProcessor implements BrokerProcessor {
+  readonly requestCodes = [
+    RequestCode.GET_MAX_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
+    RequestCode.GET_EARLIEST_MSG_STORETIME, RequestCode.GET_ALL_CONSUMER_OFFSET,
+  ] as const;
+
+  constructor(private readonly controller: BrokerController) {}
+
+  async processRequest(request: RemotingCommand, _ctx: RemotingContext): Promise<RemotingCommand> {
+    const store = this.controller.messageStore;
+    const ok = (extFields: Record<string, string> | null, body?: Buffer) => RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, extFields, body);
+    switch (request.code) {
+      case RequestCode.GET_MAX_OFFSET: {
+        const h = GetMaxOffsetRequestHeader.decode(request.extFields);
+        return ok(GetMaxOffsetResponseHeader.encode({ offset: store.getMaxOffsetInQueue(h.topic, h.queueId) }));
+      }
+      case RequestCode.GET_MIN_OFFSET: {
+        const h = GetMinOffsetRequestHeader.decode(request.extFields);
+        return ok(GetMinOffsetResponseHeader.encode({ offset: store.getMinOffsetInQueue(h.topic, h.queueId) }));
+      }
+      case RequestCode.SEARCH_OFFSET_BY_TIMESTAMP: {
+        const h = SearchOffsetRequestHeader.decode(request.extFields);
+        return ok(SearchOffsetResponseHeader.encode({ offset: await store.getOffsetInQueueByTime(h.topic, h.queueId, h.timestamp) }));
+      }
+      case RequestCode.GET_EARLIEST_MSG_STORETIME: {
+        const h = GetEarliestMsgStoretimeRequestHeader.decode(request.extFields);
+        return ok(GetEarliestMsgStoretimeResponseHeader.encode({ timestamp: await store.getEarliestMessageTime(h.topic, h.queueId) }));
+      }
+      default: {
+        const text = this.controller.consumerOffsetManager.encode();
+        if (!text) return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'No consumer offset in this broker');
+        return ok(null, Buffer.from(text, 'utf8'));
+      }
+    }
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320): checks the topic (auto-creating it from the
+ * default topic), the queue id, retry/DLQ re-routing of `%RETRY%` sends, and stores the message, answering with the
+ * offset msgId, queue id and queue offset and the store status mapped to Java's response codes.
+ *
+ * Transaction half messages are stored as ordinary messages until the broker has a transaction service.
+ *
+ * @see org.apache.rocketmq.broker.processor.SendMessageProcessor
+ * @see org.apache.rocketmq.broker.processor.AbstractSendMessageProcessor
+ */
+import type { BrokerController } from '../broker-controller';
+import type { BrokerProcessor } from './broker-processor';
+import type { RemotingContext } from '../../transport/processor';
+import { parseAddress } from '../../transport/remoting-client';
+import { RemotingCommand, type ExtFields } from '../../../protocol/remoting-command';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { SendMessageRequestHeader } from '../../../protocol/header/send-message-request-header';
+import { SendMessageRequestHeaderV2, fromSendMessageRequestHeaderV2 } from '../../../protocol/header/send-message-request-header-v2';
+import { SendMessageResponseHeader } from '../../../protocol/header/send-message-response-header';
+import { MessageConst } from '../../../protocol/message/message-const';
+import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, findProperty, propertiesToString, stringToProperties } from '../../../protocol/message/properties';
+import { MessageSysFlag } from '../../../protocol/message/sys-flag';
+import { PermName, isWriteable } from '../../../protocol/body/perm-name';
+import { TopicFilterType } from '../../../protocol/body/topic-filter-type';
+import { buildTopicSysFlag } from '../../../protocol/body/topic-sys-flag';
+import type { TopicConfig } from '../../../protocol/body/topic-config';
+import { PutMessageStatus, type PutMessageResult } from '../../store/store-status';
+import type { MessageExtBatch, MessageExtBrokerInner } from '../../store/commit-log';
+import { MixAll, getDLQTopic, isNotAllowedSendTopic, isSystemTopic, validateTopic } from '../topic/topic-validator';
+
+/** Java's DLQ_NUMS_PER_GROUP. */
+export const DLQ_NUMS_PER_GROUP = 1;
+/** MQVersion.Version.V3_4_9.ordinal(): from this request version on, the header's maxReconsumeTimes counts. */
+const V3_4_9 = 73;
+const APPLY_TOPIC_URL = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
+
+export class SendMessageProcessor implements BrokerProcessor {
+  readonly requestCodes = [RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE] as const;
+
+  constructor(private readonly controller: BrokerController) {}
+
+  /** Decodes either header form into the V1 values. */
+  static parseRequestHeader(request: RemotingCommand): SendMessageRequestHeader {
+    if (request.code === RequestCode.SEND_MESSAGE_V2 || request.code === RequestCode.SEND_BATCH_MESSAGE) {
+      return fromSendMessageRequestHeaderV2(SendMessageRequestHeaderV2.decode(request.extFields));
+    }
+    return SendMessageRequestHeader.decode(request.extFields);
+  }
+
+  async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand> {
+    const header = SendMessageProcessor.parseRequestHeader(request);
+    const pre = this.#preSend(request, ctx, header);
+    if (pre.response) return pre.response;
+    const topicConfig = pre.topicConfig;
+    if (request.code === RequestCode.SEND_BATCH_MESSAGE || header.batch) return this.#sendBatch(request, ctx, header, topicConfig);
+    return this.#sendMessage(request, ctx, header, topicConfig);
+  }
+
+  #fail(request: RemotingCommand, code: number, remark: string): RemotingCommand {
+    return RemotingCommand.createResponse(request, code, remark, this.#regionFields());
+  }
+
+  #regionFields(): ExtFields {
+    const bc = this.controller.brokerConfig;
+    return { MSG_REGION: bc.regionId, TRACE_ON: String(bc.traceOn) };
+  }
+
+  #preSend(request: RemotingCommand, ctx: RemotingContext, header: SendMessageRequestHeader): { response: RemotingCommand | null; topicConfig: TopicConfig } {
+    const bc = this.controller.brokerConfig;
+    const none = { response: null, topicConfig: null as unknown as TopicConfig };
+    if (Date.now() < bc.startAcceptSendRequestTimeStamp) {
+      return { ...none, response: this.#fail(request, ResponseCode.SYSTEM_ERROR, `broker unable to service, until ${new Date(bc.startAcceptSendRequestTimeStamp).toISOString()}`) };
+    }
+    const tcm = this.controller.topicConfigManager;
+    if (!isWriteable(bc.brokerPermission) && tcm.isOrderTopic(header.topic)) {
+      return { ...none, response: this.#fail(request, ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] sending message is forbidden`) };
+    }
+    const invalid = validateTopic(header.topic);
+    if (invalid) return { ...none, response: this.#fail(request, ResponseCode.SYSTEM_ERROR, invalid) };
+    if (isNotAllowedSendTopic(header.topic)) {
+      return { ...none, response: this.#fail(request, ResponseCode.NO_PERMISSION, `Sending message to topic[${header.topic}] is forbidden.`) };
+    }
+    let topicConfig = tcm.selectTopicConfig(header.topic) ?? null;
+    if (!topicConfig) {
+      let topicSysFlag = 0;
+      if (header.unitMode) {
+        topicSysFlag = header.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) ? buildTopicSysFlag(false, true) : buildTopicSysFlag(true, false);
+      }
+      this.controller.logger.warn({ topic: header.topic, remoteAddr: ctx.remoteAddress }, 'the topic does not exist');
+      topicConfig = tcm.createTopicInSendMessageMethod(header.topic, header.defaultTopic, ctx.remoteAddress, header.defaultTopicQueueNums, topicSysFlag);
+      if (!topicConfig && header.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) {
+        topicConfig = tcm.createTopicInSendMessageBackMethod(header.topic, 1, PermName.PERM_WRITE | PermName.PERM_READ, topicSysFlag);
+      }
+      if (!topicConfig) {
+        return { ...none, response: this.#fail(request, ResponseCode.TOPIC_NOT_EXIST, `topic[${header.topic}] not exist, apply first please!${APPLY_TOPIC_URL}`) };
+      }
+    }
+    const idValid = Math.max(topicConfig.writeQueueNums, topicConfig.readQueueNums);
+    if (header.queueId >= idValid) {
+      return {
+        ...none,
+        response: this.#fail(request, ResponseCode.SYSTEM_ERROR, `request queueId[${header.queueId}] is illegal, ${topicConfigString(topicConfig)} Producer: ${ctx.remoteAddress}`),
+      };
+    }
+    return { response: null, topicConfig };
+  }
+
+  async #sendMessage(request: RemotingCommand, ctx: RemotingContext, header: SendMessageRequestHeader, topicConfig: TopicConfig): Promise<RemotingCommand> {
+    const bc = this.controller.brokerConfig;
+    let queueId = header.queueId;
+    if (queueId < 0) queueId = randomQueueId(topicConfig.writeQueueNums);
+    const msg: MessageExtBrokerInner = {
+      topic: header.topic,
+      queueId,
+      flag: header.flag,
+      body: request.body ?? Buffer.alloc(0),
+      propertiesString: '',
+      bornTimestamp: header.bornTimestamp,
+      bornHost: parseAddress(ctx.remoteAddress),
+      storeHost: { host: this.controller.storeHost.address, port: this.controller.storeHost.port },
+      sysFlag: 0,
+      reconsumeTimes: header.reconsumeTimes ?? 0,
+      preparedTransactionOffset: 0,
+    };
+    let origProps = header.properties ?? '';
+    const retry = this.#handleRetryAndDLQ(request, header, msg, topicConfig);
+    if (retry.response) return retry.response;
+    if (retry.clearDelay && findProperty(origProps, MessageConst.PROPERTY_DELAY_TIME_LEVEL) !== undefined) {
+      const p = stringToProperties(origProps);
+      delete p[MessageConst.PROPERTY_DELAY_TIME_LEVEL];
+      origProps = propertiesToString(p);
+    }
+    if (findProperty(origProps, MessageConst.PROPERTY_WAIT_STORE_MSG_OK) !== undefined) {
+      const p = stringToProperties(origProps);
+      delete p[MessageConst.PROPERTY_WAIT_STORE_MSG_OK];
+      origProps = propertiesToString(p);
+    }
+    msg.propertiesString = appendProperty(origProps, MessageConst.PROPERTY_CLUSTER, bc.brokerClusterName);
+    const tranFlag = findProperty(origProps, MessageConst.PROPERTY_TRANSACTION_PREPARED);
+    if (tranFlag !== undefined && tranFlag.toLowerCase() === 'true' && bc.rejectTransactionMessage) {
+      return this.#fail(request, ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] sending transaction message is forbidden`);
+    }
+    // No transaction service yet: a half message is stored as an ordinary (consumable) message.
+    if ((msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) === MessageSysFlag.TRANSACTION_PREPARED_TYPE) {
+      msg.sysFlag &= ~MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    }
+    const delay = findProperty(msg.propertiesString, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
+    const tranType = msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    if (delay !== undefined && Number(delay) > 0 && (tranType === 0 || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE)) {
+      this.controller.scheduleMessageService?.rewriteDelayMessage(msg);
+    }
+    const result = await this.controller.messageStore.putMessage(msg);
+    return this.#handlePutMessageResult(result, request, queueId);
+  }
+
+  async #sendBatch(request: RemotingCommand, ctx: RemotingContext, header: SendMessageRequestHeader, topicConfig: TopicConfig): Promise<RemotingCommand> {
+    const bc = this.controller.brokerConfig;
+    let queueId = header.queueId;
+    if (queueId < 0) queueId = randomQueueId(topicConfig.writeQueueNums);
+    if (header.topic.length > 127) {
+      return this.#fail(request, ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${header.topic.length}`);
+    }
+    if (!request.body || request.body.length === 0) {
+      return this.#fail(request, ResponseCode.MESSAGE_ILLEGAL, 'the message body is empty');
+    }
+    let sysFlag = header.sysFlag;
+    if (topicConfig.topicFilterType === TopicFilterType.MULTI_TAG) sysFlag |= MessageSysFlag.MULTI_TAGS_FLAG;
+    const batch: MessageExtBatch = {
+      topic: header.topic,
+      queueId,
+      body: request.body,
+      propertiesString: appendProperty(header.properties ?? '', MessageConst.PROPERTY_CLUSTER, bc.brokerClusterName),
+      bornTimestamp: header.bornTimestamp,
+      bornHost: parseAddress(ctx.remoteAddress),
+      storeHost: { host: this.controller.storeHost.address, port: this.controller.storeHost.port },
+      sysFlag,
+      reconsumeTimes: header.reconsumeTimes ?? 0,
+    };
+    const result = await this.controller.messageStore.putMessages(batch);
+    return this.#handlePutMessageResult(result, request, queueId);
+  }
+
+  /** Java handleRetryAndDLQ: a `%RETRY%` send past its max reconsume times goes to the group's DLQ. */
+  #handleRetryAndDLQ(request: RemotingCommand, header: SendMessageRequestHeader, msg: MessageExtBrokerInner, topicConfig: TopicConfig): { response: RemotingCommand | null; clearDelay: boolean } {
+    let clearDelay = false;
+    if (header.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) {
+      const groupName = header.topic.slice(MixAll.RETRY_GROUP_TOPIC_PREFIX.length);
+      const sgc = this.controller.subscriptionGroupManager.findSubscriptionGroupConfig(groupName);
+      if (!sgc) {
+        return {
+          response: this.#fail(request, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, `subscription group not exist, ${groupName} ${APPLY_TOPIC_URL}`),
+          clearDelay,
+        };
+      }
+      let maxReconsumeTimes = sgc.retryMaxTimes;
+      if (request.version >= V3_4_9 && header.maxReconsumeTimes !== undefined) maxReconsumeTimes = header.maxReconsumeTimes;
+      const reconsumeTimes = header.reconsumeTimes ?? 0;
+      if (reconsumeTimes >= maxReconsumeTimes) {
+        const newTopic = getDLQTopic(groupName);
+        const dlq = this.controller.topicConfigManager.createTopicInSendMessageBackMethod(newTopic, DLQ_NUMS_PER_GROUP, PermName.PERM_WRITE | PermName.PERM_READ, 0);
+        msg.topic = newTopic;
+        msg.queueId = Math.floor(Math.random() * 99999999) % DLQ_NUMS_PER_GROUP;
+        clearDelay = true;
+        topicConfig = dlq;
+      }
+    }
+    let sysFlag = header.sysFlag;
+    if (topicConfig.topicFilterType === TopicFilterType.MULTI_TAG) sysFlag |= MessageSysFlag.MULTI_TAGS_FLAG;
+    msg.sysFlag = sysFlag;
+    return { response: null, clearDelay };
+  }
+
+  #handlePutMessageResult(result: PutMessageResult | null, request: RemotingCommand, queueId: number): RemotingCommand {
+    const extFields = this.#regionFields();
+    if (!result) return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'store putMessage return null', extFields);
+    let code: number = ResponseCode.SYSTEM_ERROR;
+    let remark: string | null = null;
+    let sendOK = false;
+    switch (result.putMessageStatus) {
+      case PutMessageStatus.PUT_OK:
+        code = ResponseCode.SUCCESS;
+        sendOK = true;
+        break;
+      case PutMessageStatus.FLUSH_DISK_TIMEOUT:
+        code = ResponseCode.FLUSH_DISK_TIMEOUT;
+        sendOK = true;
+        break;
+      case PutMessageStatus.FLUSH_SLAVE_TIMEOUT:
+        code = ResponseCode.FLUSH_SLAVE_TIMEOUT;
+        sendOK = true;
+        break;
+      case PutMessageStatus.SLAVE_NOT_AVAILABLE:
+        code = ResponseCode.SLAVE_NOT_AVAILABLE;
+        sendOK = true;
+        break;
+      case PutMessageStatus.CREATE_MAPEDFILE_FAILED:
+        remark = 'create mapped file failed, server is busy or broken.';
+        break;
+      case PutMessageStatus.MESSAGE_ILLEGAL:
+      case PutMessageStatus.PROPERTIES_SIZE_EXCEEDED:
+        code = ResponseCode.MESSAGE_ILLEGAL;
+        remark = `the message is illegal, maybe msg body or properties length not matched. msg body length limit ${this.controller.messageStoreConfig.maxMessageSize}B, msg properties length limit 32KB.`;
+        break;
+      case PutMessageStatus.SERVICE_NOT_AVAILABLE:
+        code = ResponseCode.SERVICE_NOT_AVAILABLE;
+        remark = "service not available now. It may be caused by one of the following reasons: the broker's disk is full, messages are put to the slave, message store has been shut down, etc.";
+        break;
+      case PutMessageStatus.OS_PAGECACHE_BUSY:
+        remark = '[PC_SYNCHRONIZED]broker busy, start flow control for a while';
+        break;
+      case PutMessageStatus.UNKNOWN_ERROR:
+        remark = 'UNKNOWN_ERROR';
+        break;
+      default:
+        remark = 'UNKNOWN_ERROR DEFAULT';
+    }
+    if (sendOK && result.appendMessageResult) {
+      const a = result.appendMessageResult;
+      Object.assign(extFields, SendMessageResponseHeader.encode({ msgId: a.msgId, queueId, queueOffset: a.logicsOffset }));
+    }
+    return RemotingCommand.createResponse(request, code, remark, extFields);
+  }
+
+  /** True when `topic` is a system topic (used by admin paths). */
+  static isSystemTopic(topic: string): boolean {
+    return isSystemTopic(topic);
+  }
+}
+
+function randomQueueId(writeQueueNums: number): number {
+  return Math.floor(Math.random() * 99999999) % Math.max(1, writeQueueNums);
+}
+
+function appendProperty(props: string, name: string, value: string): string {
+  const entry = name + NAME_VALUE_SEPARATOR + value;
+  return props.length > 0 ? props + PROPERTY_SEPARATOR + entry : entry;
+}
+
+/** Java TopicConfig.toString(). */
+export function topicConfigString(tc: TopicConfig): string {
+  return `TopicConfig [topicName=${tc.topicName}, readQueueNums=${tc.readQueueNums}, writeQueueNums=${tc.writeQueueNums}, perm=${permString(tc.perm)}, topicFilterType=${tc.topicFilterType}, topicSysFlag=${tc.topicSysFlag}, order=${tc.order}]`;
+}
+
+function permString(perm: number): string {
+  return ((perm & PermName.PERM_READ) ? 'R' : '-') + ((perm & PermName.PERM_WRITE) ? 'W' : '-') + ((perm & PermName.PERM_INHERIT) ? 'X' : '-');
+}

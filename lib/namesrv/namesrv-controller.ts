@@ -1,0 +1,118 @@
+/**
+ * The name server: a RemotingServer with the DefaultRequestProcessor registered for every name-server code,
+ * the route tables, the KV config (loaded on start), and the housekeeping loop that removes brokers silent
+ * for longer than brokerChannelExpiredTime every scanNotActiveBrokerInterval. A broker's connection closing
+ * (or going idle) removes it at once (Java BrokerHousekeepingService).
+ *
+ *   const namesrv = new NamesrvController({ listenPort: 0, kvConfigPath: '/tmp/ns/kvConfig.json' });
+ *   await namesrv.start();           // namesrv.address -> "127.0.0.1:<port>"
+ *   await namesrv.shutdown();
+ *
+ * start() and shutdown() are idempotent and merge concurrent calls.
+ *
+ * @see org.apache.rocketmq.namesrv.NamesrvController
+ * @see org.apache.rocketmq.namesrv.routeinfo.BrokerHousekeepingService
+ */
+import { type Logger, componentLogger } from '../logger';
+import type { Channel } from '../transport/connection';
+import { RemotingServer } from '../transport/remoting-server';
+import { Lifecycle } from '../util/lifecycle';
+import { ServiceLoop } from '../util/service-loop';
+import { KVConfigManager, atomicWrite } from './kv-config-manager';
+import { type NamesrvConfig, createNamesrvConfig, namesrvConfigToProperties } from './namesrv-config';
+import { DefaultRequestProcessor, NAMESRV_REQUEST_CODES } from './processors/default-request-processor';
+import { RouteInfoManager } from './route-info-manager';
+
+export interface NamesrvControllerOptions {
+  logger?: Logger;
+  /** Clock for the route tables (tests). */
+  now?: () => number;
+}
+
+export class NamesrvController {
+  readonly config: NamesrvConfig;
+  readonly routeInfoManager: RouteInfoManager;
+  readonly kvConfigManager: KVConfigManager;
+  readonly remotingServer: RemotingServer;
+  readonly processor: DefaultRequestProcessor;
+  readonly #logger: Logger;
+  readonly #lifecycle: Lifecycle;
+  readonly #scanLoop: ServiceLoop;
+  #port = 0;
+
+  constructor(config: Partial<NamesrvConfig> | NamesrvConfig = {}, options: NamesrvControllerOptions = {}) {
+    this.config = createNamesrvConfig(config);
+    this.#logger = componentLogger('namesrv', options.logger);
+    this.routeInfoManager = new RouteInfoManager({
+      brokerChannelExpiredTime: this.config.brokerChannelExpiredTime,
+      logger: options.logger,
+      now: options.now,
+    });
+    this.kvConfigManager = new KVConfigManager(this.config.kvConfigPath, options.logger);
+    this.remotingServer = new RemotingServer({
+      bindAddress: this.config.bindAddress,
+      listenPort: this.config.listenPort,
+      serverChannelMaxIdleTimeSeconds: this.config.serverChannelMaxIdleTimeSeconds,
+      logger: options.logger,
+    });
+    this.processor = new DefaultRequestProcessor({
+      config: this.config,
+      routeInfoManager: this.routeInfoManager,
+      kvConfigManager: this.kvConfigManager,
+      persistConfig: () => atomicWrite(this.config.configStorePath, namesrvConfigToProperties(this.config)),
+      logger: options.logger,
+    });
+    for (const code of NAMESRV_REQUEST_CODES) this.remotingServer.registerProcessor(code, this.processor.processRequest);
+    const onChannelGone = (remoteAddr: string, channel: Channel): void => {
+      this.routeInfoManager.onChannelDestroy(remoteAddr, channel);
+    };
+    this.remotingServer.on('close', onChannelGone);
+    this.remotingServer.on('exception', onChannelGone);
+    this.remotingServer.on('idle', onChannelGone);
+    this.#scanLoop = new ServiceLoop(
+      { name: 'scanNotActiveBroker', intervalMillis: this.config.scanNotActiveBrokerInterval, initialDelayMillis: Math.min(5000, this.config.scanNotActiveBrokerInterval), logger: this.#logger },
+      () => {
+        this.routeInfoManager.brokerChannelExpiredTime = this.config.brokerChannelExpiredTime;
+        this.routeInfoManager.scanNotActiveBroker();
+      },
+    );
+    this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
+  }
+
+  start(): Promise<void> {
+    return this.#lifecycle.start();
+  }
+
+  shutdown(): Promise<void> {
+    return this.#lifecycle.shutdown();
+  }
+
+  get isRunning(): boolean {
+    return this.#lifecycle.isRunning;
+  }
+
+  /** The bound port (after start). */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** "host:port" to give clients and brokers (127.0.0.1 when bound to every interface). */
+  get address(): string {
+    const host = this.config.bindAddress === '0.0.0.0' || this.config.bindAddress === '::' ? '127.0.0.1' : this.config.bindAddress;
+    return `${host}:${this.#port}`;
+  }
+
+  async #doStart(): Promise<void> {
+    await this.kvConfigManager.load();
+    this.#port = await this.remotingServer.listen();
+    this.#scanLoop.start();
+    this.#logger.info({ address: this.address }, 'The Name Server boot success');
+  }
+
+  async #doShutdown(): Promise<void> {
+    await this.#scanLoop.stop();
+    await this.remotingServer.shutdown();
+    await this.kvConfigManager.flush();
+    this.#logger.info('name server shut down');
+  }
+}

@@ -1,0 +1,614 @@
+/**
+ * The commit log: every message of every topic, appended in one sequence of files.
+ * Appends are memcpy into the tail's write segment; the bytes reach the OS in one coalesced writev per tick
+ * (ASYNC_FLUSH acknowledges then) and the disk through fdatasync (SYNC_FLUSH group commit acknowledges then).
+ *
+ * @see org.apache.rocketmq.store.CommitLog
+ */
+import type { Logger } from 'pino';
+import { MessageConst } from '../../protocol/message/message-const';
+import { findProperty } from '../../protocol/message/properties';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
+import { javaStringHashCode } from '../../protocol/message/java-hash';
+import { MappedFileQueue } from './mapped-file-queue';
+import type { MappedFile } from './mapped-file';
+import { FlushDiskType, parseDelayLevel, type MessageStoreConfig } from './message-store-config';
+import { AppendMessageStatus, PutMessageStatus, type AppendMessageResult, type PutMessageResult } from './store-status';
+import {
+  BLANK, BLANK_MAGIC_CODE, END_FILE_MIN_BLANK_LENGTH, ILLEGAL, MESSAGE_MAGIC_CODE, MESSAGE_MAGIC_CODE_V2,
+  calMsgLength, crc32, createMessageId, readI64, socketAddressBytes, writeI64,
+  type DispatchRequest, type HostAddress,
+} from './stored-record';
+
+export const SCHEDULE_TOPIC = 'SCHEDULE_TOPIC_XXXX';
+
+/** @see org.apache.rocketmq.store.MessageExtBrokerInner */
+export interface MessageExtBrokerInner {
+  topic: string;
+  queueId: number;
+  flag: number;
+  body: Buffer | null;
+  propertiesString: string;
+  /** Informational: the consume queue's tags code is derived from the TAGS (and DELAY) properties, as Java does. */
+  tagsCode?: number;
+  bornTimestamp: number;
+  bornHost: HostAddress;
+  /** Defaults to the store's host. */
+  storeHost?: HostAddress;
+  sysFlag: number;
+  reconsumeTimes: number;
+  preparedTransactionOffset: number;
+}
+
+/** An inner batch: `body` is the SEND_BATCH_MESSAGE body (several messages, one topic and queue). */
+export interface MessageExtBatch {
+  topic: string;
+  queueId: number;
+  body: Buffer;
+  /** Batch-level properties appended to each message's properties (Java's MessageExtBatch properties). */
+  propertiesString?: string;
+  bornTimestamp: number;
+  bornHost: HostAddress;
+  storeHost?: HostAddress;
+  sysFlag: number;
+  reconsumeTimes?: number;
+}
+
+/** The store's per-record callback after append (dispatch). */
+export type DispatchFn = (req: DispatchRequest) => void;
+
+interface Waiter {
+  offset: number;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+const topicBytesCache = new Map<string, Buffer>();
+function topicBytes(topic: string): Buffer {
+  let b = topicBytesCache.get(topic);
+  if (!b) {
+    b = Buffer.from(topic, 'utf8');
+    if (topicBytesCache.size > 10000) topicBytesCache.clear();
+    topicBytesCache.set(topic, b);
+  }
+  return b;
+}
+
+export class CommitLog {
+  readonly mappedFileQueue: MappedFileQueue;
+  /** Next queue offset per `topic-queueId`. */
+  topicQueueTable = new Map<string, number>();
+  readonly delayLevelTable: Map<number, number>;
+  readonly maxDelayLevel: number;
+  #appendChain: Promise<unknown> = Promise.resolve();
+  #commitWaiters: Waiter[] = [];
+  #commitScheduled = false;
+  #commitRunning = false;
+  #flushWaiters: Waiter[] = [];
+  #flushRunning = false;
+  #beginTimeInLock = 0;
+  #defaultStoreHost: Buffer;
+  putMessageCount = 0;
+  putMessageSize = 0;
+  /** Store timestamp of the last record flushed (for the checkpoint). */
+  flushedStoreTimestamp = 0;
+
+  constructor(
+    private readonly config: MessageStoreConfig,
+    storeHost: HostAddress,
+    private readonly now: () => number,
+    private readonly log: Logger,
+  ) {
+    this.mappedFileQueue = new MappedFileQueue(config.storePathCommitLog, config.mappedFileSizeCommitLog, config.writeSegmentSize);
+    this.#defaultStoreHost = socketAddressBytes(storeHost);
+    this.delayLevelTable = parseDelayLevel(config.messageDelayLevel);
+    this.maxDelayLevel = Math.max(0, ...this.delayLevelTable.keys());
+  }
+
+  async load(): Promise<void> {
+    await this.mappedFileQueue.load();
+  }
+
+  getMinOffset(): number {
+    const first = this.mappedFileQueue.getFirstMappedFile();
+    return first ? first.fileFromOffset : -1;
+  }
+
+  getMaxOffset(): number {
+    return this.mappedFileQueue.getMaxOffset();
+  }
+
+  rollNextFile(offset: number): number {
+    const size = this.config.mappedFileSizeCommitLog;
+    return offset + size - (offset % size);
+  }
+
+  /** True while an append has held the lock for more than 1 s (Java's isOSPageCacheBusy). */
+  isOSPageCacheBusy(): boolean {
+    const begin = this.#beginTimeInLock;
+    return begin > 0 && this.now() - begin > 1000;
+  }
+
+  /** The tags code the consume queue stores: TAGS hash, or the deliver time for SCHEDULE_TOPIC_XXXX. */
+  computeTagsCode(topic: string, propertiesString: string, storeTimestamp: number): number {
+    let tagsCode = 0;
+    const tags = findProperty(propertiesString, MessageConst.PROPERTY_TAGS);
+    if (tags) tagsCode = javaStringHashCode(tags);
+    if (topic === SCHEDULE_TOPIC) {
+      const t = findProperty(propertiesString, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
+      if (t !== undefined) {
+        let level = parseInt(t, 10);
+        if (level > this.maxDelayLevel) level = this.maxDelayLevel;
+        if (level > 0) tagsCode = (this.delayLevelTable.get(level) ?? 0) + storeTimestamp;
+      }
+    }
+    return tagsCode;
+  }
+
+  /** Appends one message; resolves when the flush policy is met. */
+  putMessage(msg: MessageExtBrokerInner, dispatch: DispatchFn): Promise<PutMessageResult> {
+    return this.#put(() => this.#appendSingle(msg, dispatch));
+  }
+
+  putMessages(batch: MessageExtBatch, dispatch: DispatchFn): Promise<PutMessageResult> {
+    return this.#put(() => this.#appendBatch(batch, dispatch));
+  }
+
+  async #put(append: () => Promise<AppendMessageResult | PutMessageResult>): Promise<PutMessageResult> {
+    const run = this.#appendChain.then(append);
+    this.#appendChain = run.catch(() => undefined);
+    let r: AppendMessageResult | PutMessageResult;
+    try {
+      r = await run;
+    } catch (e) {
+      this.log.error({ err: e }, 'create mapped file failed');
+      return { putMessageStatus: PutMessageStatus.CREATE_MAPEDFILE_FAILED, appendMessageResult: null };
+    }
+    if ('putMessageStatus' in r) return r;
+    const end = r.wroteOffset + r.wroteBytes;
+    this.putMessageCount += r.msgNum;
+    this.putMessageSize += r.wroteBytes;
+    if (this.config.flushDiskType === FlushDiskType.SYNC_FLUSH) {
+      const ok = await this.#waitFlush(end);
+      return { putMessageStatus: ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT, appendMessageResult: r };
+    }
+    try {
+      await this.#waitCommit(end);
+    } catch (e) {
+      this.log.error({ err: e }, 'commit log write failed');
+      return { putMessageStatus: PutMessageStatus.UNKNOWN_ERROR, appendMessageResult: r };
+    }
+    return { putMessageStatus: PutMessageStatus.PUT_OK, appendMessageResult: r };
+  }
+
+  async #fileFor(len: number): Promise<MappedFile> {
+    let mf = this.mappedFileQueue.getLastMappedFile();
+    if (!mf || mf.isFull()) mf = await this.mappedFileQueue.getLastMappedFileOrCreate(0);
+    if (len + END_FILE_MIN_BLANK_LENGTH > mf.fileSize - mf.wrotePosition) {
+      // End this file with the blank filler; the record goes to the next one.
+      const rest = mf.fileSize - mf.wrotePosition;
+      const { buf, offset } = mf.reserve(rest);
+      buf.fill(0, offset, offset + rest);
+      buf.writeInt32BE(rest, offset);
+      buf.writeInt32BE(BLANK_MAGIC_CODE, offset + 4);
+      mf = await this.mappedFileQueue.getLastMappedFileOrCreate(0);
+    }
+    return mf;
+  }
+
+  #storeHostBytes(h?: HostAddress): Buffer {
+    return h ? socketAddressBytes(h) : this.#defaultStoreHost;
+  }
+
+  async #appendSingle(msg: MessageExtBrokerInner, dispatch: DispatchFn): Promise<AppendMessageResult | PutMessageResult> {
+    const topicData = topicBytes(msg.topic);
+    const propLen = Buffer.byteLength(msg.propertiesString, 'utf8');
+    if (propLen > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
+    if (topicData.length > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    const bornHost = socketAddressBytes(msg.bornHost);
+    const storeHost = this.#storeHostBytes(msg.storeHost);
+    let sysFlag = msg.sysFlag;
+    sysFlag = bornHost.length === 20 ? sysFlag | MessageSysFlag.BORNHOST_V6_FLAG : sysFlag & ~MessageSysFlag.BORNHOST_V6_FLAG;
+    sysFlag = storeHost.length === 20 ? sysFlag | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG : sysFlag & ~MessageSysFlag.STOREHOSTADDRESS_V6_FLAG;
+    const body = msg.body ?? Buffer.alloc(0);
+    const msgLen = calMsgLength(sysFlag, body.length, topicData.length, propLen);
+    if (msgLen > this.config.maxMessageSize) {
+      this.log.warn({ topic: msg.topic, msgLen }, 'message size exceeded');
+      return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    }
+    this.#beginTimeInLock = this.now();
+    try {
+      const mf = await this.#fileFor(msgLen);
+      const storeTimestamp = this.now();
+      const wroteOffset = mf.fileFromOffset + mf.wrotePosition;
+      const key = `${msg.topic}-${msg.queueId}`;
+      const tranType = sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+      const isTx = tranType === MessageSysFlag.TRANSACTION_PREPARED_TYPE || tranType === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+      const queueOffset = isTx ? 0 : (this.topicQueueTable.get(key) ?? 0);
+      const { buf, offset } = mf.reserve(msgLen);
+      let p = offset;
+      buf.writeInt32BE(msgLen, p); p += 4;
+      buf.writeInt32BE(MESSAGE_MAGIC_CODE, p); p += 4;
+      buf.writeInt32BE(crc32(body), p); p += 4;
+      buf.writeInt32BE(msg.queueId, p); p += 4;
+      buf.writeInt32BE(msg.flag, p); p += 4;
+      writeI64(buf, queueOffset, p); p += 8;
+      writeI64(buf, wroteOffset, p); p += 8;
+      buf.writeInt32BE(sysFlag, p); p += 4;
+      writeI64(buf, msg.bornTimestamp, p); p += 8;
+      p += bornHost.copy(buf, p);
+      writeI64(buf, storeTimestamp, p); p += 8;
+      p += storeHost.copy(buf, p);
+      buf.writeInt32BE(msg.reconsumeTimes, p); p += 4;
+      writeI64(buf, msg.preparedTransactionOffset, p); p += 8;
+      buf.writeInt32BE(body.length, p); p += 4;
+      p += body.copy(buf, p);
+      buf.writeUInt8(topicData.length, p); p += 1;
+      p += topicData.copy(buf, p);
+      buf.writeInt16BE(propLen, p); p += 2;
+      if (propLen) buf.write(msg.propertiesString, p, propLen, 'utf8');
+      mf.storeTimestamp = storeTimestamp;
+      if (!isTx) this.topicQueueTable.set(key, queueOffset + 1);
+      dispatch({
+        msgSize: msgLen, success: true, topic: msg.topic, queueId: msg.queueId, commitLogOffset: wroteOffset,
+        tagsCode: this.computeTagsCode(msg.topic, msg.propertiesString, storeTimestamp), storeTimestamp,
+        consumeQueueOffset: queueOffset, keys: findProperty(msg.propertiesString, MessageConst.PROPERTY_KEYS) ?? '',
+        uniqKey: findProperty(msg.propertiesString, MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) ?? null,
+        sysFlag, preparedTransactionOffset: msg.preparedTransactionOffset, propertiesString: msg.propertiesString,
+      });
+      return {
+        status: AppendMessageStatus.PUT_OK, wroteOffset, wroteBytes: msgLen, msgId: createMessageId(storeHost.subarray(0, storeHost.length), wroteOffset),
+        storeTimestamp, logicsOffset: queueOffset, pagecacheRT: this.now() - this.#beginTimeInLock, msgNum: 1,
+      };
+    } finally {
+      this.#beginTimeInLock = 0;
+    }
+  }
+
+  async #appendBatch(batch: MessageExtBatch, dispatch: DispatchFn): Promise<AppendMessageResult | PutMessageResult> {
+    const topicData = topicBytes(batch.topic);
+    if (topicData.length > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    const batchProps = Buffer.from(batch.propertiesString ?? '', 'utf8');
+    if (batchProps.length > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
+    if (batch.body.length > this.config.maxMessageSize) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    const bornHost = socketAddressBytes(batch.bornHost);
+    const storeHost = this.#storeHostBytes(batch.storeHost);
+    let sysFlag = batch.sysFlag;
+    sysFlag = bornHost.length === 20 ? sysFlag | MessageSysFlag.BORNHOST_V6_FLAG : sysFlag & ~MessageSysFlag.BORNHOST_V6_FLAG;
+    sysFlag = storeHost.length === 20 ? sysFlag | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG : sysFlag & ~MessageSysFlag.STOREHOSTADDRESS_V6_FLAG;
+    // Parse the inner messages first (Java's MessageExtBatchEncoder).
+    interface Inner { flag: number; bodyPos: number; bodyLen: number; propPos: number; propLen: number; sep: boolean; len: number }
+    const inners: Inner[] = [];
+    const b = batch.body;
+    let p = 0;
+    try {
+      while (p < b.length) {
+        p += 12; // TOTALSIZE, MAGICCODE, BODYCRC
+        const flag = b.readInt32BE(p); p += 4;
+        const bodyLen = b.readInt32BE(p); p += 4;
+        const bodyPos = p; p += bodyLen;
+        const propLen = b.readInt16BE(p); p += 2;
+        const propPos = p; p += propLen;
+        if (bodyLen < 0 || propLen < 0 || p > b.length) throw new RangeError('bad batch');
+        const sep = propLen > 0 && batchProps.length > 0 && b[p - 1] !== 2;
+        const totalProp = propLen + batchProps.length + (sep ? 1 : 0);
+        inners.push({ flag, bodyPos, bodyLen, propPos, propLen, sep, len: calMsgLength(sysFlag, bodyLen, topicData.length, totalProp) });
+      }
+    } catch {
+      return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    }
+    if (inners.length === 0) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    const total = inners.reduce((s, m) => s + m.len, 0);
+    this.#beginTimeInLock = this.now();
+    try {
+      const mf = await this.#fileFor(total);
+      const storeTimestamp = this.now();
+      const key = `${batch.topic}-${batch.queueId}`;
+      let queueOffset = this.topicQueueTable.get(key) ?? 0;
+      const beginQueueOffset = queueOffset;
+      const wroteOffset = mf.fileFromOffset + mf.wrotePosition;
+      const { buf, offset } = mf.reserve(total);
+      let w = offset;
+      const msgIds: string[] = [];
+      const requests: DispatchRequest[] = [];
+      for (const m of inners) {
+        const phy = wroteOffset + (w - offset);
+        const start = w;
+        buf.writeInt32BE(m.len, w); w += 4;
+        buf.writeInt32BE(MESSAGE_MAGIC_CODE, w); w += 4;
+        buf.writeInt32BE(crc32(b, m.bodyPos, m.bodyPos + m.bodyLen), w); w += 4;
+        buf.writeInt32BE(batch.queueId, w); w += 4;
+        buf.writeInt32BE(m.flag, w); w += 4;
+        writeI64(buf, queueOffset, w); w += 8;
+        writeI64(buf, phy, w); w += 8;
+        buf.writeInt32BE(sysFlag, w); w += 4;
+        writeI64(buf, batch.bornTimestamp, w); w += 8;
+        w += bornHost.copy(buf, w);
+        writeI64(buf, storeTimestamp, w); w += 8;
+        w += storeHost.copy(buf, w);
+        buf.writeInt32BE(batch.reconsumeTimes ?? 0, w); w += 4;
+        writeI64(buf, 0, w); w += 8;
+        buf.writeInt32BE(m.bodyLen, w); w += 4;
+        w += b.copy(buf, w, m.bodyPos, m.bodyPos + m.bodyLen);
+        buf.writeUInt8(topicData.length, w); w += 1;
+        w += topicData.copy(buf, w);
+        const propStart = w + 2;
+        buf.writeInt16BE(m.propLen + batchProps.length + (m.sep ? 1 : 0), w); w += 2;
+        w += b.copy(buf, w, m.propPos, m.propPos + m.propLen);
+        if (batchProps.length) {
+          if (m.sep) buf[w++] = 2;
+          w += batchProps.copy(buf, w);
+        }
+        const props = buf.toString('utf8', propStart, w);
+        if (w - start !== m.len) throw new Error('batch encode length mismatch');
+        msgIds.push(createMessageId(storeHost, phy));
+        requests.push({
+          msgSize: m.len, success: true, topic: batch.topic, queueId: batch.queueId, commitLogOffset: phy,
+          tagsCode: this.computeTagsCode(batch.topic, props, storeTimestamp), storeTimestamp, consumeQueueOffset: queueOffset,
+          keys: findProperty(props, MessageConst.PROPERTY_KEYS) ?? '',
+          uniqKey: findProperty(props, MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) ?? null,
+          sysFlag, preparedTransactionOffset: 0, propertiesString: props,
+        });
+        queueOffset++;
+      }
+      mf.storeTimestamp = storeTimestamp;
+      this.topicQueueTable.set(key, queueOffset);
+      for (const r of requests) dispatch(r);
+      return {
+        status: AppendMessageStatus.PUT_OK, wroteOffset, wroteBytes: total, msgId: msgIds.join(','), storeTimestamp,
+        logicsOffset: beginQueueOffset, pagecacheRT: this.now() - this.#beginTimeInLock, msgNum: inners.length,
+      };
+    } finally {
+      this.#beginTimeInLock = 0;
+    }
+  }
+
+  // ---- writing to the OS (coalesced) and to the disk (group commit) ----
+
+  #waitCommit(offset: number): Promise<void> {
+    if (this.mappedFileQueue.getCommittedWhere() >= offset) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#commitWaiters.push({ offset, resolve, reject });
+      this.#scheduleCommit();
+    });
+  }
+
+  #scheduleCommit(): void {
+    if (this.#commitScheduled || this.#commitRunning) return;
+    this.#commitScheduled = true;
+    setImmediate(() => void this.#runCommit());
+  }
+
+  async #runCommit(): Promise<void> {
+    this.#commitScheduled = false;
+    this.#commitRunning = true;
+    let err: unknown = null;
+    try {
+      await this.mappedFileQueue.commit();
+    } catch (e) {
+      err = e;
+    }
+    this.#commitRunning = false;
+    const where = this.mappedFileQueue.getCommittedWhere();
+    const waiters = this.#commitWaiters;
+    this.#commitWaiters = [];
+    for (const w of waiters) {
+      if (err) w.reject(err);
+      else if (w.offset <= where) w.resolve();
+      else this.#commitWaiters.push(w);
+    }
+    if (this.#commitWaiters.length) this.#scheduleCommit();
+  }
+
+  /** Group commit: resolves true once `offset` is on disk, false after syncFlushTimeout. */
+  #waitFlush(offset: number): Promise<boolean> {
+    if (this.mappedFileQueue.getFlushedWhere() >= offset) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#flushWaiters = this.#flushWaiters.filter((x) => x !== w);
+        resolve(false);
+      }, this.config.syncFlushTimeout);
+      timer.unref();
+      const w: Waiter = {
+        offset,
+        resolve: () => { clearTimeout(timer); resolve(true); },
+        reject: () => { clearTimeout(timer); resolve(false); },
+      };
+      this.#flushWaiters.push(w);
+      if (!this.#flushRunning) setImmediate(() => void this.#runGroupCommit());
+    });
+  }
+
+  async #runGroupCommit(): Promise<void> {
+    if (this.#flushRunning) return;
+    this.#flushRunning = true;
+    try {
+      while (this.#flushWaiters.length) {
+        let err: unknown = null;
+        try {
+          await this.flush();
+        } catch (e) {
+          err = e;
+          this.log.error({ err: e }, 'group commit flush failed');
+        }
+        const where = this.mappedFileQueue.getFlushedWhere();
+        const waiters = this.#flushWaiters;
+        this.#flushWaiters = [];
+        for (const w of waiters) {
+          if (err) w.reject(err);
+          else if (w.offset <= where) w.resolve();
+          else this.#flushWaiters.push(w);
+        }
+        if (err) break;
+      }
+    } finally {
+      this.#flushRunning = false;
+    }
+  }
+
+  /** Writes and fdatasyncs everything appended so far; records the flushed store timestamp. */
+  async flush(): Promise<void> {
+    const last = this.mappedFileQueue.getLastMappedFile();
+    const ts = last ? last.storeTimestamp : 0;
+    await this.mappedFileQueue.flush();
+    if (ts > 0) this.flushedStoreTimestamp = ts;
+  }
+
+  /** Bytes appended but not yet fdatasynced. */
+  unflushedBytes(): number {
+    return this.mappedFileQueue.getMaxOffset() - this.mappedFileQueue.getFlushedWhere();
+  }
+
+  // ---- reads ----
+
+  /** `size` bytes of the record at `offset`, or null when that file is gone. */
+  async getMessage(offset: number, size: number): Promise<Buffer | null> {
+    const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
+    if (!mf) return null;
+    return mf.read(offset - mf.fileFromOffset, size);
+  }
+
+  /** The whole record at `offset` (its size read first), or null. */
+  async getRecord(offset: number): Promise<Buffer | null> {
+    const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
+    if (!mf) return null;
+    const head = await mf.read(offset - mf.fileFromOffset, 4);
+    if (!head) return null;
+    const size = head.readInt32BE(0);
+    if (size <= 0 || size > mf.fileSize) return null;
+    return mf.read(offset - mf.fileFromOffset, size);
+  }
+
+  // ---- checking records (recovery and dispatch) ----
+
+  /**
+   * Checks the record at `pos` of `buf` (which must hold the whole record) and returns what dispatch needs.
+   * msgSize 0 = blank filler (end of file), -1 = illegal record.
+   */
+  checkMessageAndReturnSize(buf: Buffer, pos: number, checkCRC: boolean): DispatchRequest {
+    if (pos + 8 > buf.length) return ILLEGAL;
+    const totalSize = buf.readInt32BE(pos);
+    const magic = buf.readInt32BE(pos + 4);
+    if (magic === BLANK_MAGIC_CODE) return BLANK;
+    if (magic !== MESSAGE_MAGIC_CODE && magic !== MESSAGE_MAGIC_CODE_V2) return ILLEGAL;
+    if (totalSize <= 0 || pos + totalSize > buf.length) return ILLEGAL;
+    try {
+      let p = pos + 8;
+      const bodyCRC = buf.readInt32BE(p); p += 4;
+      const queueId = buf.readInt32BE(p); p += 4;
+      p += 4; // flag
+      const queueOffset = readI64(buf, p); p += 8;
+      const physicOffset = readI64(buf, p); p += 8;
+      const sysFlag = buf.readInt32BE(p); p += 4;
+      p += 8; // born timestamp
+      p += (sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) === 0 ? 8 : 20;
+      const storeTimestamp = readI64(buf, p); p += 8;
+      p += (sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) === 0 ? 8 : 20;
+      p += 4; // reconsume times
+      const preparedTransactionOffset = readI64(buf, p); p += 8;
+      const bodyLen = buf.readInt32BE(p); p += 4;
+      if (bodyLen < 0 || p + bodyLen > pos + totalSize) return ILLEGAL;
+      if (bodyLen > 0 && checkCRC && crc32(buf, p, p + bodyLen) !== bodyCRC) {
+        this.log.warn({ physicOffset }, 'CRC check failed');
+        return ILLEGAL;
+      }
+      p += bodyLen;
+      let topicLen: number;
+      if (magic === MESSAGE_MAGIC_CODE_V2) { topicLen = buf.readInt16BE(p); p += 2; } else { topicLen = buf.readUInt8(p); p += 1; }
+      const topic = buf.toString('utf8', p, p + topicLen); p += topicLen;
+      const propLen = buf.readInt16BE(p); p += 2;
+      const propertiesString = propLen > 0 ? buf.toString('utf8', p, p + propLen) : '';
+      p += propLen;
+      const readLength = calMsgLength(sysFlag, bodyLen, topicLen, propLen) + (magic === MESSAGE_MAGIC_CODE_V2 ? 1 : 0);
+      if (totalSize !== readLength || p - pos !== totalSize) {
+        this.log.error({ totalSize, readLength, physicOffset }, 'illegal record length');
+        return ILLEGAL;
+      }
+      return {
+        msgSize: totalSize, success: true, topic, queueId, commitLogOffset: physicOffset,
+        tagsCode: this.computeTagsCode(topic, propertiesString, storeTimestamp), storeTimestamp,
+        consumeQueueOffset: queueOffset, keys: findProperty(propertiesString, MessageConst.PROPERTY_KEYS) ?? '',
+        uniqKey: findProperty(propertiesString, MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) ?? null,
+        sysFlag, preparedTransactionOffset, propertiesString,
+      };
+    } catch {
+      return ILLEGAL;
+    }
+  }
+
+  /**
+   * Scans forward from commit-log offset `from`, calling `onRecord` for each valid record, and stops at the
+   * first illegal one or the end. Returns the offset after the last valid record.
+   */
+  async scan(from: number, checkCRC: boolean, onRecord: ((r: DispatchRequest) => void) | null): Promise<number> {
+    const files = this.mappedFileQueue.files;
+    let idx = files.findIndex((f) => from >= f.fileFromOffset && from < f.fileEnd);
+    if (idx < 0) return from;
+    let processOffset = from;
+    const chunkSize = Math.max(4 * 1024 * 1024, this.config.maxMessageSize + 8);
+    while (idx < files.length) {
+      const mf = files[idx];
+      let pos = processOffset - mf.fileFromOffset;
+      let chunk: Buffer | null = null;
+      let chunkStart = 0;
+      let nextFile = false;
+      while (pos < mf.wrotePosition) {
+        if (!chunk || pos + 8 > chunkStart + chunk.length) {
+          chunkStart = pos;
+          chunk = await mf.read(pos, Math.min(chunkSize, mf.wrotePosition - pos));
+          if (!chunk) return processOffset;
+        }
+        let rel = pos - chunkStart;
+        const size = chunk.readInt32BE(rel);
+        if (size > 0 && pos + size <= mf.wrotePosition && rel + size > chunk.length) {
+          chunkStart = pos;
+          chunk = await mf.read(pos, Math.min(Math.max(chunkSize, size), mf.wrotePosition - pos));
+          if (!chunk) return processOffset;
+          rel = 0;
+        }
+        const r = this.checkMessageAndReturnSize(chunk, rel, checkCRC);
+        if (r.success && r.msgSize > 0) {
+          if (r.commitLogOffset !== mf.fileFromOffset + pos) {
+            this.log.warn({ expected: mf.fileFromOffset + pos, found: r.commitLogOffset }, 'record physical offset mismatch');
+            return processOffset;
+          }
+          onRecord?.(r);
+          pos += r.msgSize;
+          processOffset = mf.fileFromOffset + pos;
+        } else if (r.success) {
+          nextFile = true;
+          break;
+        } else {
+          return processOffset;
+        }
+      }
+      if (!nextFile && pos < mf.fileSize) return processOffset;
+      if (idx + 1 >= files.length) return nextFile ? processOffset : processOffset;
+      idx++;
+      processOffset = files[idx].fileFromOffset;
+    }
+    return processOffset;
+  }
+
+  /** Store timestamp of the first record of a file, 0 if none. */
+  async firstStoreTimestamp(mf: MappedFile): Promise<number> {
+    const head = await mf.read(0, Math.min(mf.wrotePosition, 80));
+    if (!head || head.length < 8) return 0;
+    if (head.readInt32BE(4) !== MESSAGE_MAGIC_CODE && head.readInt32BE(4) !== MESSAGE_MAGIC_CODE_V2) return 0;
+    const sysFlag = head.readInt32BE(RecordPos_SYSFLAG);
+    const at = 48 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) === 0 ? 8 : 20);
+    return at + 8 <= head.length ? readI64(head, at) : 0;
+  }
+
+  async shutdown(): Promise<void> {
+    await this.#appendChain;
+    await this.flush();
+    const waiters = [...this.#commitWaiters, ...this.#flushWaiters];
+    this.#commitWaiters = [];
+    this.#flushWaiters = [];
+    for (const w of waiters) w.resolve();
+    await this.mappedFileQueue.close();
+  }
+}
+
+const RecordPos_SYSFLAG = 36;

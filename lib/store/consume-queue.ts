@@ -1,0 +1,260 @@
+/**
+ * The consume queue of one topic/queueId: 20-byte entries (i64 commit-log offset, i32 size, i64 tags code),
+ * entry n at byte n * 20 of the queue, in files of `mappedFileSizeConsumeQueue` bytes.
+ *
+ * @see org.apache.rocketmq.store.ConsumeQueue
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { MappedFileQueue } from './mapped-file-queue';
+import { readI64, writeI64 } from './stored-record';
+
+export const CQ_STORE_UNIT_SIZE = 20;
+
+export interface CqEntry {
+  offset: number;
+  size: number;
+  tagsCode: number;
+}
+
+export class ConsumeQueue {
+  readonly mappedFileQueue: MappedFileQueue;
+  /** End (offset + size) of the last commit-log record this queue points to. */
+  maxPhysicOffset = -1;
+  /** Byte offset of the first valid entry. */
+  minLogicOffset = 0;
+  readonly fileSize: number;
+
+  constructor(
+    readonly topic: string,
+    readonly queueId: number,
+    rootDir: string,
+    fileSize: number,
+    private readonly log: Logger,
+  ) {
+    this.fileSize = fileSize;
+    this.mappedFileQueue = new MappedFileQueue(path.join(rootDir, topic, String(queueId)), fileSize, 256 * 1024);
+  }
+
+  async load(): Promise<void> {
+    await this.mappedFileQueue.load();
+  }
+
+  /** Reads the last three files' entries to find where the queue ends (Java's recover). */
+  async recover(): Promise<void> {
+    const files = this.mappedFileQueue.files;
+    if (files.length === 0) return;
+    // Files created ahead of their entries (lost with the process) are empty: start from the newest file
+    // whose first entry is valid, then read forward until the first invalid entry.
+    let index = files.length - 1;
+    for (; index > 0; index--) {
+      const head = await files[index].read(0, CQ_STORE_UNIT_SIZE);
+      if (head && readI64(head, 0) >= 0 && head.readInt32BE(8) > 0) break;
+    }
+    let processOffset = files[index].fileFromOffset;
+    let maxExtAddr = -1;
+    for (; index < files.length; index++) {
+      const mf = files[index];
+      const buf = await mf.read(0, mf.fileSize);
+      if (!buf) break;
+      let pos = 0;
+      for (; pos + CQ_STORE_UNIT_SIZE <= buf.length; pos += CQ_STORE_UNIT_SIZE) {
+        const offset = readI64(buf, pos);
+        const size = buf.readInt32BE(pos + 8);
+        if (offset >= 0 && size > 0) maxExtAddr = offset + size;
+        else break;
+      }
+      processOffset = mf.fileFromOffset + pos;
+      if (pos < buf.length) break;
+    }
+    this.maxPhysicOffset = maxExtAddr;
+    await this.mappedFileQueue.truncateDirtyFiles(processOffset);
+  }
+
+  /** Drops entries pointing at or beyond commit-log offset `phyOffset` (Java's truncateDirtyLogicFiles). */
+  async truncateDirtyLogicFiles(phyOffset: number): Promise<void> {
+    const files = this.mappedFileQueue.files;
+    this.maxPhysicOffset = phyOffset;
+    for (let i = files.length - 1; i >= 0; i--) {
+      const mf = files[i];
+      const buf = await mf.read(0, mf.wrotePosition);
+      if (!buf) continue;
+      let keep = 0;
+      let lastEnd = -1;
+      for (let pos = 0; pos + CQ_STORE_UNIT_SIZE <= buf.length; pos += CQ_STORE_UNIT_SIZE) {
+        const offset = readI64(buf, pos);
+        const size = buf.readInt32BE(pos + 8);
+        if (offset >= 0 && size > 0 && offset + size <= phyOffset) {
+          keep = pos + CQ_STORE_UNIT_SIZE;
+          lastEnd = offset + size;
+        } else if (size === 0x7fffffff && offset === 0) {
+          keep = pos + CQ_STORE_UNIT_SIZE; // pre-filled blank entry
+        } else break;
+      }
+      if (keep === 0 && i > 0 && lastEnd < 0) {
+        await mf.destroy();
+        files.splice(i, 1);
+        continue;
+      }
+      if (keep < mf.wrotePosition) await mf.truncateTo(keep);
+      if (lastEnd >= 0) this.maxPhysicOffset = lastEnd;
+      else if (keep === 0) this.maxPhysicOffset = -1;
+      if (keep > 0 || i === 0) break;
+    }
+  }
+
+  /** Appends the entry for queue offset `cqOffset` (Java's putMessagePositionInfo). Synchronous unless a file is created. */
+  putMessagePositionInfo(offset: number, size: number, tagsCode: number, cqOffset: number): void | Promise<void> {
+    if (this.#pending) {
+      const p = this.#pending.then(() => this.#putNow(offset, size, tagsCode, cqOffset));
+      this.#track(p);
+      return p;
+    }
+    const r = this.#putNow(offset, size, tagsCode, cqOffset);
+    if (r) this.#track(r);
+    return r;
+  }
+
+  #putNow(offset: number, size: number, tagsCode: number, cqOffset: number): void | Promise<void> {
+    if (offset + size <= this.maxPhysicOffset) return; // already there (re-dispatch)
+    const expectLogicOffset = cqOffset * CQ_STORE_UNIT_SIZE;
+    const last = this.mappedFileQueue.getLastMappedFile();
+    if (last && !last.isFull() && last.fileFromOffset + last.wrotePosition === expectLogicOffset) {
+      this.#write(last, offset, size, tagsCode);
+      return;
+    }
+    return this.#putSlow(offset, size, tagsCode, expectLogicOffset);
+  }
+
+  #pending: Promise<void> | null = null;
+
+  #track(p: Promise<void>): void {
+    const tracked: Promise<void> = p.catch((e) => {
+      this.log.error({ err: e, topic: this.topic, queueId: this.queueId }, 'consume queue append failed');
+    }).finally(() => {
+      if (this.#pending === tracked) this.#pending = null;
+    });
+    this.#pending = tracked;
+  }
+
+  /** Resolves when every entry handed to putMessagePositionInfo is appended. */
+  async settled(): Promise<void> {
+    while (this.#pending) await this.#pending;
+  }
+
+  #write(mf: import('./mapped-file').MappedFile, offset: number, size: number, tagsCode: number): void {
+    const { buf, offset: at } = mf.reserve(CQ_STORE_UNIT_SIZE);
+    writeI64(buf, offset, at);
+    buf.writeInt32BE(size, at + 8);
+    writeI64(buf, tagsCode, at + 12);
+    this.maxPhysicOffset = offset + size;
+  }
+
+  async #putSlow(offset: number, size: number, tagsCode: number, expectLogicOffset: number): Promise<void> {
+    const mfq = this.mappedFileQueue;
+    const mf = await mfq.getLastMappedFileOrCreate(expectLogicOffset);
+    if (mf.firstCreateInQueue && expectLogicOffset !== 0 && mf.wrotePosition === 0) {
+      // A queue that starts at a later offset: fill the file's head with blank entries (Java's fillPreBlank).
+      this.minLogicOffset = expectLogicOffset;
+      const until = expectLogicOffset % this.fileSize;
+      for (let i = 0; i < until; i += CQ_STORE_UNIT_SIZE) {
+        const { buf, offset: at } = mf.reserve(CQ_STORE_UNIT_SIZE);
+        writeI64(buf, 0, at);
+        buf.writeInt32BE(0x7fffffff, at + 8);
+        writeI64(buf, 0, at + 12);
+      }
+    }
+    const current = mf.fileFromOffset + mf.wrotePosition;
+    if (expectLogicOffset < current) {
+      this.log.warn({ topic: this.topic, queueId: this.queueId, expectLogicOffset, current }, 'build consume queue repeatedly');
+      return;
+    }
+    if (expectLogicOffset !== current) {
+      this.log.warn({ topic: this.topic, queueId: this.queueId, expectLogicOffset, current }, 'logic queue order maybe wrong');
+    }
+    this.#write(mf, offset, size, tagsCode);
+  }
+
+  getMinOffsetInQueue(): number {
+    return Math.floor(this.minLogicOffset / CQ_STORE_UNIT_SIZE);
+  }
+
+  getMaxOffsetInQueue(): number {
+    return Math.floor(this.mappedFileQueue.getMaxOffset() / CQ_STORE_UNIT_SIZE);
+  }
+
+  /** Entries from queue offset `index` to the end of its file, at most `maxBytes` bytes; null if not there. */
+  async getIndexBuffer(index: number, maxBytes: number): Promise<Buffer | null> {
+    const offset = index * CQ_STORE_UNIT_SIZE;
+    if (offset < this.minLogicOffset) return null;
+    const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
+    if (!mf) return null;
+    const pos = offset - mf.fileFromOffset;
+    const len = Math.min(mf.wrotePosition - pos, maxBytes);
+    if (len <= 0) return null;
+    return mf.read(pos, len - (len % CQ_STORE_UNIT_SIZE));
+  }
+
+  async getEntry(index: number): Promise<CqEntry | null> {
+    const buf = await this.getIndexBuffer(index, CQ_STORE_UNIT_SIZE);
+    if (!buf || buf.length < CQ_STORE_UNIT_SIZE) return null;
+    return { offset: readI64(buf, 0), size: buf.readInt32BE(8), tagsCode: readI64(buf, 12) };
+  }
+
+  rollNextFile(index: number): number {
+    const totalUnits = this.fileSize / CQ_STORE_UNIT_SIZE;
+    return index + totalUnits - (index % totalUnits);
+  }
+
+  /** Sets the min offset to the first entry pointing at or after `phyMinOffset` (Java's correctMinOffset). */
+  async correctMinOffset(phyMinOffset: number): Promise<void> {
+    const mf = this.mappedFileQueue.getFirstMappedFile();
+    if (!mf) return;
+    const buf = await mf.read(0, mf.wrotePosition);
+    if (!buf) return;
+    for (let pos = 0; pos + CQ_STORE_UNIT_SIZE <= buf.length; pos += CQ_STORE_UNIT_SIZE) {
+      const offset = readI64(buf, pos);
+      const size = buf.readInt32BE(pos + 8);
+      if (size === 0x7fffffff && offset === 0) continue;
+      if (offset >= phyMinOffset) {
+        this.minLogicOffset = mf.fileFromOffset + pos;
+        return;
+      }
+    }
+    // The whole first file points into deleted commit log.
+    this.minLogicOffset = Math.max(this.minLogicOffset, mf.fileFromOffset + buf.length);
+  }
+
+  /** Deletes files whose last entry points below `phyMinOffset` (never the last); returns the count. */
+  async deleteExpiredFile(phyMinOffset: number): Promise<number> {
+    const files = this.mappedFileQueue.files;
+    let n = 0;
+    while (n < files.length - 1) {
+      const mf = files[n];
+      const last = await mf.read(this.fileSize - CQ_STORE_UNIT_SIZE, CQ_STORE_UNIT_SIZE);
+      if (!last || readI64(last, 0) >= phyMinOffset) break;
+      n++;
+    }
+    if (n) await this.mappedFileQueue.deleteFiles(n);
+    await this.correctMinOffset(phyMinOffset);
+    return n;
+  }
+
+  async flush(): Promise<void> {
+    await this.mappedFileQueue.flush();
+  }
+
+  async commit(): Promise<void> {
+    await this.mappedFileQueue.commit();
+  }
+
+  async destroy(): Promise<void> {
+    this.maxPhysicOffset = -1;
+    this.minLogicOffset = 0;
+    await this.mappedFileQueue.destroy();
+  }
+
+  async close(): Promise<void> {
+    await this.mappedFileQueue.close();
+  }
+}

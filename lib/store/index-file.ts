@@ -1,0 +1,177 @@
+/**
+ * One index file: a 40-byte header (beginTimestamp i64, endTimestamp i64, beginPhyOffset i64, endPhyOffset i64,
+ * hashSlotCount i32, indexCount i32), `hashSlotNum` 4-byte slots holding the newest entry of each hash, then
+ * `indexNum` 20-byte entries (keyHash i32, phyOffset i64, timeDiff seconds i32, prevIndex i32). Named by the
+ * creation time, yyyyMMddHHmmssSSS. The header and slots live in memory and are written back by dirty page;
+ * entries are appended through the file's write segments.
+ *
+ * @see org.apache.rocketmq.store.index.IndexFile
+ * @see org.apache.rocketmq.store.index.IndexHeader
+ */
+import { javaStringHashCode } from '../../protocol/message/java-hash';
+import { MappedFile, OS_PAGE_SIZE } from './mapped-file';
+import { readI64, writeI64 } from './stored-record';
+
+export const INDEX_HEADER_SIZE = 40;
+const HASH_SLOT_SIZE = 4;
+const INDEX_SIZE = 20;
+const INVALID_INDEX = 0;
+
+export function indexKeyHash(key: string): number {
+  const h = javaStringHashCode(key);
+  const positive = Math.abs(h);
+  return positive < 0 || positive > 0x7fffffff ? 0 : positive;
+}
+
+export class IndexFile {
+  readonly fileSize: number;
+  readonly #head: Buffer;
+  #dirty = new Set<number>();
+  #mf: MappedFile;
+
+  private constructor(readonly fileName: string, readonly hashSlotNum: number, readonly indexNum: number, mf: MappedFile, head: Buffer) {
+    this.fileSize = INDEX_HEADER_SIZE + hashSlotNum * HASH_SLOT_SIZE + indexNum * INDEX_SIZE;
+    this.#mf = mf;
+    this.#head = head;
+  }
+
+  static async create(fileName: string, hashSlotNum: number, indexNum: number, endPhyOffset: number, endTimestamp: number): Promise<IndexFile> {
+    const size = INDEX_HEADER_SIZE + hashSlotNum * HASH_SLOT_SIZE + indexNum * INDEX_SIZE;
+    const mf = await MappedFile.create(fileName, size, 256 * 1024);
+    const head = Buffer.alloc(INDEX_HEADER_SIZE + hashSlotNum * HASH_SLOT_SIZE);
+    const f = new IndexFile(fileName, hashSlotNum, indexNum, mf, head);
+    f.#setIndexCount(1);
+    if (endPhyOffset > 0) { f.#setLong(16, endPhyOffset); f.#setLong(24, endPhyOffset); }
+    if (endTimestamp > 0) { f.#setLong(0, endTimestamp); f.#setLong(8, endTimestamp); }
+    mf.setPositions(f.#entryPos(1));
+    return f;
+  }
+
+  static async load(fileName: string, hashSlotNum: number, indexNum: number): Promise<IndexFile> {
+    const size = INDEX_HEADER_SIZE + hashSlotNum * HASH_SLOT_SIZE + indexNum * INDEX_SIZE;
+    const mf = new MappedFile(fileName, size, 256 * 1024);
+    mf.setPositions(size);
+    const head = await mf.read(0, INDEX_HEADER_SIZE + hashSlotNum * HASH_SLOT_SIZE);
+    if (!head) throw new Error(`cannot read index file ${fileName}`);
+    const f = new IndexFile(fileName, hashSlotNum, indexNum, mf, Buffer.from(head));
+    if (f.indexCount <= 0) f.#setIndexCount(1);
+    mf.setPositions(f.#entryPos(f.indexCount));
+    f.#dirty.clear();
+    return f;
+  }
+
+  get beginTimestamp(): number { return readI64(this.#head, 0); }
+  get endTimestamp(): number { return readI64(this.#head, 8); }
+  get beginPhyOffset(): number { return readI64(this.#head, 16); }
+  get endPhyOffset(): number { return readI64(this.#head, 24); }
+  get hashSlotCount(): number { return this.#head.readInt32BE(32); }
+  get indexCount(): number { return this.#head.readInt32BE(36); }
+
+  #touch(pos: number): void {
+    this.#dirty.add(Math.floor(pos / OS_PAGE_SIZE));
+  }
+
+  #setLong(pos: number, v: number): void {
+    writeI64(this.#head, v, pos);
+    this.#touch(pos);
+  }
+
+  #setIndexCount(v: number): void {
+    this.#head.writeInt32BE(v, 36);
+    this.#touch(36);
+  }
+
+  #entryPos(index: number): number {
+    return INDEX_HEADER_SIZE + this.hashSlotNum * HASH_SLOT_SIZE + index * INDEX_SIZE;
+  }
+
+  isWriteFull(): boolean {
+    return this.indexCount >= this.indexNum;
+  }
+
+  /** Adds `key` -> phyOffset; false when the file is full. */
+  putKey(key: string, phyOffset: number, storeTimestamp: number): boolean {
+    if (this.isWriteFull()) return false;
+    const keyHash = indexKeyHash(key);
+    const slotPos = keyHash % this.hashSlotNum;
+    const absSlotPos = INDEX_HEADER_SIZE + slotPos * HASH_SLOT_SIZE;
+    let slotValue = this.#head.readInt32BE(absSlotPos);
+    const indexCount = this.indexCount;
+    if (slotValue <= INVALID_INDEX || slotValue > indexCount) slotValue = INVALID_INDEX;
+    let timeDiff = storeTimestamp - this.beginTimestamp;
+    timeDiff = Math.trunc(timeDiff / 1000);
+    if (this.beginTimestamp <= 0) timeDiff = 0;
+    else if (timeDiff > 0x7fffffff) timeDiff = 0x7fffffff;
+    else if (timeDiff < 0) timeDiff = 0;
+    const { buf, offset } = this.#mf.reserve(INDEX_SIZE);
+    buf.writeInt32BE(keyHash | 0, offset);
+    writeI64(buf, phyOffset, offset + 4);
+    buf.writeInt32BE(timeDiff, offset + 12);
+    buf.writeInt32BE(slotValue, offset + 16);
+    this.#head.writeInt32BE(indexCount, absSlotPos);
+    this.#touch(absSlotPos);
+    if (indexCount <= 1) {
+      this.#setLong(16, phyOffset);
+      this.#setLong(0, storeTimestamp);
+    }
+    if (slotValue === INVALID_INDEX) {
+      this.#head.writeInt32BE(this.hashSlotCount + 1, 32);
+      this.#touch(32);
+    }
+    this.#setIndexCount(indexCount + 1);
+    this.#setLong(24, phyOffset);
+    this.#setLong(8, storeTimestamp);
+    return true;
+  }
+
+  isTimeMatched(begin: number, end: number): boolean {
+    const b = this.beginTimestamp;
+    const e = this.endTimestamp;
+    return (begin < b && end > e) || (begin >= b && begin <= e) || (end >= b && end <= e);
+  }
+
+  /** Walks the hash chain of `key`, collecting commit-log offsets stored within [begin, end]. */
+  async selectPhyOffset(out: number[], key: string, maxNum: number, begin: number, end: number): Promise<void> {
+    const keyHash = indexKeyHash(key);
+    const slotPos = keyHash % this.hashSlotNum;
+    const slotValue = this.#head.readInt32BE(INDEX_HEADER_SIZE + slotPos * HASH_SLOT_SIZE);
+    const indexCount = this.indexCount;
+    if (slotValue <= INVALID_INDEX || slotValue > indexCount || indexCount <= 1) return;
+    for (let next = slotValue; ;) {
+      if (out.length >= maxNum) break;
+      const e = await this.#mf.read(this.#entryPos(next), INDEX_SIZE);
+      if (!e) break;
+      const keyHashRead = e.readInt32BE(0);
+      const phyOffsetRead = readI64(e, 4);
+      const timeDiff = e.readInt32BE(12);
+      const prevIndexRead = e.readInt32BE(16);
+      if (timeDiff < 0) break;
+      const timeRead = this.beginTimestamp + timeDiff * 1000;
+      const timeMatched = timeRead >= begin && timeRead <= end;
+      if (keyHash === keyHashRead && timeMatched) out.push(phyOffsetRead);
+      if (prevIndexRead <= INVALID_INDEX || prevIndexRead > indexCount || prevIndexRead === next || timeRead < begin) break;
+      next = prevIndexRead;
+    }
+  }
+
+  /** Writes the entries and the dirty header/slot pages, then fdatasyncs. */
+  async flush(): Promise<void> {
+    await this.#mf.commit();
+    const pages = [...this.#dirty].sort((a, b) => a - b);
+    this.#dirty.clear();
+    for (const page of pages) {
+      const start = page * OS_PAGE_SIZE;
+      await this.#mf.writeAt(this.#head.subarray(start, Math.min(start + OS_PAGE_SIZE, this.#head.length)), start);
+    }
+    if (pages.length) await this.#mf.datasync();
+    else await this.#mf.flush();
+  }
+
+  async close(): Promise<void> {
+    await this.#mf.close();
+  }
+
+  async destroy(): Promise<void> {
+    await this.#mf.destroy();
+  }
+}

@@ -1,0 +1,12 @@
+export * from './message-store-config';
+export * from './store-status';
+export * from './stored-record';
+export * from './commit-log';
+export * from './consume-queue';
+export * from './message-store';
+export * from './config-file';
+export { IndexService, timeMillisToHumanString } from './index-service';
+export { IndexFile, indexKeyHash } from './index-file';
+export { StoreCheckpoint } from './store-checkpoint';
+export { MappedFile, offsetToFileName } from './mapped-file';
+export { MappedFileQueue } from './mapped-file-queue';

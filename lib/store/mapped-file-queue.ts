@@ -1,0 +1,165 @@
+/**
+ * A directory of fixed-size files named by their 20-digit start offset.
+ *
+ * @see org.apache.rocketmq.store.MappedFileQueue
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { MessageStoreError } from '../errors';
+import { MappedFile, offsetToFileName } from './mapped-file';
+
+export class MappedFileQueue {
+  files: MappedFile[] = [];
+
+  constructor(readonly storePath: string, readonly mappedFileSize: number, private readonly segmentSize: number) {}
+
+  /** Loads the existing files; every file must have the configured size (as Java checks). */
+  async load(): Promise<void> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.storePath);
+    } catch {
+      return;
+    }
+    names = names.filter((n) => /^\d{20}$/.test(n)).sort();
+    const files: MappedFile[] = [];
+    for (const n of names) {
+      const p = path.join(this.storePath, n);
+      const st = await fs.stat(p);
+      if (st.size < this.mappedFileSize) {
+        // A file cut short by a crash while it was being created (open, then extend): its missing bytes are zeros.
+        await fs.truncate(p, this.mappedFileSize);
+      } else if (st.size !== this.mappedFileSize) {
+        throw new MessageStoreError(`${p} length not matched message store config value, please check it manually`);
+      }
+      const mf = new MappedFile(p, this.mappedFileSize, this.segmentSize);
+      mf.setPositions(this.mappedFileSize);
+      files.push(mf);
+    }
+    this.files = files;
+  }
+
+  getFirstMappedFile(): MappedFile | undefined {
+    return this.files[0];
+  }
+
+  getLastMappedFile(): MappedFile | undefined {
+    return this.files[this.files.length - 1];
+  }
+
+  /** The file to append to, creating the next one when the last is full (or none exists). */
+  async getLastMappedFileOrCreate(startOffset: number): Promise<MappedFile> {
+    const last = this.getLastMappedFile();
+    if (last && !last.isFull()) return last;
+    const createOffset = last ? last.fileFromOffset + this.mappedFileSize : startOffset - (startOffset % this.mappedFileSize);
+    await fs.mkdir(this.storePath, { recursive: true });
+    const mf = await MappedFile.create(path.join(this.storePath, offsetToFileName(createOffset)), this.mappedFileSize, this.segmentSize);
+    if (this.files.length === 0) mf.firstCreateInQueue = true;
+    this.files.push(mf);
+    return mf;
+  }
+
+  findMappedFileByOffset(offset: number, returnFirstOnNotFound = false): MappedFile | undefined {
+    const first = this.files[0];
+    if (!first) return undefined;
+    const last = this.files[this.files.length - 1];
+    if (offset < first.fileFromOffset || offset >= last.fileFromOffset + this.mappedFileSize) {
+      return returnFirstOnNotFound ? first : undefined;
+    }
+    const idx = Math.floor(offset / this.mappedFileSize) - Math.floor(first.fileFromOffset / this.mappedFileSize);
+    const mf = this.files[idx];
+    if (mf && offset >= mf.fileFromOffset && offset < mf.fileFromOffset + this.mappedFileSize) return mf;
+    return this.files.find((f) => offset >= f.fileFromOffset && offset < f.fileFromOffset + this.mappedFileSize) ??
+      (returnFirstOnNotFound ? first : undefined);
+  }
+
+  getMinOffset(): number {
+    return this.files.length ? this.files[0].fileFromOffset : -1;
+  }
+
+  getMaxOffset(): number {
+    const last = this.getLastMappedFile();
+    return last ? last.fileFromOffset + last.wrotePosition : 0;
+  }
+
+  getMaxWrotePosition(): number {
+    return this.getMaxOffset();
+  }
+
+  /** Lowest offset not yet handed to the OS... as a whole: the committed position of the queue. */
+  getCommittedWhere(): number {
+    for (const f of this.files) if (f.committedPosition < this.mappedFileSize) return f.fileFromOffset + f.committedPosition;
+    const last = this.getLastMappedFile();
+    return last ? last.fileEnd : 0;
+  }
+
+  getFlushedWhere(): number {
+    for (const f of this.files) if (f.flushedPosition < this.mappedFileSize) return f.fileFromOffset + f.flushedPosition;
+    const last = this.getLastMappedFile();
+    return last ? last.fileEnd : 0;
+  }
+
+  /** Files with bytes not yet handed to the OS. */
+  dirtyFiles(): MappedFile[] {
+    return this.files.filter((f) => f.committedPosition < f.wrotePosition);
+  }
+
+  unflushedFiles(): MappedFile[] {
+    return this.files.filter((f) => f.flushedPosition < f.wrotePosition);
+  }
+
+  async commit(): Promise<void> {
+    for (const f of this.dirtyFiles()) await f.commit();
+  }
+
+  async flush(): Promise<void> {
+    for (const f of this.unflushedFiles()) await f.flush();
+  }
+
+  /** Drops everything after `offset`: later files are deleted, the file holding it is cut back. */
+  async truncateDirtyFiles(offset: number): Promise<void> {
+    const keep: MappedFile[] = [];
+    for (const f of this.files) {
+      if (f.fileEnd > offset) {
+        if (offset >= f.fileFromOffset) {
+          await f.truncateTo(offset - f.fileFromOffset);
+          keep.push(f);
+        } else {
+          await f.destroy();
+        }
+      } else keep.push(f);
+    }
+    this.files = keep;
+  }
+
+  /** Deletes files (never the last) whose last modification is older than `expiredTime`, Java's deleteExpiredFileByTime. */
+  async deleteExpiredFileByTime(expiredTime: number, now: number, cleanImmediately: boolean, maxBatch = 10): Promise<number> {
+    let deleted = 0;
+    const n = this.files.length - 1;
+    for (let i = 0; i < n && deleted < maxBatch; i++) {
+      const f = this.files[i];
+      const live = (await f.lastModified()) + expiredTime;
+      if (now >= live || cleanImmediately) {
+        await f.destroy();
+        deleted++;
+      } else break;
+    }
+    if (deleted) this.files = this.files.slice(deleted);
+    return deleted;
+  }
+
+  async deleteFiles(count: number): Promise<void> {
+    for (const f of this.files.slice(0, count)) await f.destroy();
+    this.files = this.files.slice(count);
+  }
+
+  async close(): Promise<void> {
+    for (const f of this.files) await f.close();
+  }
+
+  async destroy(): Promise<void> {
+    for (const f of this.files) await f.destroy();
+    this.files = [];
+    await fs.rm(this.storePath, { recursive: true, force: true });
+  }
+}

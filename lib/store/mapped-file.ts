@@ -1,0 +1,239 @@
+/**
+ * One fixed-size store file named by its 20-digit start offset. Node has no mmap: the tail that was appended but
+ * not yet written lives in memory as write segments; `commit()` hands all of them to the OS in one positional
+ * writev, `flush()` fdatasyncs. Reads of bytes still in memory are answered from the segments, older bytes by pread.
+ *
+ * @see org.apache.rocketmq.store.MappedFile
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+interface Segment {
+  start: number;
+  buf: Buffer;
+  len: number;
+  sealed: boolean;
+}
+
+export const OS_PAGE_SIZE = 4096;
+
+export function offsetToFileName(offset: number): string {
+  return String(offset).padStart(20, '0');
+}
+
+export class MappedFile {
+  readonly fileFromOffset: number;
+  /** Position appended so far (in memory or on disk). */
+  wrotePosition = 0;
+  /** Position handed to the OS. */
+  committedPosition = 0;
+  /** Position fdatasynced. */
+  flushedPosition = 0;
+  /** Store timestamp of the last record appended (the checkpoint uses it). */
+  storeTimestamp = 0;
+  firstCreateInQueue = false;
+  #fh: fs.FileHandle | null = null;
+  #opening: Promise<fs.FileHandle> | null = null;
+  #segments: Segment[] = [];
+  #committing: Promise<void> = Promise.resolve();
+  #destroyed = false;
+
+  constructor(readonly fileName: string, readonly fileSize: number, private readonly segmentSize: number) {
+    this.fileFromOffset = Number(path.basename(fileName));
+  }
+
+  /** Creates the file at its full (sparse) size, as Java's mmap does. */
+  static async create(fileName: string, fileSize: number, segmentSize: number): Promise<MappedFile> {
+    const mf = new MappedFile(fileName, fileSize, segmentSize);
+    const fh = await fs.open(fileName, 'w+');
+    await fh.truncate(fileSize);
+    mf.#fh = fh;
+    return mf;
+  }
+
+  async #handle(): Promise<fs.FileHandle> {
+    if (this.#fh) return this.#fh;
+    if (!this.#opening) this.#opening = fs.open(this.fileName, 'r+').then((fh) => (this.#fh = fh));
+    return this.#opening;
+  }
+
+  get fileEnd(): number {
+    return this.fileFromOffset + this.fileSize;
+  }
+
+  isFull(): boolean {
+    return this.wrotePosition >= this.fileSize;
+  }
+
+  isDestroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  /** Sets every position (after load or recovery). Only valid while nothing is pending. */
+  setPositions(pos: number): void {
+    this.wrotePosition = pos;
+    this.committedPosition = pos;
+    this.flushedPosition = pos;
+  }
+
+  /**
+   * Reserves `len` bytes at the tail and returns the buffer region to fill synchronously; advances wrotePosition.
+   * The caller checks that the bytes fit in the file.
+   */
+  reserve(len: number): { buf: Buffer; offset: number } {
+    let seg = this.#segments[this.#segments.length - 1];
+    if (!seg || seg.sealed || seg.buf.length - seg.len < len) {
+      const cap = Math.max(len, Math.min(this.segmentSize, this.fileSize - this.wrotePosition));
+      seg = { start: this.wrotePosition, buf: Buffer.allocUnsafe(cap), len: 0, sealed: false };
+      this.#segments.push(seg);
+    }
+    const offset = seg.len;
+    seg.len += len;
+    this.wrotePosition += len;
+    return { buf: seg.buf, offset };
+  }
+
+  appendBuffer(data: Buffer): void {
+    const { buf, offset } = this.reserve(data.length);
+    data.copy(buf, offset);
+  }
+
+  /** Bytes appended but not yet handed to the OS. */
+  pendingBytes(): number {
+    return this.wrotePosition - this.committedPosition;
+  }
+
+  /** Writes every pending segment with one positional writev. Concurrent calls are chained. */
+  commit(): Promise<void> {
+    const next = this.#committing.then(() => this.#doCommit());
+    this.#committing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #doCommit(): Promise<void> {
+    const segs = this.#segments.filter((s) => !s.sealed && s.len > 0);
+    if (segs.length === 0 || this.#destroyed) return;
+    for (const s of segs) s.sealed = true;
+    const fh = await this.#handle();
+    const bufs = segs.map((s) => s.buf.subarray(0, s.len));
+    let pos = segs[0].start;
+    const end = segs[segs.length - 1].start + segs[segs.length - 1].len;
+    let { bytesWritten } = await fh.writev(bufs, pos);
+    pos += bytesWritten;
+    while (pos < end) {
+      // A short writev: finish with plain writes.
+      const rest = Buffer.concat(bufs).subarray(pos - segs[0].start);
+      ({ bytesWritten } = await fh.write(rest, 0, rest.length, pos));
+      pos += bytesWritten;
+    }
+    this.committedPosition = end;
+    this.#segments = this.#segments.filter((s) => !segs.includes(s));
+  }
+
+  /** Commits, then fdatasyncs if anything is unsynced. */
+  async flush(): Promise<number> {
+    await this.commit();
+    const target = this.committedPosition;
+    if (target > this.flushedPosition && !this.#destroyed) {
+      const fh = await this.#handle();
+      await fh.datasync();
+      if (target > this.flushedPosition) this.flushedPosition = target;
+    }
+    return this.flushedPosition;
+  }
+
+  /** Reads `len` bytes at file position `pos` (bounded by wrotePosition); null if out of range. */
+  async read(pos: number, len: number): Promise<Buffer | null> {
+    if (pos < 0 || len < 0 || pos + len > this.wrotePosition || this.#destroyed) return null;
+    const mem = this.readFromMemory(pos, len);
+    if (mem) return mem;
+    const out = Buffer.allocUnsafe(len);
+    // Bytes at and after the first segment's start are still (or also) in memory.
+    const segs = this.#segments;
+    const memStart = segs.length ? segs[0].start : this.wrotePosition;
+    const diskLen = Math.min(len, Math.max(0, memStart - pos));
+    if (diskLen > 0) {
+      const fh = await this.#handle();
+      let got = 0;
+      while (got < diskLen) {
+        const { bytesRead } = await fh.read(out, got, diskLen - got, pos + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      if (got < diskLen) out.fill(0, got, diskLen);
+    }
+    // Segments may have been dropped while reading from disk (their bytes are on disk then): copy the rest.
+    let p = pos + diskLen;
+    while (p < pos + len) {
+      const seg = this.#segments.find((s) => p >= s.start && p < s.start + s.len);
+      if (!seg) {
+        const fh = await this.#handle();
+        const { bytesRead } = await fh.read(out, p - pos, pos + len - p, p);
+        if (bytesRead === 0) return null;
+        p += bytesRead;
+        continue;
+      }
+      const n = Math.min(seg.start + seg.len - p, pos + len - p);
+      seg.buf.copy(out, p - pos, p - seg.start, p - seg.start + n);
+      p += n;
+    }
+    return out;
+  }
+
+  /** The bytes if they lie within one in-memory segment (a view, no copy), else null. */
+  readFromMemory(pos: number, len: number): Buffer | null {
+    for (const s of this.#segments) {
+      if (pos >= s.start && pos + len <= s.start + s.len) return s.buf.subarray(pos - s.start, pos - s.start + len);
+    }
+    return null;
+  }
+
+  /** Cuts the file back to `pos`: pending bytes beyond are dropped and the file's bytes beyond become zeros. */
+  async truncateTo(pos: number): Promise<void> {
+    await this.#committing;
+    this.#segments = [];
+    const fh = await this.#handle();
+    await fh.truncate(pos);
+    await fh.truncate(this.fileSize);
+    this.setPositions(pos);
+  }
+
+  /** Writes `data` at file position `pos` directly (regions outside the appended tail, such as index slots). */
+  async writeAt(data: Buffer, pos: number): Promise<void> {
+    const fh = await this.#handle();
+    let done = 0;
+    while (done < data.length) {
+      const { bytesWritten } = await fh.write(data, done, data.length - done, pos + done);
+      done += bytesWritten;
+    }
+  }
+
+  async datasync(): Promise<void> {
+    const fh = await this.#handle();
+    await fh.datasync();
+  }
+
+  async lastModified(): Promise<number> {
+    try {
+      return (await fs.stat(this.fileName)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#committing;
+    const fh = this.#fh ?? (this.#opening ? await this.#opening.catch(() => null) : null);
+    this.#fh = null;
+    this.#opening = null;
+    if (fh) await fh.close().catch(() => undefined);
+  }
+
+  /** Closes and deletes the file. */
+  async destroy(): Promise<void> {
+    await this.close();
+    this.#destroyed = true;
+    this.#segments = [];
+    await fs.rm(this.fileName, { force: true });
+  }
+}

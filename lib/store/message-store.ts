@@ -1,0 +1,799 @@
+/**
+ * The message store facade the broker uses: commit log, consume queues, index, checkpoint, abort file,
+ * recovery, flush and cleanup services. No network code.
+ *
+ * @see org.apache.rocketmq.store.DefaultMessageStore
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { componentLogger } from '../logger';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
+import { CommitLog, type MessageExtBatch, type MessageExtBrokerInner } from './commit-log';
+import { ConsumeQueue, CQ_STORE_UNIT_SIZE } from './consume-queue';
+import { IndexService } from './index-service';
+import { BrokerRole, FlushDiskType, StorePath, resolveMessageStoreConfig, type MessageStoreConfig } from './message-store-config';
+import { StoreCheckpoint } from './store-checkpoint';
+import {
+  GetMessageStatus, PutMessageStatus,
+  type GetMessageResult, type PutMessageResult, type QueryMessageResult,
+} from './store-status';
+import { readI64, type DispatchRequest, type HostAddress } from './stored-record';
+
+export type { MessageExtBatch, MessageExtBrokerInner };
+
+/** Filters a pull (Java's MessageFilter). */
+export interface MessageFilter {
+  isMatchedByConsumeQueue(tagsCode: number | null): boolean;
+  isMatchedByCommitLog?(record: Buffer): boolean;
+}
+
+export type MessageArrivingListener = (
+  topic: string, queueId: number, logicOffset: number, tagsCode: number, storeTimestamp: number, propertiesString?: string,
+) => void;
+
+export interface MessageStoreOptions {
+  /** The store host written into each record (default 127.0.0.1:10911). */
+  storeHost?: HostAddress;
+  /** Injectable clock (cleanup tests). */
+  now?: () => number;
+  logger?: Logger;
+  /** Used-space ratio (0..1) of the disk holding `dir`; defaults to fs.statfs. */
+  diskUsageRatio?: (dir: string) => Promise<number>;
+}
+
+const TOTAL_PHYSICAL_MEMORY_SIZE = os.totalmem();
+const DISK_SPACE_WARNING_LEVEL_RATIO = 0.9;
+const DISK_SPACE_CLEAN_FORCIBLY_RATIO = 0.85;
+
+async function statfsUsage(dir: string): Promise<number> {
+  try {
+    const s = await fs.statfs(dir);
+    if (s.blocks <= 0) return -1;
+    return (s.blocks - s.bfree) / s.blocks;
+  } catch {
+    return -1;
+  }
+}
+
+/** Java's StoreUtil / StoreStatsService TPS windows, sampled each second. */
+class StoreStats {
+  samples: { t: number; puts: number; gets: number }[] = [];
+  getMessageTransferedMsgCount = 0;
+  getMessageTimesTotalFound = 0;
+  getMessageTimesTotalMiss = 0;
+
+  sample(t: number, puts: number): void {
+    this.samples.push({ t, puts, gets: this.getMessageTransferedMsgCount });
+    if (this.samples.length > 601) this.samples.shift();
+  }
+
+  tps(seconds: number, key: 'puts' | 'gets'): number {
+    const n = this.samples.length;
+    if (n < 2) return 0;
+    const last = this.samples[n - 1];
+    const first = this.samples[Math.max(0, n - 1 - seconds)];
+    const dt = (last.t - first.t) / 1000;
+    return dt > 0 ? (last[key] - first[key]) / dt : 0;
+  }
+}
+
+export class DefaultMessageStore {
+  readonly config: MessageStoreConfig;
+  readonly commitLog: CommitLog;
+  readonly indexService: IndexService;
+  readonly checkpoint: StoreCheckpoint;
+  readonly consumeQueueTable = new Map<string, Map<number, ConsumeQueue>>();
+  readonly now: () => number;
+  readonly #log: Logger;
+  readonly #diskUsage: (dir: string) => Promise<number>;
+  #listeners = new Set<MessageArrivingListener>();
+  #timers: NodeJS.Timeout[] = [];
+  #loaded: Promise<boolean> | null = null;
+  #started: Promise<void> | null = null;
+  #shutdown: Promise<void> | null = null;
+  #running = false;
+  #diskFull = false;
+  #cleanImmediately = false;
+  #lastDispatchedStoreTimestamp = 0;
+  #lastThoroughFlush = 0;
+  #flushing = false;
+  #cqFlushing = false;
+  #cleaning = false;
+  #lastPhysicalMinOffset = 0;
+  #manualDeleteFileSeveralTimes = 0;
+  #stats = new StoreStats();
+  /** Set by load(): whether the previous run shut down cleanly. */
+  lastExitOK = true;
+  /** Disk used ratio of the commit-log disk at the last cleanup check. */
+  commitLogDiskRatio = 0;
+  consumeQueueDiskRatio = 0;
+
+  constructor(config: Partial<MessageStoreConfig> = {}, options: MessageStoreOptions = {}) {
+    this.config = resolveMessageStoreConfig(config);
+    this.now = options.now ?? Date.now;
+    this.#log = componentLogger('store', options.logger);
+    this.#diskUsage = options.diskUsageRatio ?? statfsUsage;
+    this.commitLog = new CommitLog(this.config, options.storeHost ?? { host: '127.0.0.1', port: 10911 }, this.now, this.#log);
+    this.indexService = new IndexService(StorePath.index(this.config.storePathRootDir), this.config.maxHashSlotNum,
+      this.config.maxIndexNum, this.config.maxMsgsNumBatch, this.now, this.#log);
+    this.checkpoint = new StoreCheckpoint(StorePath.checkpoint(this.config.storePathRootDir));
+  }
+
+  // ---- lifecycle ----
+
+  /** Loads the files and recovers (normally, or from the checkpoint when the abort file is there). Idempotent. */
+  load(): Promise<boolean> {
+    if (!this.#loaded) this.#loaded = this.#doLoad();
+    return this.#loaded;
+  }
+
+  async #doLoad(): Promise<boolean> {
+    const root = this.config.storePathRootDir;
+    await fs.mkdir(root, { recursive: true });
+    this.lastExitOK = !(await exists(StorePath.abort(root)));
+    await this.checkpoint.load();
+    await this.commitLog.load();
+    await this.#loadConsumeQueues();
+    await this.indexService.load(this.lastExitOK, this.checkpoint.indexMsgTimestamp);
+    await this.#recover(this.lastExitOK);
+    this.#log.info({ lastExitOK: this.lastExitOK, maxPhyOffset: this.getMaxPhyOffset() }, 'store loaded');
+    return true;
+  }
+
+  async #loadConsumeQueues(): Promise<void> {
+    const dir = StorePath.consumeQueue(this.config.storePathRootDir);
+    let topics: string[] = [];
+    try {
+      topics = await fs.readdir(dir);
+    } catch {
+      return;
+    }
+    for (const topic of topics) {
+      let ids: string[] = [];
+      try {
+        ids = await fs.readdir(path.join(dir, topic));
+      } catch {
+        continue;
+      }
+      for (const id of ids) {
+        if (!/^\d+$/.test(id)) continue;
+        const cq = this.#newConsumeQueue(topic, Number(id));
+        await cq.load();
+      }
+    }
+  }
+
+  #newConsumeQueue(topic: string, queueId: number): ConsumeQueue {
+    let m = this.consumeQueueTable.get(topic);
+    if (!m) {
+      m = new Map();
+      this.consumeQueueTable.set(topic, m);
+    }
+    let cq = m.get(queueId);
+    if (!cq) {
+      cq = new ConsumeQueue(topic, queueId, StorePath.consumeQueue(this.config.storePathRootDir),
+        this.config.mappedFileSizeConsumeQueue, this.#log);
+      m.set(queueId, cq);
+    }
+    return cq;
+  }
+
+  findConsumeQueue(topic: string, queueId: number): ConsumeQueue | undefined {
+    return this.consumeQueueTable.get(topic)?.get(queueId);
+  }
+
+  #allConsumeQueues(): ConsumeQueue[] {
+    const out: ConsumeQueue[] = [];
+    for (const m of this.consumeQueueTable.values()) for (const cq of m.values()) out.push(cq);
+    return out;
+  }
+
+  async #recover(lastExitOK: boolean): Promise<void> {
+    for (const cq of this.#allConsumeQueues()) await cq.recover();
+    const files = this.commitLog.mappedFileQueue.files;
+    let processOffset = 0;
+    if (files.length > 0) {
+      let startIdx: number;
+      if (lastExitOK) {
+        startIdx = Math.max(0, files.length - 3);
+      } else {
+        const minTs = this.config.messageIndexEnable && this.config.messageIndexSafe
+          ? this.checkpoint.getMinTimestampIndex() : this.checkpoint.getMinTimestamp();
+        startIdx = 0;
+        for (let i = files.length - 1; i >= 0; i--) {
+          const ts = await this.commitLog.firstStoreTimestamp(files[i]);
+          if (ts !== 0 && ts <= minTs) {
+            startIdx = i;
+            break;
+          }
+        }
+      }
+      const pending: Promise<void>[] = [];
+      processOffset = await this.commitLog.scan(files[startIdx].fileFromOffset, this.config.checkCRCOnRecover,
+        lastExitOK ? null : (r) => this.#dispatch(r, pending, false));
+      await Promise.all(pending);
+      await this.#settleDispatch();
+      if (!lastExitOK) this.#log.warn({ processOffset }, 'recovered commit log after abnormal exit');
+    }
+    await this.commitLog.mappedFileQueue.truncateDirtyFiles(processOffset);
+    for (const cq of this.#allConsumeQueues()) {
+      if (cq.maxPhysicOffset > processOffset || processOffset === 0) await cq.truncateDirtyLogicFiles(processOffset);
+    }
+    await this.#recoverTopicQueueTable();
+  }
+
+  async #recoverTopicQueueTable(): Promise<void> {
+    const minPhy = this.commitLog.getMinOffset();
+    this.commitLog.topicQueueTable.clear();
+    for (const cq of this.#allConsumeQueues()) {
+      this.commitLog.topicQueueTable.set(`${cq.topic}-${cq.queueId}`, cq.getMaxOffsetInQueue());
+      await cq.correctMinOffset(minPhy);
+    }
+  }
+
+  async #settleDispatch(): Promise<void> {
+    for (const cq of this.#allConsumeQueues()) await cq.settled();
+    await this.indexService.settled();
+  }
+
+  /** Starts the services: catches the consume queues up with the commit log, then the flush and cleanup timers. Idempotent. */
+  start(): Promise<void> {
+    if (!this.#started) this.#started = this.#doStart();
+    return this.#started;
+  }
+
+  async #doStart(): Promise<void> {
+    await this.load();
+    await fs.writeFile(StorePath.abort(this.config.storePathRootDir), '');
+    // Reput: dispatch what the consume queues lack (Java's ReputMessageService catch-up).
+    let from = this.commitLog.getMinOffset();
+    for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > from) from = cq.maxPhysicOffset;
+    if (from < 0) from = 0;
+    if (from < this.commitLog.getMaxOffset()) {
+      const pending: Promise<void>[] = [];
+      await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false));
+      await Promise.all(pending);
+      await this.#settleDispatch();
+      await this.#recoverTopicQueueTable();
+    }
+    this.#running = true;
+    this.#lastThoroughFlush = this.now();
+    const every = (ms: number, fn: () => Promise<void>) => {
+      const t = setInterval(() => void fn().catch((e) => this.#log.error({ err: e }, 'store service failed')), ms);
+      t.unref();
+      this.#timers.push(t);
+    };
+    if (this.config.flushDiskType === FlushDiskType.ASYNC_FLUSH) every(this.config.flushIntervalCommitLog, () => this.#flushCommitLogService());
+    every(this.config.flushIntervalConsumeQueue, () => this.#flushConsumeQueueService());
+    every(this.config.cleanResourceInterval, () => this.cleanFilesPeriodically());
+    every(1000, async () => this.#stats.sample(this.now(), this.commitLog.putMessageCount));
+  }
+
+  /** Flushes everything, closes files and removes the abort file. Idempotent. */
+  shutdown(): Promise<void> {
+    if (!this.#shutdown) this.#shutdown = this.#doShutdown();
+    return this.#shutdown;
+  }
+
+  async #doShutdown(): Promise<void> {
+    const wasStarted = this.#started !== null;
+    this.#running = false;
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    if (this.#started) await this.#started.catch(() => undefined);
+    else if (this.#loaded) await this.#loaded.catch(() => undefined);
+    if (!this.#loaded) return;
+    await this.#settleDispatch();
+    await this.commitLog.shutdown();
+    for (const cq of this.#allConsumeQueues()) {
+      await cq.flush();
+      await cq.close();
+    }
+    await this.indexService.close();
+    this.checkpoint.physicMsgTimestamp = Math.max(this.checkpoint.physicMsgTimestamp, this.commitLog.flushedStoreTimestamp);
+    if (this.#lastDispatchedStoreTimestamp) this.checkpoint.logicsMsgTimestamp = this.#lastDispatchedStoreTimestamp;
+    const idx = this.indexService.files[this.indexService.files.length - 1];
+    if (idx) this.checkpoint.indexMsgTimestamp = idx.endTimestamp;
+    await this.checkpoint.shutdown();
+    if (wasStarted) await fs.rm(StorePath.abort(this.config.storePathRootDir), { force: true });
+  }
+
+  // ---- dispatch ----
+
+  #dispatch(req: DispatchRequest, pending: Promise<void>[] | null, notify: boolean): void {
+    const tranType = req.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    let cqDone: void | Promise<void> = undefined;
+    if (tranType === MessageSysFlag.TRANSACTION_NOT_TYPE || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE) {
+      const cq = this.#newConsumeQueue(req.topic, req.queueId);
+      cqDone = cq.putMessagePositionInfo(req.commitLogOffset, req.msgSize, req.tagsCode, req.consumeQueueOffset);
+    }
+    if (this.config.messageIndexEnable) {
+      const p = this.indexService.buildIndex(req);
+      if (p && pending) pending.push(p);
+    }
+    this.#lastDispatchedStoreTimestamp = req.storeTimestamp;
+    if (cqDone && pending) pending.push(cqDone);
+    if (notify && this.#listeners.size && (tranType === MessageSysFlag.TRANSACTION_NOT_TYPE || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE)) {
+      const fire = () => {
+        for (const l of this.#listeners) {
+          try {
+            l(req.topic, req.queueId, req.consumeQueueOffset + 1, req.tagsCode, req.storeTimestamp, req.propertiesString);
+          } catch (e) {
+            this.#log.error({ err: e }, 'message arriving listener failed');
+          }
+        }
+      };
+      if (cqDone) {
+        const fired = cqDone.then(fire);
+        if (pending) pending.push(fired);
+      } else queueMicrotask(fire);
+    }
+  }
+
+  /** Registers a listener called after a message is dispatched (long polling). Returns the remover. */
+  onMessageArriving(listener: MessageArrivingListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  // ---- writes ----
+
+  #checkStoreStatus(): PutMessageStatus | null {
+    if (!this.#running) return PutMessageStatus.SERVICE_NOT_AVAILABLE;
+    if (this.config.brokerRole === BrokerRole.SLAVE) return PutMessageStatus.SERVICE_NOT_AVAILABLE;
+    if (this.#diskFull) return PutMessageStatus.SERVICE_NOT_AVAILABLE;
+    if (this.commitLog.isOSPageCacheBusy()) return PutMessageStatus.OS_PAGECACHE_BUSY;
+    return null;
+  }
+
+  async putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult> {
+    const bad = this.#checkStoreStatus();
+    if (bad) return { putMessageStatus: bad, appendMessageResult: null };
+    if (Buffer.byteLength(msg.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    const pending: Promise<void>[] = [];
+    const result = await this.commitLog.putMessage(msg, (r) => this.#dispatch(r, pending, true));
+    if (pending.length) await Promise.all(pending);
+    return result;
+  }
+
+  async putMessages(batch: MessageExtBatch): Promise<PutMessageResult> {
+    const bad = this.#checkStoreStatus();
+    if (bad) return { putMessageStatus: bad, appendMessageResult: null };
+    if (Buffer.byteLength(batch.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    const pending: Promise<void>[] = [];
+    const result = await this.commitLog.putMessages(batch, (r) => this.#dispatch(r, pending, true));
+    if (pending.length) await Promise.all(pending);
+    return result;
+  }
+
+  // ---- reads ----
+
+  #nextOffsetCorrection(oldOffset: number, newOffset: number): number {
+    return this.config.brokerRole !== BrokerRole.SLAVE || this.config.offsetCheckInSlave ? newOffset : oldOffset;
+  }
+
+  #isTheBatchFull(sizePy: number, maxMsgNums: number, bufferTotal: number, messageTotal: number, isInDisk: boolean, maxTotalBytes?: number): boolean {
+    if (bufferTotal === 0 || messageTotal === 0) return false;
+    if (maxMsgNums <= messageTotal) return true;
+    if (maxTotalBytes !== undefined && bufferTotal + sizePy > maxTotalBytes) return true;
+    const c = this.config;
+    if (isInDisk) {
+      if (bufferTotal + sizePy > c.maxTransferBytesOnMessageInDisk) return true;
+      if (messageTotal > c.maxTransferCountOnMessageInDisk - 1) return true;
+    } else {
+      if (bufferTotal + sizePy > c.maxTransferBytesOnMessageInMemory) return true;
+      if (messageTotal > c.maxTransferCountOnMessageInMemory - 1) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Reads up to `maxMsgNums` records of topic/queueId from queue offset `offset` (Java's getMessage, with its
+   * statuses and offset corrections). `maxTotalBytes` caps the bytes returned on top of Java's transfer limits.
+   */
+  async getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number,
+    maxTotalBytes?: number, filter?: MessageFilter | null): Promise<GetMessageResult> {
+    void group;
+    let status: GetMessageStatus = GetMessageStatus.NO_MESSAGE_IN_QUEUE;
+    let nextBeginOffset = offset;
+    let minOffset = 0;
+    let maxOffset = 0;
+    const messages: Buffer[] = [];
+    const messageQueueOffsets: number[] = [];
+    let bufferTotalSize = 0;
+    let suggestPullingFromSlave = false;
+    const maxOffsetPy = this.commitLog.getMaxOffset();
+    const cq = this.findConsumeQueue(topic, queueId);
+    if (cq) {
+      await cq.settled();
+      minOffset = cq.getMinOffsetInQueue();
+      maxOffset = cq.getMaxOffsetInQueue();
+      if (maxOffset === 0) {
+        status = GetMessageStatus.NO_MESSAGE_IN_QUEUE;
+        nextBeginOffset = this.#nextOffsetCorrection(offset, 0);
+      } else if (offset < minOffset) {
+        status = GetMessageStatus.OFFSET_TOO_SMALL;
+        nextBeginOffset = this.#nextOffsetCorrection(offset, minOffset);
+      } else if (offset === maxOffset) {
+        status = GetMessageStatus.OFFSET_OVERFLOW_ONE;
+        nextBeginOffset = this.#nextOffsetCorrection(offset, offset);
+      } else if (offset > maxOffset) {
+        status = GetMessageStatus.OFFSET_OVERFLOW_BADLY;
+        nextBeginOffset = this.#nextOffsetCorrection(offset, minOffset === 0 ? minOffset : maxOffset);
+      } else {
+        const maxFilterMessageCount = Math.max(16000, maxMsgNums * CQ_STORE_UNIT_SIZE);
+        const buf = await cq.getIndexBuffer(offset, maxFilterMessageCount);
+        if (buf) {
+          status = GetMessageStatus.NO_MATCHED_MESSAGE;
+          let nextPhyFileStartOffset = Number.MIN_SAFE_INTEGER;
+          let maxPhyOffsetPulling = 0;
+          const memory = TOTAL_PHYSICAL_MEMORY_SIZE * (this.config.accessMessageInMemoryMaxRatio / 100);
+          let i = 0;
+          for (; i < buf.length && i < maxFilterMessageCount; i += CQ_STORE_UNIT_SIZE) {
+            const offsetPy = readI64(buf, i);
+            const sizePy = buf.readInt32BE(i + 8);
+            const tagsCode = readI64(buf, i + 12);
+            maxPhyOffsetPulling = offsetPy;
+            if (nextPhyFileStartOffset !== Number.MIN_SAFE_INTEGER && offsetPy < nextPhyFileStartOffset) continue;
+            const isInDisk = maxOffsetPy - offsetPy > memory;
+            if (this.#isTheBatchFull(sizePy, maxMsgNums, bufferTotalSize, messages.length, isInDisk, maxTotalBytes)) break;
+            if (filter && !filter.isMatchedByConsumeQueue(tagsCode)) {
+              if (bufferTotalSize === 0) status = GetMessageStatus.NO_MATCHED_MESSAGE;
+              continue;
+            }
+            const record = await this.commitLog.getMessage(offsetPy, sizePy);
+            if (!record) {
+              if (bufferTotalSize === 0) status = GetMessageStatus.MESSAGE_WAS_REMOVING;
+              nextPhyFileStartOffset = this.commitLog.rollNextFile(offsetPy);
+              continue;
+            }
+            if (filter?.isMatchedByCommitLog && !filter.isMatchedByCommitLog(record)) {
+              if (bufferTotalSize === 0) status = GetMessageStatus.NO_MATCHED_MESSAGE;
+              continue;
+            }
+            this.#stats.getMessageTransferedMsgCount++;
+            messages.push(record);
+            messageQueueOffsets.push(offset + i / CQ_STORE_UNIT_SIZE);
+            bufferTotalSize += record.length;
+            status = GetMessageStatus.FOUND;
+            nextPhyFileStartOffset = Number.MIN_SAFE_INTEGER;
+          }
+          nextBeginOffset = offset + i / CQ_STORE_UNIT_SIZE;
+          suggestPullingFromSlave = maxOffsetPy - maxPhyOffsetPulling > memory;
+        } else {
+          status = GetMessageStatus.OFFSET_FOUND_NULL;
+          nextBeginOffset = this.#nextOffsetCorrection(offset, cq.rollNextFile(offset));
+          this.#log.warn({ topic, queueId, offset, minOffset, maxOffset }, 'consume queue has no index at this offset');
+        }
+      }
+    } else {
+      status = GetMessageStatus.NO_MESSAGE_IN_QUEUE;
+      nextBeginOffset = this.#nextOffsetCorrection(offset, 0);
+    }
+    if (status === GetMessageStatus.FOUND) this.#stats.getMessageTimesTotalFound++;
+    else this.#stats.getMessageTimesTotalMiss++;
+    return { status, nextBeginOffset, minOffset, maxOffset, messages, messageQueueOffsets, bufferTotalSize, suggestPullingFromSlave };
+  }
+
+  getMaxOffsetInQueue(topic: string, queueId: number): number {
+    const cq = this.findConsumeQueue(topic, queueId);
+    return cq ? cq.getMaxOffsetInQueue() : 0;
+  }
+
+  getMinOffsetInQueue(topic: string, queueId: number): number {
+    const cq = this.findConsumeQueue(topic, queueId);
+    return cq ? cq.getMinOffsetInQueue() : -1;
+  }
+
+  async getCommitLogOffsetInQueue(topic: string, queueId: number, consumeQueueOffset: number): Promise<number> {
+    const e = await this.findConsumeQueue(topic, queueId)?.getEntry(consumeQueueOffset);
+    return e ? e.offset : 0;
+  }
+
+  /** Store timestamp of the record at a commit-log offset, -1 if it cannot be read. */
+  async pickupStoreTimestamp(offset: number, size: number): Promise<number> {
+    const r = await this.commitLog.getMessage(offset, Math.min(size, 80));
+    if (!r || r.length < 60) return -1;
+    const sysFlag = r.readInt32BE(36);
+    return readI64(r, 48 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) === 0 ? 8 : 20));
+  }
+
+  async getMessageStoreTimeStamp(topic: string, queueId: number, consumeQueueOffset: number): Promise<number> {
+    const e = await this.findConsumeQueue(topic, queueId)?.getEntry(consumeQueueOffset);
+    return e ? this.pickupStoreTimestamp(e.offset, e.size) : -1;
+  }
+
+  /** Store time of the oldest message of a queue, -1 if none. */
+  async getEarliestMessageTime(topic?: string, queueId?: number): Promise<number> {
+    if (topic === undefined || queueId === undefined) {
+      const min = this.commitLog.getMinOffset();
+      return min < 0 ? -1 : this.pickupStoreTimestamp(min, 80);
+    }
+    const cq = this.findConsumeQueue(topic, queueId);
+    if (!cq) return -1;
+    return this.getMessageStoreTimeStamp(topic, queueId, cq.getMinOffsetInQueue());
+  }
+
+  /** The queue offset whose store time is nearest `timestamp` (Java's getOffsetInQueueByTime). */
+  async getOffsetInQueueByTime(topic: string, queueId: number, timestamp: number): Promise<number> {
+    const cq = this.findConsumeQueue(topic, queueId);
+    if (!cq) return 0;
+    const minPhy = this.commitLog.getMinOffset();
+    let low = cq.getMinOffsetInQueue();
+    let high = cq.getMaxOffsetInQueue() - 1;
+    if (high < low) return 0;
+    // Skip entries that point into deleted commit log.
+    while (low <= high) {
+      const e = await cq.getEntry(low);
+      if (e && e.offset >= minPhy) break;
+      low++;
+    }
+    let leftOffset = -1;
+    let rightOffset = -1;
+    let leftValue = -1;
+    let rightValue = -1;
+    let target = -1;
+    while (high >= low) {
+      const mid = Math.floor((low + high) / 2);
+      const e = await cq.getEntry(mid);
+      const ts = e ? await this.pickupStoreTimestamp(e.offset, e.size) : -1;
+      if (ts < 0) return 0;
+      if (ts === timestamp) {
+        target = mid;
+        high = mid - 1; // the first one stored at that time
+      } else if (ts > timestamp) {
+        high = mid - 1;
+        rightOffset = mid;
+        rightValue = ts;
+      } else {
+        low = mid + 1;
+        leftOffset = mid;
+        leftValue = ts;
+      }
+    }
+    if (target !== -1) return target;
+    if (leftValue === -1) return rightOffset;
+    if (rightValue === -1) return leftOffset;
+    return Math.abs(timestamp - leftValue) > Math.abs(timestamp - rightValue) ? rightOffset : leftOffset;
+  }
+
+  /** The raw record at a commit-log offset, or null. */
+  lookMessageByOffset(commitLogOffset: number): Promise<Buffer | null> {
+    return this.commitLog.getRecord(commitLogOffset);
+  }
+
+  /** Messages of `topic` whose UNIQ_KEY or one of KEYS is `key`, stored within [begin, end] (Java's queryMessage). */
+  async queryMessage(topic: string, key: string, maxNum: number, begin: number, end: number): Promise<QueryMessageResult> {
+    const result: QueryMessageResult = { messages: [], indexLastUpdateTimestamp: 0, indexLastUpdatePhyoffset: 0, bufferTotalSize: 0 };
+    await this.indexService.settled();
+    let lastQueryMsgTime = end;
+    for (let i = 0; i < 3; i++) {
+      const q = await this.indexService.queryOffset(topic, key, maxNum, begin, lastQueryMsgTime);
+      if (q.phyOffsets.length === 0) break;
+      q.phyOffsets.sort((a, b) => a - b);
+      result.indexLastUpdatePhyoffset = q.indexLastUpdatePhyoffset;
+      result.indexLastUpdateTimestamp = q.indexLastUpdateTimestamp;
+      for (let m = 0; m < q.phyOffsets.length; m++) {
+        const rec = await this.commitLog.getRecord(q.phyOffsets[m]);
+        if (!rec) continue;
+        if (m === 0) lastQueryMsgTime = await this.pickupStoreTimestamp(q.phyOffsets[m], rec.length);
+        result.messages.push(rec);
+        result.bufferTotalSize += rec.length;
+      }
+      if (result.bufferTotalSize > 0) break;
+      if (lastQueryMsgTime < begin) break;
+    }
+    return result;
+  }
+
+  getMaxPhyOffset(): number {
+    return this.commitLog.getMaxOffset();
+  }
+
+  getMinPhyOffset(): number {
+    return this.commitLog.getMinOffset();
+  }
+
+  /** The queue offset the next message of topic/queueId will get. */
+  getNextQueueOffset(topic: string, queueId: number): number {
+    return this.commitLog.topicQueueTable.get(`${topic}-${queueId}`) ?? 0;
+  }
+
+  /** True while writes are refused because the disk passed 90 %. */
+  isDiskFull(): boolean {
+    return this.#diskFull;
+  }
+
+  isOSPageCacheBusy(): boolean {
+    return this.commitLog.isOSPageCacheBusy();
+  }
+
+  // ---- flush services ----
+
+  async #flushCommitLogService(): Promise<void> {
+    if (this.#flushing || !this.#running) return;
+    this.#flushing = true;
+    try {
+      let leastPages = this.config.flushCommitLogLeastPages;
+      const now = this.now();
+      if (now >= this.#lastThoroughFlush + this.config.flushCommitLogThoroughInterval) {
+        this.#lastThoroughFlush = now;
+        leastPages = 0;
+      }
+      const unflushed = this.commitLog.unflushedBytes();
+      if (unflushed > 0 && unflushed >= leastPages * 4096) {
+        await this.commitLog.flush();
+        if (this.commitLog.flushedStoreTimestamp > 0) this.checkpoint.physicMsgTimestamp = this.commitLog.flushedStoreTimestamp;
+      }
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  /** Writes and syncs the consume queues and the index, then the checkpoint (Java's FlushConsumeQueueService). */
+  async flushConsumeQueues(): Promise<void> {
+    if (this.#cqFlushing) return;
+    this.#cqFlushing = true;
+    try {
+      const logicsTs = this.#lastDispatchedStoreTimestamp;
+      await this.#settleDispatch();
+      for (const cq of this.#allConsumeQueues()) await cq.flush();
+      const indexTs = await this.indexService.flush();
+      if (logicsTs > 0) this.checkpoint.logicsMsgTimestamp = logicsTs;
+      if (indexTs > 0) this.checkpoint.indexMsgTimestamp = indexTs;
+      if (this.commitLog.flushedStoreTimestamp > 0) this.checkpoint.physicMsgTimestamp = this.commitLog.flushedStoreTimestamp;
+      await this.checkpoint.flush();
+    } finally {
+      this.#cqFlushing = false;
+    }
+  }
+
+  async #flushConsumeQueueService(): Promise<void> {
+    if (this.#running) await this.flushConsumeQueues();
+  }
+
+  // ---- cleanup ----
+
+  /** Asks the next cleanup runs to delete expired files regardless of the hour (Java's executeDeleteFilesManually). */
+  executeDeleteFilesManually(): void {
+    this.#manualDeleteFileSeveralTimes = 20;
+  }
+
+  #isTimeToDelete(): boolean {
+    const hour = new Date(this.now()).getHours();
+    return this.config.deleteWhen.split(';').some((w) => w.trim() !== '' && Number(w) === hour);
+  }
+
+  async #isSpaceToDelete(): Promise<boolean> {
+    const ratio = this.config.diskMaxUsedSpaceRatio / 100;
+    this.#cleanImmediately = false;
+    const physicRatio = await this.#diskUsage(this.config.storePathCommitLog);
+    this.commitLogDiskRatio = physicRatio;
+    if (physicRatio > DISK_SPACE_WARNING_LEVEL_RATIO) {
+      if (!this.#diskFull) this.#log.error({ physicRatio }, 'physic disk maybe full soon, so mark disk full');
+      this.#diskFull = true;
+      this.#cleanImmediately = true;
+    } else if (physicRatio > DISK_SPACE_CLEAN_FORCIBLY_RATIO) {
+      this.#cleanImmediately = true;
+    } else if (this.#diskFull) {
+      this.#diskFull = false;
+      this.#log.info({ physicRatio }, 'physic disk space OK, mark disk ok');
+    }
+    if (physicRatio < 0 || physicRatio > ratio) return true;
+    const logicsRatio = await this.#diskUsage(StorePath.consumeQueue(this.config.storePathRootDir));
+    this.consumeQueueDiskRatio = logicsRatio;
+    if (logicsRatio > DISK_SPACE_WARNING_LEVEL_RATIO) {
+      this.#diskFull = true;
+      this.#cleanImmediately = true;
+    } else if (logicsRatio > DISK_SPACE_CLEAN_FORCIBLY_RATIO) {
+      this.#cleanImmediately = true;
+    }
+    return logicsRatio < 0 || logicsRatio > ratio;
+  }
+
+  /** One run of the cleanup services (commit log, then consume queues and index). Timer-driven; tests call it directly. */
+  async cleanFilesPeriodically(): Promise<void> {
+    if (this.#cleaning) return;
+    this.#cleaning = true;
+    try {
+      await this.#deleteExpiredCommitLogFiles();
+      await this.#deleteExpiredConsumeQueueFiles();
+    } finally {
+      this.#cleaning = false;
+    }
+  }
+
+  async #deleteExpiredCommitLogFiles(): Promise<void> {
+    const timeup = this.#isTimeToDelete();
+    const spacefull = await this.#isSpaceToDelete();
+    const manual = this.#manualDeleteFileSeveralTimes > 0;
+    if (!(timeup || spacefull || manual)) return;
+    if (manual) this.#manualDeleteFileSeveralTimes--;
+    const cleanAtOnce = this.config.cleanFileForciblyEnable && this.#cleanImmediately;
+    const reserved = this.config.fileReservedTime * 3600 * 1000;
+    await this.commitLog.flush();
+    const n = await this.commitLog.mappedFileQueue.deleteExpiredFileByTime(reserved, this.now(), cleanAtOnce);
+    if (n) this.#log.info({ deleted: n, timeup, spacefull, manual, cleanAtOnce }, 'deleted expired commit log files');
+  }
+
+  async #deleteExpiredConsumeQueueFiles(): Promise<void> {
+    const minOffset = this.commitLog.getMinOffset();
+    if (minOffset <= this.#lastPhysicalMinOffset) return;
+    this.#lastPhysicalMinOffset = minOffset;
+    await this.#settleDispatch();
+    for (const cq of this.#allConsumeQueues()) await cq.deleteExpiredFile(minOffset);
+    await this.indexService.deleteExpiredFile(minOffset);
+  }
+
+  /** Destroys consume queues that point only into deleted commit log (Java's cleanExpiredConsumerQueue). */
+  async cleanExpiredConsumerQueue(): Promise<void> {
+    const minCommitLogOffset = this.commitLog.getMinOffset();
+    for (const [topic, m] of this.consumeQueueTable) {
+      for (const [queueId, cq] of m) {
+        if (cq.maxPhysicOffset >= 0 && cq.maxPhysicOffset <= minCommitLogOffset) {
+          this.#log.info({ topic, queueId }, 'cleanExpiredConsumerQueue: destroy consume queue');
+          await cq.destroy();
+          m.delete(queueId);
+          this.commitLog.topicQueueTable.delete(`${topic}-${queueId}`);
+        }
+      }
+      if (m.size === 0) {
+        this.consumeQueueTable.delete(topic);
+        await fs.rm(path.join(StorePath.consumeQueue(this.config.storePathRootDir), topic), { recursive: true, force: true });
+      }
+    }
+  }
+
+  /** Deletes the consume queues of these topics (the commit log keeps their records until it expires). */
+  async deleteTopics(topics: Iterable<string>): Promise<number> {
+    let n = 0;
+    for (const topic of topics) {
+      const m = this.consumeQueueTable.get(topic);
+      if (m) {
+        for (const [queueId, cq] of m) {
+          await cq.settled();
+          await cq.destroy();
+          this.commitLog.topicQueueTable.delete(`${topic}-${queueId}`);
+        }
+        this.consumeQueueTable.delete(topic);
+        n++;
+      }
+      await fs.rm(path.join(StorePath.consumeQueue(this.config.storePathRootDir), topic), { recursive: true, force: true });
+    }
+    return n;
+  }
+
+  // ---- stats ----
+
+  /** Runtime figures for GET_BROKER_RUNTIME_INFO (Java's StoreStatsService and DefaultMessageStore.getRuntimeInfo names). */
+  getRuntimeInfo(): Record<string, string> {
+    const s = this.#stats;
+    const f = (n: number) => n.toFixed(2);
+    return {
+      putMessageTimesTotal: String(this.commitLog.putMessageCount),
+      putMessageSizeTotal: String(this.commitLog.putMessageSize),
+      putTps: `${f(s.tps(10, 'puts'))} ${f(s.tps(60, 'puts'))} ${f(s.tps(600, 'puts'))}`,
+      getTransferedTps: `${f(s.tps(10, 'gets'))} ${f(s.tps(60, 'gets'))} ${f(s.tps(600, 'gets'))}`,
+      getMessageTimesTotalFound: String(s.getMessageTimesTotalFound),
+      getMessageTimesTotalMiss: String(s.getMessageTimesTotalMiss),
+      getMessageTransferedMsgCount: String(s.getMessageTransferedMsgCount),
+      commitLogMinOffset: String(this.getMinPhyOffset()),
+      commitLogMaxOffset: String(this.getMaxPhyOffset()),
+      commitLogDiskRatio: String(this.commitLogDiskRatio),
+      consumeQueueDiskRatio: String(this.consumeQueueDiskRatio),
+      pageCacheLockTimeMills: '0',
+      dispatchBehindBytes: '0',
+    };
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Test access to a cluster: the one at ROCKETMQ_NAMESRV_ADDR when set, else an in-process one (stopped by the
+ * root hook after the file). Plus small helpers shared by integration tests.
+ */
+import { type Cluster, startCluster, type StartClusterOptions } from '../../lib/server';
+import { registerLeftover } from './root-hooks';
+
+export interface TestCluster {
+  namesrvAddr: string;
+  /** The in-process cluster, or null when testing against ROCKETMQ_NAMESRV_ADDR. */
+  cluster: Cluster | null;
+  stop(): Promise<void>;
+}
+
+export async function getCluster(options: StartClusterOptions = {}): Promise<TestCluster> {
+  const external = process.env.ROCKETMQ_NAMESRV_ADDR;
+  if (external) return { namesrvAddr: external, cluster: null, stop: async () => undefined };
+  const cluster = await startCluster(options);
+  const remove = registerLeftover(() => cluster.stop());
+  return {
+    namesrvAddr: cluster.namesrvAddr,
+    cluster,
+    async stop() {
+      remove();
+      await cluster.stop();
+    },
+  };
+}
+
+let seq = 0;
+/** A name unique to this run: `${prefix}_${pid}_${time}_${n}` (valid as topic and group). */
+export function randomName(prefix = 'test'): string {
+  seq++;
+  return `${prefix}_${process.pid}_${Date.now().toString(36)}_${seq}`;
+}
+
+/** Polls `predicate` every 10 ms until it holds; rejects after `timeout` ms. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeout = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
