@@ -10,7 +10,7 @@ import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { getRetryTopic } from '../client/mix-all';
 import type { ProcessQueue } from './process-queue';
-import type { OffsetStore } from './store/offset-store';
+import type { OffsetStore } from './offset/offset-store';
 
 export interface ConsumeServiceHost {
   readonly consumerGroup: string;

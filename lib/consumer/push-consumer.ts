@@ -36,9 +36,9 @@ import { PullAPIWrapper, PullStatus, buildPullSysFlag } from './pull-api-wrapper
 import { RebalanceImpl } from './rebalance-impl';
 import { AllocateMessageQueueAveragely } from './rebalance/allocate-message-queue-averagely';
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
-import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './store/local-file-offset-store';
-import { type OffsetStore, ReadOffsetType } from './store/offset-store';
-import { RemoteBrokerOffsetStore } from './store/remote-broker-offset-store';
+import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './offset/local-file-offset-store';
+import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
+import { RemoteBrokerOffsetStore } from './offset/remote-broker-offset-store';
 
 /** Java's DefaultMQPushConsumerImpl constants. */
 export const PULL_TIME_DELAY_MILLS_WHEN_SUSPEND = 1_000;

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LocalFileOffsetStore, decodeOffsetFile, encodeOffsetFile } from '../../../../../lib/consumer/store/local-file-offset-store';
-import { ReadOffsetType } from '../../../../../lib/consumer/store/offset-store';
+import { LocalFileOffsetStore, decodeOffsetFile, encodeOffsetFile } from '../../../../../lib/consumer/offset/local-file-offset-store';
+import { ReadOffsetType } from '../../../../../lib/consumer/offset/offset-store';
 
-describe('lib/consumer/store/LocalFileOffsetStore', () => {
+describe('lib/consumer/offset/LocalFileOffsetStore', () => {
   let dir: string;
   beforeEach(async () => { dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'rmq-offsets-')); });
   afterEach(async () => { await fsp.rm(dir, { recursive: true, force: true }); });
