@@ -46,3 +46,7 @@ export {
 export {
   DefaultMQAdminExt, DEFAULT_MQ_ADMIN_EXT_OPTIONS, type DefaultMQAdminExtOptions, type DefaultMQAdminExtExtras, type QueryResult,
 } from './admin/default-mq-admin-ext';
+
+// ---- consumer (lib/consumer): DefaultMQPushConsumer, DefaultLitePullConsumer, listeners, offset stores ----
+export * from './consumer';
+// ---- end consumer ----

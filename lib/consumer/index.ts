@@ -1,0 +1,11 @@
+export * from './listener';
+export * from './message-selector';
+export * from './process-queue';
+export * from './pull-api-wrapper';
+export * from './push-consumer';
+export * from './rebalance-impl';
+export * from './offset/offset-store';
+export * from './offset/remote-broker-offset-store';
+export * from './offset/local-file-offset-store';
+export * from './rebalance';
+export type { ConsumerClient, ConsumerClientAPI } from './consumer-client';

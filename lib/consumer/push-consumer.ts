@@ -1,0 +1,757 @@
+/**
+ * DefaultMQPushConsumer: the broker "pushes" through long-polling pulls. One pull loop per owned queue feeds the
+ * queue's ProcessQueue; a consume service hands the messages to the listener (concurrently or orderly); offsets go
+ * to the broker (clustering) or a local file (broadcasting). Queues are divided among the group's members by the
+ * rebalance (every 20 s, at start and when the broker notifies a change of members).
+ *
+ * @see org.apache.rocketmq.client.consumer.DefaultMQPushConsumer
+ * @see org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl
+ * @see org.apache.rocketmq.client.impl.consumer.RebalancePushImpl
+ */
+import { type ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
+import { type ConsumerRunningInfo, ConsumerRunningInfoProp, type ConsumeStatus, type ProcessQueueInfo } from '../../protocol/body/consumer-running-info';
+import { ExpressionType } from '../../protocol/body/expression-type';
+import { ConsumeFromWhere, ConsumeType, MessageModel, type SubscriptionData } from '../../protocol/body/heartbeat-data';
+import { MessageConst } from '../../protocol/message/message-const';
+import type { MessageExt } from '../../protocol/message/message';
+import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
+import { propertiesToString } from '../../protocol/message/properties';
+import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
+import { MixAll, getRetryTopic } from '../client/mix-all';
+import type { MQClientInstance } from '../client/mq-client-instance';
+import { MQClientManager } from '../client/mq-client-manager';
+import { ConfigError, MQClientError } from '../errors';
+import { componentLogger } from '../logger';
+import { Lifecycle } from '../util/lifecycle';
+import { TimerSet, type ConsumeMessageService, type ConsumeServiceHost } from './consume-service';
+import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service';
+import { ConsumeMessageOrderlyService } from './consume-message-orderly-service';
+import type { ConsumerClient, MQConsumerInner } from './consumer-client';
+import {
+  ConsumeConcurrentlyStatus, type MessageListenerConcurrently, type MessageListenerOrderly,
+} from './listener';
+import { MessageSelector, buildSubscriptionData, buildSubscriptionDataOfType } from './message-selector';
+import type { ProcessQueue, PullRequest } from './process-queue';
+import { PullAPIWrapper, PullStatus, buildPullSysFlag } from './pull-api-wrapper';
+import { RebalanceImpl } from './rebalance-impl';
+import { AllocateMessageQueueAveragely } from './rebalance/allocate-message-queue-averagely';
+import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
+import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './offset/local-file-offset-store';
+import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
+import { RemoteBrokerOffsetStore } from './offset/remote-broker-offset-store';
+
+/** Java's DefaultMQPushConsumerImpl constants. */
+export const PULL_TIME_DELAY_MILLS_WHEN_SUSPEND = 1_000;
+export const PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL = 50;
+export const PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION = 3_000;
+export const BROKER_SUSPEND_MAX_TIME_MILLIS = 15_000;
+export const CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000;
+
+export interface PushConsumerOptions extends ClientConfigOptions {
+  consumerGroup: string;
+  messageModel: MessageModel;
+  consumeFromWhere: ConsumeFromWhere;
+  /** yyyyMMddHHmmss; default: half an hour ago. */
+  consumeTimestamp: string;
+  allocateMessageQueueStrategy: AllocateMessageQueueStrategy;
+  consumeThreadMin: number;
+  /** The most listener calls running at once. */
+  consumeThreadMax: number;
+  adjustThreadPoolNumsThreshold: number;
+  consumeConcurrentlyMaxSpan: number;
+  pullThresholdForQueue: number;
+  /** MiB. */
+  pullThresholdSizeForQueue: number;
+  /** -1: no limit. */
+  pullThresholdForTopic: number;
+  /** MiB, -1: no limit. */
+  pullThresholdSizeForTopic: number;
+  pullInterval: number;
+  consumeMessageBatchMaxSize: number;
+  pullBatchSize: number;
+  postSubscriptionWhenPull: boolean;
+  /** -1: 16 for concurrent consumption, unlimited for orderly. */
+  maxReconsumeTimes: number;
+  suspendCurrentQueueTimeMillis: number;
+  /** Minutes. */
+  consumeTimeout: number;
+  awaitTerminationMillisWhenShutdown: number;
+  /** Base directory of broadcasting offset files (Java's rocketmq.client.localOffsetStoreDir). */
+  localOffsetStoreDir: string;
+  /** A client to use instead of the shared MQClientInstance (tests). */
+  client?: ConsumerClient;
+  /** An offset store to use instead of the default one. */
+  offsetStore?: OffsetStore;
+}
+
+function halfAnHourAgo(): string {
+  const d = new Date(Date.now() - 30 * 60 * 1000);
+  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
+  return `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+/** yyyyMMddHHmmss (local time, as Java's UtilAll.parseDate) to epoch ms. */
+export function parseConsumeTimestamp(s: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(s);
+  if (!m) throw new ConfigError(`consumeTimestamp is not yyyyMMddHHmmss: ${s}`);
+  return new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]).getTime();
+}
+
+export const DEFAULT_PUSH_CONSUMER_OPTIONS = Object.freeze({
+  consumerGroup: MixAll.DEFAULT_CONSUMER_GROUP as string,
+  messageModel: MessageModel.CLUSTERING as MessageModel,
+  consumeFromWhere: ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET as ConsumeFromWhere,
+  consumeThreadMin: 20,
+  consumeThreadMax: 20,
+  adjustThreadPoolNumsThreshold: 100_000,
+  consumeConcurrentlyMaxSpan: 2000,
+  pullThresholdForQueue: 1000,
+  pullThresholdSizeForQueue: 100,
+  pullThresholdForTopic: -1,
+  pullThresholdSizeForTopic: -1,
+  pullInterval: 0,
+  consumeMessageBatchMaxSize: 1,
+  pullBatchSize: 32,
+  postSubscriptionWhenPull: false,
+  maxReconsumeTimes: -1,
+  suspendCurrentQueueTimeMillis: 1000,
+  consumeTimeout: 15,
+  awaitTerminationMillisWhenShutdown: 0,
+});
+
+/** A message from `consumer.messages()`: acknowledge it, or ask for a later redelivery. */
+export interface AckableMessage extends MessageExt {
+  ack(): void;
+  /** RECONSUME_LATER: the message comes back through %RETRY%<group>. */
+  nack(): void;
+}
+
+export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHost {
+  readonly clientConfig: ClientConfig;
+  readonly consumerGroup: string;
+  readonly options: Omit<PushConsumerOptions, keyof ClientConfigOptions | 'client' | 'offsetStore'>;
+  #client: ConsumerClient | undefined;
+  readonly #injectedClient: ConsumerClient | undefined;
+  #offsetStore: OffsetStore | undefined;
+  #rebalance: RebalanceImpl | undefined;
+  #pullAPIWrapper: PullAPIWrapper | undefined;
+  #consumeService: ConsumeMessageService | undefined;
+  #listener: { kind: 'concurrently'; fn: MessageListenerConcurrently } | { kind: 'orderly'; fn: MessageListenerOrderly } | undefined;
+  readonly #subscriptions = new Map<string, SubscriptionData>();
+  readonly #timers = new TimerSet();
+  readonly #lifecycle: Lifecycle;
+  readonly #log;
+  #lockTimer: NodeJS.Timeout | null = null;
+  #pause = false;
+  #running = false;
+  #startTimestamp = 0;
+  #queueThresholds = { count: 0, sizeMiB: 0 };
+  #pulls = { count: 0, rtTotal: 0 };
+  #instance: MQClientInstance | undefined;
+
+  constructor(options: Partial<PushConsumerOptions> & { consumerGroup: string }) {
+    const { client, offsetStore, ...rest } = options;
+    this.clientConfig = new ClientConfig(rest);
+    const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    this.options = {
+      ...DEFAULT_PUSH_CONSUMER_OPTIONS,
+      consumeTimestamp: halfAnHourAgo(),
+      allocateMessageQueueStrategy: new AllocateMessageQueueAveragely(),
+      localOffsetStoreDir: defaultLocalOffsetStoreDir(),
+      ...defined,
+    } as DefaultMQPushConsumer['options'];
+    this.consumerGroup = options.consumerGroup;
+    this.#injectedClient = client;
+    this.#offsetStore = offsetStore;
+    this.#queueThresholds = { count: this.options.pullThresholdForQueue, sizeMiB: this.options.pullThresholdSizeForQueue };
+    this.#log = componentLogger('push-consumer').child({ group: this.consumerGroup });
+    this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
+  }
+
+  // ------------------------------------------------------------------ public API
+
+  /** Subscribes a topic with a tag expression (`"*"`, `"TagA || TagB"`) or a MessageSelector (`bySql`). */
+  subscribe(topic: string, expression: string | MessageSelector = '*'): void {
+    const t = this.clientConfig.withNamespace(topic);
+    const sd = expression instanceof MessageSelector
+      ? buildSubscriptionDataOfType(t, expression.getExpression(), expression.getExpressionType())
+      : buildSubscriptionData(t, expression);
+    this.#subscriptions.set(t, sd);
+    if (this.#rebalance) {
+      this.#rebalance.subscriptionInner.set(t, sd);
+      void this.#client?.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+    }
+  }
+
+  unsubscribe(topic: string): void {
+    const t = this.clientConfig.withNamespace(topic);
+    this.#subscriptions.delete(t);
+    this.#rebalance?.subscriptionInner.delete(t);
+  }
+
+  registerMessageListener(listener: MessageListenerConcurrently): void {
+    this.#listener = { kind: 'concurrently', fn: listener };
+  }
+
+  registerMessageListenerOrderly(listener: MessageListenerOrderly): void {
+    this.#listener = { kind: 'orderly', fn: listener };
+  }
+
+  /** Stops pulling (queues stay owned); `resume()` goes on. */
+  suspend(): void {
+    this.#pause = true;
+  }
+
+  resume(): void {
+    this.#pause = false;
+    void this.doRebalance();
+  }
+
+  isPause(): boolean {
+    return this.#pause;
+  }
+
+  start(): Promise<void> {
+    return this.#lifecycle.start();
+  }
+
+  /** Stops pulling, waits for running listener calls, persists offsets, unlocks queues, unregisters. */
+  shutdown(): Promise<void> {
+    return this.#lifecycle.shutdown();
+  }
+
+  /**
+   * The messages as an async iterable (instead of a listener; call before start()). Each message must be
+   * `ack()`ed or `nack()`ed; moving to the next message acknowledges the previous one if neither was called.
+   * Up to consumeThreadMax messages wait in the iterator's buffer. The signal ends the iteration; buffered
+   * messages not yet handed out are then redelivered later (RECONSUME_LATER).
+   */
+  messages(options: { signal?: AbortSignal } = {}): AsyncIterable<AckableMessage> {
+    if (this.#lifecycle.current !== 'created' && this.#lifecycle.current !== 'stopped') {
+      throw new MQClientError(-1, 'messages() must be called before start()');
+    }
+    type Pending = { msg: AckableMessage; done: boolean };
+    const buffer: Pending[] = [];
+    let waiter: ((v: Pending | null) => void) | null = null;
+    let ended = false;
+    const end = (): void => {
+      ended = true;
+      for (const p of buffer.splice(0)) p.msg.nack();
+      if (waiter) {
+        const w = waiter;
+        waiter = null;
+        w(null);
+      }
+    };
+    options.signal?.addEventListener('abort', end, { once: true });
+    this.registerMessageListener(async (msgs) => {
+      if (ended) return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+      const results = msgs.map((m) => new Promise<boolean>((resolve) => {
+        const am = m as AckableMessage;
+        const p: Pending = { msg: am, done: false };
+        am.ack = () => { if (!p.done) { p.done = true; resolve(true); } };
+        am.nack = () => { if (!p.done) { p.done = true; resolve(false); } };
+        if (waiter) {
+          const w = waiter;
+          waiter = null;
+          w(p);
+        } else {
+          buffer.push(p);
+        }
+      }));
+      const ok = await Promise.all(results);
+      return ok.every(Boolean) ? ConsumeConcurrentlyStatus.CONSUME_SUCCESS : ConsumeConcurrentlyStatus.RECONSUME_LATER;
+    });
+    return {
+      [Symbol.asyncIterator]: () => {
+        let previous: Pending | null = null;
+        return {
+          next: async (): Promise<IteratorResult<AckableMessage>> => {
+            if (previous && !previous.done) previous.msg.ack();
+            previous = null;
+            if (ended) return { done: true, value: undefined };
+            const p = buffer.shift() ?? (await new Promise<Pending | null>((r) => { waiter = r; }));
+            if (!p) return { done: true, value: undefined };
+            previous = p;
+            return { done: false, value: p.msg };
+          },
+          return: async (): Promise<IteratorResult<AckableMessage>> => {
+            if (previous && !previous.done) previous.msg.ack();
+            end();
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+  }
+
+  /** The offset store (after start). */
+  getOffsetStore(): OffsetStore | undefined {
+    return this.#offsetStore;
+  }
+
+  /** The queues owned now. */
+  processQueues(): Array<[MessageQueue, ProcessQueue]> {
+    return this.#rebalance?.processQueues() ?? [];
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  async #doStart(): Promise<void> {
+    if (!this.#listener) throw new ConfigError('messageListener is null');
+    if (!this.consumerGroup) throw new ConfigError('consumerGroup is null');
+    if (this.consumerGroup === MixAll.DEFAULT_CONSUMER_GROUP) throw new ConfigError(`consumerGroup can not equal ${MixAll.DEFAULT_CONSUMER_GROUP}, please specify another one.`);
+    if (this.options.consumeThreadMin < 1 || this.options.consumeThreadMax < 1) throw new ConfigError('consumeThreadMin/Max out of range');
+    if (this.options.consumeMessageBatchMaxSize < 1 || this.options.consumeMessageBatchMaxSize > 1024) throw new ConfigError('consumeMessageBatchMaxSize Out of range [1, 1024]');
+    if (this.options.pullBatchSize < 1 || this.options.pullBatchSize > 1024) throw new ConfigError('pullBatchSize Out of range [1, 1024]');
+    if (this.options.messageModel === MessageModel.CLUSTERING) this.clientConfig.changeInstanceNameToPID();
+
+    let client = this.#injectedClient;
+    if (!client) {
+      const instance = MQClientManager.getInstance().acquire(this.clientConfig);
+      this.#instance = instance;
+      client = instance;
+      await instance.start();
+    }
+    this.#client = client;
+    const group = this.clientConfig.withNamespace(this.consumerGroup);
+    this.#rebalance = new RebalanceImpl(group, this.options.messageModel, this.options.allocateMessageQueueStrategy, client, {
+      passive: true,
+      computePullFromWhere: (mq) => this.computePullFromWhere(mq),
+      dispatchPullRequest: (mq, pq, nextOffset) => this.#executePullRequestImmediately({
+        consumerGroup: group, messageQueue: mq, processQueue: pq, nextOffset, lockedFirst: false,
+      }),
+      removeUnnecessaryMessageQueue: (mq, pq) => this.#removeUnnecessaryMessageQueue(mq, pq),
+      messageQueueChanged: (topic, mqAll, mqDivided) => this.#messageQueueChanged(topic, mqAll, mqDivided),
+      removeDirtyOffset: (mq) => this.offsetStore.removeOffset(mq),
+    });
+    for (const [t, sd] of this.#subscriptions) this.#rebalance.subscriptionInner.set(t, sd);
+    if (this.options.messageModel === MessageModel.CLUSTERING) {
+      const retry = getRetryTopic(group);
+      this.#rebalance.subscriptionInner.set(retry, buildSubscriptionData(retry, '*'));
+    }
+    this.#pullAPIWrapper = new PullAPIWrapper(client, group, this.clientConfig.unitMode);
+    if (!this.#offsetStore) {
+      this.#offsetStore = this.options.messageModel === MessageModel.BROADCASTING
+        ? new LocalFileOffsetStore(client.clientId, group, this.options.localOffsetStoreDir)
+        : new RemoteBrokerOffsetStore(client, group);
+    }
+    await this.#offsetStore.load();
+    const orderly = this.#listener.kind === 'orderly';
+    this.#consumeService = this.#listener.kind === 'orderly'
+      ? new ConsumeMessageOrderlyService(this, this.#listener.fn)
+      : new ConsumeMessageConcurrentlyService(this, this.#listener.fn);
+    this.#consumeService.start();
+    if (!client.registerConsumer(group, this)) {
+      this.#consumeService = undefined;
+      if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
+      this.#instance = undefined;
+      throw new MQClientError(-1, `The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
+    }
+    this.#running = true;
+    this.#startTimestamp = Date.now();
+    if (orderly && this.options.messageModel === MessageModel.CLUSTERING) {
+      this.#lockTimer = setInterval(() => void this.#rebalance?.lockAll(), 20_000);
+      this.#lockTimer.unref();
+    }
+    // updateTopicSubscribeInfoWhenSubscriptionChanged, then heartbeat, then rebalance at once
+    await Promise.all([...this.#rebalance.subscriptionInner.keys()].map((t) => client.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
+    await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+    await this.doRebalance();
+    client.rebalanceImmediately();
+  }
+
+  async #doShutdown(): Promise<void> {
+    this.#running = false;
+    this.#timers.clear();
+    if (this.#lockTimer) clearInterval(this.#lockTimer);
+    this.#lockTimer = null;
+    await this.#consumeService?.shutdown(this.options.awaitTerminationMillisWhenShutdown);
+    const client = this.#client!;
+    const rebalance = this.#rebalance!;
+    await this.persistConsumerOffset();
+    if (this.#listener?.kind === 'orderly' && this.options.messageModel === MessageModel.CLUSTERING) await rebalance.unlockAll(false);
+    rebalance.destroy();
+    await client.unregisterConsumer(rebalance.consumerGroup).catch((err: unknown) => this.#log.warn({ err }, 'unregisterConsumer failed'));
+    if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
+    this.#instance = undefined;
+    this.#client = undefined;
+  }
+
+  // ------------------------------------------------------------------ ConsumeServiceHost
+
+  get offsetStore(): OffsetStore {
+    if (!this.#offsetStore) throw new MQClientError(-1, 'The consumer is not started');
+    return this.#offsetStore;
+  }
+
+  get consumeThreadMax(): number { return this.options.consumeThreadMax; }
+  get consumeMessageBatchMaxSize(): number { return this.options.consumeMessageBatchMaxSize; }
+  get consumeTimeout(): number { return this.options.consumeTimeout; }
+  get suspendCurrentQueueTimeMillis(): number { return this.options.suspendCurrentQueueTimeMillis; }
+  get maxReconsumeTimes(): number { return this.options.maxReconsumeTimes; }
+
+  withoutNamespace(resource: string): string {
+    return this.clientConfig.withoutNamespace(resource);
+  }
+
+  /** Concurrently: -1 is 16. */
+  #maxReconsumeTimesForSendBack(): number {
+    return this.options.maxReconsumeTimes === -1 ? 16 : this.options.maxReconsumeTimes;
+  }
+
+  /** CONSUMER_SEND_MSG_BACK to the message's broker; when that fails, a new message to %RETRY%<group>. */
+  async sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string | undefined): Promise<void> {
+    const client = this.#client;
+    if (!client) throw new MQClientError(-1, 'The consumer is not running');
+    const group = this.#rebalance!.consumerGroup;
+    const originalTopic = msg.topic;
+    msg.topic = this.clientConfig.withNamespace(msg.topic);
+    try {
+      const addr = brokerName ? client.findBrokerAddressInPublish(brokerName) : `${msg.storeHost.address}:${msg.storeHost.port}`;
+      if (!addr) throw new MQClientError(-1, `The broker[${brokerName}] not exist`);
+      await client.api.consumerSendMessageBack(addr, msg, group, delayLevel, 5000, this.#maxReconsumeTimesForSendBack());
+    } catch (err) {
+      this.#log.warn({ err, msgId: msg.msgId }, 'sendMessageBack exception, send to retry topic through the inner producer');
+      await this.#sendToRetryTopic(msg, 3 + msg.reconsumeTimes, msg.reconsumeTimes + 1, brokerName);
+    } finally {
+      msg.topic = originalTopic;
+    }
+  }
+
+  /** The inner-producer path of sendMessageBack: a copy of the message to %RETRY%<group>. */
+  async #sendToRetryTopic(msg: MessageExt, delayLevel: number, reconsumeTimes: number, brokerName: string | undefined): Promise<void> {
+    const client = this.#client!;
+    const group = this.#rebalance!.consumerGroup;
+    const retryTopic = getRetryTopic(group);
+    const props = { ...msg.properties };
+    props[MessageConst.PROPERTY_ORIGIN_MESSAGE_ID] = msg.properties[MessageConst.PROPERTY_ORIGIN_MESSAGE_ID] ?? msg.msgId;
+    props[MessageConst.PROPERTY_RETRY_TOPIC] = msg.topic;
+    props[MessageConst.PROPERTY_RECONSUME_TIME] = String(reconsumeTimes);
+    props[MessageConst.PROPERTY_MAX_RECONSUME_TIMES] = String(this.#maxReconsumeTimesForSendBack());
+    if (delayLevel > 0) props[MessageConst.PROPERTY_DELAY_TIME_LEVEL] = String(delayLevel);
+    delete props[MessageConst.PROPERTY_MIN_OFFSET];
+    delete props[MessageConst.PROPERTY_MAX_OFFSET];
+    delete props[MessageConst.PROPERTY_CONSUME_START_TIMESTAMP];
+    await client.updateTopicRouteInfoFromNameServer(retryTopic).catch(() => false);
+    const bn = brokerName ?? msg.brokerName;
+    const addr = bn ? client.findBrokerAddressInPublish(bn) : undefined;
+    if (!addr || !bn) throw new MQClientError(-1, `no broker to send ${retryTopic} to`);
+    await client.api.sendMessage(
+      { brokerAddr: addr, brokerName: bn, body: msg.body, uniqMsgId: msg.msgId, userTopic: retryTopic },
+      {
+        producerGroup: MixAll.CLIENT_INNER_PRODUCER_GROUP, topic: retryTopic, defaultTopic: 'TBW102', defaultTopicQueueNums: 4,
+        queueId: 0, sysFlag: 0, bornTimestamp: Date.now(), flag: msg.flag, properties: propertiesToString(props),
+        reconsumeTimes, unitMode: false, maxReconsumeTimes: this.#maxReconsumeTimesForSendBack(), batch: false,
+      },
+      3000,
+    );
+  }
+
+  async sendRetryMessageForOrderly(msg: MessageExt): Promise<boolean> {
+    try {
+      await this.#sendToRetryTopic(msg, 0, msg.reconsumeTimes, msg.brokerName);
+      return true;
+    } catch (err) {
+      this.#log.error({ err, msgId: msg.msgId }, 'sendMessageBack (orderly) exception');
+      return false;
+    }
+  }
+
+  lockOneMQ(mq: MessageQueue): Promise<boolean> {
+    return this.#rebalance ? this.#rebalance.lock(mq) : Promise.resolve(false);
+  }
+
+  // ------------------------------------------------------------------ rebalance hooks
+
+  /** RebalancePushImpl.computePullFromWhereWithException (4.9.8). */
+  async computePullFromWhere(mq: MessageQueue): Promise<number> {
+    const store = this.offsetStore;
+    const lastOffset = await store.readOffset(mq, ReadOffsetType.READ_FROM_STORE);
+    if (lastOffset >= 0) return lastOffset;
+    if (lastOffset !== -1) return -1;
+    const isRetry = mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX);
+    switch (this.options.consumeFromWhere) {
+      case ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET:
+        return 0;
+      case ConsumeFromWhere.CONSUME_FROM_TIMESTAMP:
+        if (isRetry) return this.#brokerOffset(mq, 'max');
+        return this.#searchOffset(mq, parseConsumeTimestamp(this.options.consumeTimestamp));
+      default:
+        return isRetry ? 0 : this.#brokerOffset(mq, 'max');
+    }
+  }
+
+  async #brokerAddr(mq: MessageQueue): Promise<string> {
+    const client = this.#client!;
+    let addr = client.findBrokerAddressInPublish(mq.brokerName);
+    if (!addr) {
+      await client.updateTopicRouteInfoFromNameServer(mq.topic);
+      addr = client.findBrokerAddressInPublish(mq.brokerName);
+    }
+    if (!addr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    return addr;
+  }
+
+  async #brokerOffset(mq: MessageQueue, which: 'max' | 'min'): Promise<number> {
+    const addr = await this.#brokerAddr(mq);
+    const timeout = this.clientConfig.mqClientApiTimeout;
+    return which === 'max' ? this.#client!.api.getMaxOffset(addr, mq.topic, mq.queueId, timeout) : this.#client!.api.getMinOffset(addr, mq.topic, mq.queueId, timeout);
+  }
+
+  async #searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
+    const addr = await this.#brokerAddr(mq);
+    return this.#client!.api.searchOffset(addr, mq.topic, mq.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
+  }
+
+  async #removeUnnecessaryMessageQueue(mq: MessageQueue, pq: ProcessQueue): Promise<boolean> {
+    await this.offsetStore.persist(mq);
+    this.offsetStore.removeOffset(mq);
+    if (this.#listener?.kind === 'orderly' && this.options.messageModel === MessageModel.CLUSTERING) {
+      // wait (up to 1 s) for a running listener call of the queue, then release the broker lock
+      const deadline = Date.now() + 1000;
+      while (pq.consumeLocked && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      if (pq.consumeLocked) {
+        pq.tryUnlockTimes++;
+        return false;
+      }
+      await this.#rebalance!.unlock(mq, true);
+    }
+    return true;
+  }
+
+  #messageQueueChanged(topic: string, _mqAll: MessageQueue[], mqDivided: MessageQueue[]): void {
+    const sd = this.#rebalance!.subscriptionInner.get(topic);
+    if (sd) sd.subVersion = Date.now();
+    const n = this.#rebalance!.processQueueTable.size;
+    if (n > 0) {
+      if (this.options.pullThresholdForTopic !== -1) {
+        this.#queueThresholds.count = Math.max(1, Math.floor(this.options.pullThresholdForTopic / n));
+      }
+      if (this.options.pullThresholdSizeForTopic !== -1) {
+        this.#queueThresholds.sizeMiB = Math.max(1, Math.floor(this.options.pullThresholdSizeForTopic / n));
+      }
+    }
+    this.#log.info({ topic, owned: mqDivided.length }, 'messageQueueChanged');
+    void this.#client?.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+  }
+
+  // ------------------------------------------------------------------ pull loop
+
+  #executePullRequestImmediately(req: PullRequest): void {
+    if (!this.#running) return;
+    setImmediate(() => void this.#pullMessage(req));
+  }
+
+  #executePullRequestLater(req: PullRequest, delayMillis: number): void {
+    if (!this.#running) return;
+    this.#timers.schedule(delayMillis, () => void this.#pullMessage(req));
+  }
+
+  /** DefaultMQPushConsumerImpl.pullMessage: flow control, then one long-polling PULL_MESSAGE. */
+  async #pullMessage(req: PullRequest): Promise<void> {
+    const pq = req.processQueue;
+    const mq = req.messageQueue;
+    if (pq.dropped || !this.#running) return;
+    pq.lastPullTimestamp = Date.now();
+    if (this.#pause) {
+      this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND);
+      return;
+    }
+    if (pq.msgCount > this.#queueThresholds.count || pq.msgSize / (1024 * 1024) > this.#queueThresholds.sizeMiB) {
+      this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL);
+      return;
+    }
+    const orderly = this.#listener?.kind === 'orderly';
+    if (!orderly) {
+      if (pq.getMaxSpan() > this.options.consumeConcurrentlyMaxSpan) {
+        this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL);
+        return;
+      }
+    } else if (pq.locked) {
+      if (!req.lockedFirst) {
+        const offset = await this.computePullFromWhere(mq).catch(() => -1);
+        if (offset < 0) {
+          this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
+          return;
+        }
+        req.lockedFirst = true;
+        req.nextOffset = offset;
+      }
+    } else {
+      this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
+      return;
+    }
+    const sd = this.#rebalance!.subscriptionInner.get(mq.topic);
+    if (!sd) {
+      this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
+      return;
+    }
+    let commitOffsetEnable = false;
+    let commitOffsetValue = 0;
+    if (this.options.messageModel === MessageModel.CLUSTERING) {
+      commitOffsetValue = await this.offsetStore.readOffset(mq, ReadOffsetType.READ_FROM_MEMORY);
+      if (commitOffsetValue > 0) commitOffsetEnable = true;
+      else commitOffsetValue = 0;
+    }
+    let subExpression: string | undefined;
+    if (this.options.postSubscriptionWhenPull && !sd.classFilterMode) subExpression = sd.subString;
+    if (sd.expressionType !== ExpressionType.TAG && sd.expressionType !== undefined) subExpression = subExpression ?? sd.subString;
+    const sysFlag = buildPullSysFlag(commitOffsetEnable, true, subExpression !== undefined, sd.classFilterMode);
+    const begin = Date.now();
+    let result;
+    try {
+      result = await this.#pullAPIWrapper!.pull({
+        mq, subExpression, expressionType: sd.expressionType, subVersion: sd.subVersion, offset: req.nextOffset,
+        maxNums: this.options.pullBatchSize, sysFlag, commitOffset: commitOffsetValue,
+        brokerSuspendMaxTimeMillis: BROKER_SUSPEND_MAX_TIME_MILLIS, timeoutMillis: CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND,
+      }, sd);
+    } catch (err) {
+      if (!mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && this.#running) {
+        this.#log.warn({ err, topic: mq.topic, queueId: mq.queueId }, 'execute the pull request exception');
+      }
+      this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
+      return;
+    }
+    this.#pulls.count++;
+    this.#pulls.rtTotal += Date.now() - begin;
+    if (pq.dropped || !this.#running) return;
+    switch (result.pullStatus) {
+      case PullStatus.FOUND: {
+        req.nextOffset = result.nextBeginOffset;
+        if (result.msgFoundList.length === 0) {
+          this.#executePullRequestImmediately(req);
+        } else {
+          const dispatch = pq.putMessage(result.msgFoundList);
+          this.#consumeService!.submitConsumeRequest(result.msgFoundList, pq, mq, dispatch);
+          if (this.options.pullInterval > 0) this.#executePullRequestLater(req, this.options.pullInterval);
+          else this.#executePullRequestImmediately(req);
+        }
+        break;
+      }
+      case PullStatus.NO_NEW_MSG:
+      case PullStatus.NO_MATCHED_MSG:
+        req.nextOffset = result.nextBeginOffset;
+        if (pq.msgCount === 0) this.offsetStore.updateOffset(mq, req.nextOffset, true);
+        this.#executePullRequestImmediately(req);
+        break;
+      case PullStatus.OFFSET_ILLEGAL: {
+        this.#log.warn({ topic: mq.topic, queueId: mq.queueId, offset: req.nextOffset, nextBeginOffset: result.nextBeginOffset }, 'the pull request offset illegal');
+        req.nextOffset = result.nextBeginOffset;
+        pq.dropped = true;
+        this.#timers.schedule(10_000, () => {
+          this.offsetStore.updateOffset(mq, req.nextOffset, false);
+          void this.offsetStore.persist(mq).then(() => this.#rebalance?.removeProcessQueue(mq));
+        });
+        break;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ MQConsumerInner
+
+  groupName(): string {
+    return this.#rebalance?.consumerGroup ?? this.clientConfig.withNamespace(this.consumerGroup);
+  }
+
+  messageModel(): MessageModel {
+    return this.options.messageModel;
+  }
+
+  consumeType(): ConsumeType {
+    return ConsumeType.CONSUME_PASSIVELY;
+  }
+
+  consumeFromWhere(): ConsumeFromWhere {
+    return this.options.consumeFromWhere;
+  }
+
+  subscriptions(): SubscriptionData[] {
+    return [...(this.#rebalance?.subscriptionInner.values() ?? this.#subscriptions.values())];
+  }
+
+  isUnitMode(): boolean {
+    return this.clientConfig.unitMode;
+  }
+
+  async doRebalance(): Promise<void> {
+    if (!this.#pause && this.#rebalance && this.#running) await this.#rebalance.doRebalance(this.#listener?.kind === 'orderly');
+  }
+
+  async persistConsumerOffset(): Promise<void> {
+    if (!this.#offsetStore || !this.#rebalance) return;
+    await this.#offsetStore.persistAll([...this.#rebalance.processQueueTable.values()].map((e) => e.mq));
+  }
+
+  updateTopicSubscribeInfo(topic: string, info: MessageQueue[]): void {
+    if (this.#rebalance?.subscriptionInner.has(topic)) this.#rebalance.topicSubscribeInfoTable.set(topic, info);
+  }
+
+  isSubscribeTopicNeedUpdate(topic: string): boolean {
+    return !!this.#rebalance?.subscriptionInner.has(topic) && !this.#rebalance.topicSubscribeInfoTable.has(topic);
+  }
+
+  /** RESET_CONSUMER_CLIENT_OFFSET: drop the queues, set and persist the offsets, rebalance again. */
+  async resetOffset(topic: string, offsetTable: Array<[MessageQueue, number]>): Promise<void> {
+    const rebalance = this.#rebalance;
+    if (!rebalance) return;
+    this.suspend();
+    try {
+      for (const [mq] of offsetTable) {
+        const pq = rebalance.getProcessQueue(mq);
+        if (pq) {
+          pq.dropped = true;
+          pq.clear();
+        }
+      }
+      for (const [mq, offset] of offsetTable) {
+        this.offsetStore.updateOffset(mq, offset, false);
+        await this.offsetStore.updateConsumeOffsetToBroker(mq, offset, false).catch((err: unknown) => this.#log.warn({ err, topic }, 'reset offset failed'));
+        await rebalance.removeProcessQueue(mq);
+      }
+    } finally {
+      this.#pause = false;
+    }
+    await this.doRebalance();
+  }
+
+  getConsumerStatus(topic: string): Array<[MessageQueue, number]> {
+    return this.#offsetStore?.cloneOffsetTable(topic) ?? [];
+  }
+
+  consumeMessageDirectly(msg: MessageExt, brokerName: string | undefined): Promise<ConsumeMessageDirectlyResult> {
+    if (!this.#consumeService) throw new MQClientError(-1, 'The consumer is not running');
+    return this.#consumeService.consumeMessageDirectly(msg, brokerName);
+  }
+
+  /** GET_CONSUMER_RUNNING_INFO, as DefaultMQPushConsumerImpl.consumerRunningInfo. */
+  consumerRunningInfo(): ConsumerRunningInfo {
+    const properties = new Map<string, string>();
+    for (const [k, v] of Object.entries({ ...this.clientConfig.toOptions(), ...this.options })) {
+      if (v === undefined || v === null) continue;
+      if (k === 'allocateMessageQueueStrategy') continue;
+      properties.set(k, String(v));
+    }
+    properties.set(ConsumerRunningInfoProp.PROP_CONSUME_ORDERLY, String(this.#listener?.kind === 'orderly'));
+    properties.set(ConsumerRunningInfoProp.PROP_THREADPOOL_CORE_SIZE, String(this.options.consumeThreadMax));
+    properties.set(ConsumerRunningInfoProp.PROP_CONSUMER_START_TIMESTAMP, String(this.#startTimestamp));
+    const mqTable: Array<[MessageQueue, ProcessQueueInfo]> = [];
+    for (const [mq, pq] of this.processQueues()) {
+      mqTable.push([mq, pq.toProcessQueueInfo(this.#offsetStore?.cloneOffsetTable(mq.topic).find(([q]) => messageQueueKey(q) === messageQueueKey(mq))?.[1] ?? -1)]);
+    }
+    const statusTable = new Map<string, ConsumeStatus>();
+    const stats = this.#consumeService?.stats();
+    const secs = stats ? Math.max(1, (Date.now() - stats.since) / 1000) : 1;
+    for (const sd of this.subscriptions()) {
+      statusTable.set(sd.topic, {
+        pullRT: this.#pulls.count ? this.#pulls.rtTotal / this.#pulls.count : 0,
+        pullTPS: this.#pulls.count / secs,
+        consumeRT: stats && stats.consumeCalls ? stats.consumeRTTotal / stats.consumeCalls : 0,
+        consumeOKTPS: stats ? stats.consumeOK / secs : 0,
+        consumeFailedTPS: stats ? stats.consumeFailed / secs : 0,
+        consumeFailedMsgs: stats ? stats.consumeFailed : 0,
+      });
+    }
+    return { properties, subscriptionSet: this.subscriptions(), mqTable, statusTable };
+  }
+}
