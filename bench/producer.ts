@@ -177,7 +177,9 @@ async function startBrokerProcess(): Promise<BrokerProcess> {
   const namesrvPort = await freePort();
   const brokerPort = await freeBrokerPort();
   const main = path.join(__dirname, '..', 'lib', 'cli', 'main.js');
-  const child = spawn(process.execPath, [main, 'start', '--store', path.join(tmp, 'store'), '--namesrv-port', String(namesrvPort), '--broker-port', String(brokerPort)], {
+  // BENCH_BROKER_NODE_ARGS: node flags for the broker child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, main, 'start', '--store', path.join(tmp, 'store'), '--namesrv-port', String(namesrvPort), '--broker-port', String(brokerPort)], {
     env: { ...process.env, HOME: tmp, ROCKETMQ_LOG_LEVEL: process.env.ROCKETMQ_LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
