@@ -1,14 +1,16 @@
 /**
  * Benchmark runner: `node dist/bench/index.js [scenario...]` runs the named scenarios (all when none) and prints a
- * table. Scenarios: codec.
+ * table. Scenarios: codec, producer (ours vs ali-ons against a broker child process).
  */
 import { runCodecBench } from './codec';
+import { runProducerBench } from './producer';
 import { formatResults, type BenchResult } from './bench-util';
 
 export type { BenchResult } from './bench-util';
 
 const SCENARIOS: Record<string, () => Promise<BenchResult[]>> = {
   codec: () => runCodecBench(),
+  producer: () => runProducerBench(),
 };
 
 export async function main(argv: string[]): Promise<number> {

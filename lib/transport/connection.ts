@@ -276,8 +276,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     if (command.isResponse) {
       const pending = this.#pending.get(command.opaque);
       if (pending) {
+        // The timeout timer stays armed when nothing is pending: re-arming one per request costs more than a
+        // sweep that finds nothing (it then lets the timer lapse).
         this.#pending.delete(command.opaque);
-        if (this.#pending.size === 0) this.#clearTimer();
         pending.resolve(command);
       } else {
         this.#logger.warn({ opaque: command.opaque, code: command.code }, 'receive response, but not matched any request');

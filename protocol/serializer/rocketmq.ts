@@ -9,35 +9,39 @@ import type { ExtFields, RemotingCommand } from '../remoting-command';
 import { RemotingCommand as Command, SerializeType, languageCode, languageName } from '../remoting-command';
 
 export function encodeRocketMQHeader(cmd: RemotingCommand): Buffer {
-  const remark = cmd.remark ? Buffer.from(cmd.remark, 'utf8') : null;
-  const entries: Buffer[] = [];
+  // Two passes over the fields: sizes, then one buffer written in place (no per-entry buffers).
+  const remarkLength = cmd.remark ? Buffer.byteLength(cmd.remark, 'utf8') : 0;
+  const ext = cmd.extFields;
   let extLength = 0;
-  if (cmd.extFields) {
-    for (const key in cmd.extFields) {
-      const value = cmd.extFields[key];
+  if (ext) {
+    for (const key in ext) {
+      const value = ext[key];
       if (value === undefined || value === null) continue;
-      const k = Buffer.from(key, 'utf8');
-      const v = Buffer.from(value, 'utf8');
-      const e = Buffer.allocUnsafe(2 + k.length + 4 + v.length);
-      e.writeInt16BE(k.length, 0);
-      k.copy(e, 2);
-      e.writeInt32BE(v.length, 2 + k.length);
-      v.copy(e, 6 + k.length);
-      entries.push(e);
-      extLength += e.length;
+      extLength += 6 + Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
     }
   }
-  const out = Buffer.allocUnsafe(13 + 4 + (remark ? remark.length : 0) + 4 + extLength);
+  const out = Buffer.allocUnsafe(13 + 4 + remarkLength + 4 + extLength);
   let o = 0;
   out.writeInt16BE(cmd.code, o); o += 2;
   out.writeUInt8(languageCode(cmd.language), o); o += 1;
   out.writeInt16BE(cmd.version, o); o += 2;
   out.writeInt32BE(cmd.opaque, o); o += 4;
   out.writeInt32BE(cmd.flag, o); o += 4;
-  out.writeInt32BE(remark ? remark.length : 0, o); o += 4;
-  if (remark) { remark.copy(out, o); o += remark.length; }
+  out.writeInt32BE(remarkLength, o); o += 4;
+  if (remarkLength > 0) o += out.write(cmd.remark!, o, 'utf8');
   out.writeInt32BE(extLength, o); o += 4;
-  for (const e of entries) { e.copy(out, o); o += e.length; }
+  if (ext) {
+    for (const key in ext) {
+      const value = ext[key];
+      if (value === undefined || value === null) continue;
+      const kl = out.write(key, o + 2, 'utf8');
+      out.writeInt16BE(kl, o);
+      o += 2 + kl;
+      const vl = out.write(value, o + 4, 'utf8');
+      out.writeInt32BE(vl, o);
+      o += 4 + vl;
+    }
+  }
   return out;
 }
 

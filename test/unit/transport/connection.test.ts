@@ -101,15 +101,19 @@ describe('lib/transport Connection', () => {
     }
   });
 
-  it('clears the timer once the last pending request is answered', async () => {
+  it('keeps one timeout timer across requests and lets it lapse once nothing is pending', async () => {
     const p = await pair((c, r) => {
       c.send(RemotingCommand.createResponse(r, 0));
     });
     try {
-      const resp = await p.client.request(RemotingCommand.createRequest(1), 60000);
-      expect(resp.code).to.equal(0);
-      expect(p.client.pendingCount).to.equal(0);
-      await waitFor(() => transportResources().timers === 0);
+      for (let i = 0; i < 5; i++) {
+        const resp = await p.client.request(RemotingCommand.createRequest(1), 200);
+        expect(resp.code).to.equal(0);
+        expect(p.client.pendingCount).to.equal(0);
+        // no timer per request: the one armed by the first request is reused
+        expect(transportResources().timers).to.equal(1);
+      }
+      await waitFor(() => transportResources().timers === 0, 2000);
     } finally {
       await p.close();
     }

@@ -1,0 +1,372 @@
+/**
+ * Producer throughput, our DefaultMQProducer side by side with ali-ons (a third-party pure-JS client), in one run
+ * against one broker: 1 KiB messages, sync with 1 and 16 in flight, async with 256 in flight, batches of 32.
+ * The broker (name server + broker, `rocketmq-ts start`) runs in a child process so the client's CPU and the
+ * broker's are separated as a user sees them; its peak RSS is sampled during the run. With `--namesrv H:P` the
+ * clients use that cluster instead (no RSS then).
+ *
+ *   node dist/bench/index.js producer
+ *   node dist/bench/producer.js [--namesrv H:P] [--duration MS] [--warmup MS] [--size BYTES] [--only ours|ali-ons]
+ *     [--scenario 'sync x1'|'sync x16'|'async x256'|'batch32 x1' ...]
+ *
+ * Prints msg/s, p50/p99/max latency of one send call, and the ratio ours / ali-ons per scenario. No assertions.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DefaultMQAdminExt, DefaultMQProducer, createMessage, type Message } from '../lib/index';
+import type { BenchResult } from './bench-util';
+
+// ali-ons ships no types.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ons = require('ali-ons') as {
+  Producer: new (opts: Record<string, unknown>) => {
+    ready(): Promise<void>;
+    send(msg: unknown): Promise<{ sendStatus: string }>;
+    close(): Promise<void>;
+    on(event: 'error', fn: (err: Error) => void): void;
+  };
+  Message: new (topic: string, tags: string, body: Buffer | string) => unknown;
+};
+
+export interface ProducerBenchOptions {
+  /** Use this name server instead of starting a broker child process. */
+  namesrv?: string;
+  durationMillis: number;
+  warmupMillis: number;
+  size: number;
+  clients: ReadonlyArray<'ours' | 'ali-ons'>;
+  /** Names of the scenarios to run (all when empty). */
+  scenarios: readonly string[];
+}
+
+export const DEFAULT_PRODUCER_BENCH_OPTIONS: Readonly<ProducerBenchOptions> = Object.freeze({
+  durationMillis: 5000,
+  warmupMillis: 1000,
+  size: 1024,
+  clients: Object.freeze(['ours', 'ali-ons'] as const),
+  scenarios: Object.freeze([]),
+});
+
+interface Scenario {
+  name: string;
+  inflight: number;
+  /** Messages per send call. */
+  batch: number;
+  async: boolean;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  { name: 'sync x1', inflight: 1, batch: 1, async: false },
+  { name: 'sync x16', inflight: 16, batch: 1, async: false },
+  { name: 'async x256', inflight: 256, batch: 1, async: true },
+  { name: 'batch32 x1', inflight: 1, batch: 32, async: false },
+];
+
+interface Measured {
+  msgPerSec: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+}
+
+type SendFn = (scenario: Scenario) => Promise<unknown>;
+
+interface BenchClient {
+  name: 'ours' | 'ali-ons';
+  /** null when the client cannot run the scenario (ali-ons has no batch send). */
+  sender(scenario: Scenario): SendFn | null;
+  close(): Promise<void>;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+}
+
+async function runScenario(send: SendFn, s: Scenario, o: ProducerBenchOptions): Promise<Measured> {
+  let measuring = false;
+  let stop = false;
+  let count = 0;
+  let errors = 0;
+  let lat = new Float64Array(1 << 16);
+  let n = 0;
+  const loop = async () => {
+    while (!stop) {
+      const t0 = performance.now();
+      try {
+        await send(s);
+      } catch {
+        errors++;
+        continue;
+      }
+      if (measuring) {
+        if (n === lat.length) {
+          const next = new Float64Array(lat.length * 2);
+          next.set(lat);
+          lat = next;
+        }
+        lat[n++] = performance.now() - t0;
+        count += s.batch;
+      }
+    }
+  };
+  const loops = Array.from({ length: s.inflight }, loop);
+  await new Promise((r) => setTimeout(r, o.warmupMillis));
+  measuring = true;
+  errors = 0;
+  const start = performance.now();
+  await new Promise((r) => setTimeout(r, o.durationMillis));
+  measuring = false;
+  const elapsed = performance.now() - start;
+  stop = true;
+  await Promise.all(loops);
+  const sorted = lat.slice(0, n).sort();
+  return { msgPerSec: (count * 1000) / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: n ? sorted[n - 1] : Number.NaN, errors };
+}
+
+/** Binds 127.0.0.1:0 to learn a free port. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A free port p with p + 1 also free (the broker announces listenPort + 1 as its HA address). */
+async function freeBrokerPort(): Promise<number> {
+  for (;;) {
+    const p = await freePort();
+    if (p >= 65535) continue;
+    const ok = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(p + 1, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (ok) return p;
+  }
+}
+
+interface BrokerProcess {
+  namesrvAddr: string;
+  child: ChildProcess;
+  peakRssBytes(): number;
+  stop(): Promise<void>;
+}
+
+function readRss(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** `rocketmq-ts start` in a child process on free ports with a temp store (and HOME, for the name server's kv file). */
+async function startBrokerProcess(): Promise<BrokerProcess> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'producer-bench-'));
+  const namesrvPort = await freePort();
+  const brokerPort = await freeBrokerPort();
+  const main = path.join(__dirname, '..', 'lib', 'cli', 'main.js');
+  // BENCH_BROKER_NODE_ARGS: node flags for the broker child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, main, 'start', '--store', path.join(tmp, 'store'), '--namesrv-port', String(namesrvPort), '--broker-port', String(brokerPort)], {
+    env: { ...process.env, HOME: tmp, ROCKETMQ_LOG_LEVEL: process.env.ROCKETMQ_LOG_LEVEL ?? 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`broker did not start in 20 s: ${out}`)), 20_000);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`broker exited with ${code}: ${out}`)); });
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('rocketmq-ts is running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  child.removeAllListeners('exit');
+  child.stdout!.resume();
+  let peak = readRss(child.pid!);
+  const sampler = setInterval(() => { peak = Math.max(peak, readRss(child.pid!)); }, 100);
+  sampler.unref();
+  return {
+    namesrvAddr: `127.0.0.1:${namesrvPort}`,
+    child,
+    peakRssBytes: () => Math.max(peak, readRss(child.pid!)),
+    async stop() {
+      clearInterval(sampler);
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(t);
+      }
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+async function createTopic(namesrvAddr: string, topic: string): Promise<void> {
+  const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: `bench-admin-${process.pid}` });
+  await admin.start();
+  try {
+    await admin.createTopic('TBW102', topic, 4);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        const route = await admin.examineTopicRouteInfo(topic);
+        if (route.queueDatas.length > 0) return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await admin.shutdown();
+  }
+}
+
+async function ourClient(namesrvAddr: string, topic: string, body: Buffer): Promise<BenchClient> {
+  const producer = new DefaultMQProducer({ producerGroup: `bench_ours_${process.pid}`, namesrvAddr, instanceName: `bench-ours-${process.pid}` });
+  await producer.start();
+  const one = (): Message => createMessage(topic, body, { tags: 'TagA' });
+  return {
+    name: 'ours',
+    sender(s) {
+      if (s.batch > 1) {
+        return () => {
+          const batch: Message[] = new Array(s.batch);
+          for (let i = 0; i < s.batch; i++) batch[i] = one();
+          return producer.send(batch);
+        };
+      }
+      return s.async ? () => producer.sendAsync(one()) : () => producer.send(one());
+    },
+    close: () => producer.shutdown(),
+  };
+}
+
+async function aliOnsClient(namesrvAddr: string, topic: string, body: Buffer): Promise<BenchClient> {
+  const httpclient = { request: async () => { throw new Error('no HTTP name-server lookup in the bench'); } };
+  const producer = new ons.Producer({
+    httpclient, nameSrv: namesrvAddr, accessKeyId: 'ak', accessKeySecret: 'sk', persistent: false,
+    producerGroup: `bench_ons_${process.pid}`, instanceName: `bench-ons-${process.pid}`,
+  });
+  // ali-ons reports background failures (e.g. its MQClient reconnecting once the broker has stopped) as 'error'.
+  producer.on('error', () => undefined);
+  await producer.ready();
+  return {
+    name: 'ali-ons',
+    sender(s) {
+      if (s.batch > 1) return null; // ali-ons has no batch send
+      return () => producer.send(new ons.Message(topic, 'TagA', body));
+    },
+    async close() {
+      await producer.close();
+      producer.on('error', () => undefined); // close() removed every listener; late connection errors still come
+    },
+  };
+}
+
+function fmt(n: number, digits = 2): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : '-';
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd()).join('\n');
+}
+
+function parseArgs(argv: string[]): Partial<ProducerBenchOptions> {
+  const o: Partial<ProducerBenchOptions> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--namesrv') o.namesrv = argv[++i];
+    else if (a === '--duration') o.durationMillis = Number(argv[++i]);
+    else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
+    else if (a === '--size') o.size = Number(argv[++i]);
+    else if (a === '--only') o.clients = [argv[++i] as 'ours' | 'ali-ons'];
+    else if (a === '--scenario') o.scenarios = [...(o.scenarios ?? []), argv[++i]];
+    else throw new Error(`unknown option ${a}`);
+  }
+  return o;
+}
+
+/** Runs every scenario for each client in turn against one broker; prints the side-by-side table. */
+export async function runProducerBench(options: Partial<ProducerBenchOptions> = {}): Promise<BenchResult[]> {
+  // Quiet client logs unless asked for (the root logger is created on first use, after this).
+  process.env.ROCKETMQ_LOG_LEVEL ??= 'warn';
+  const o: ProducerBenchOptions = { ...DEFAULT_PRODUCER_BENCH_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  const broker = o.namesrv ? null : await startBrokerProcess();
+  const namesrvAddr = o.namesrv ?? broker!.namesrvAddr;
+  const results = new Map<string, Map<string, Measured>>();
+  const out: BenchResult[] = [];
+  try {
+    const topic = `BenchProducer_${process.pid}_${Date.now().toString(36)}`;
+    await createTopic(namesrvAddr, topic);
+    const body = Buffer.alloc(o.size, 'x');
+    // Both clients run each scenario in turn, so both see the broker in about the same state.
+    const clients: BenchClient[] = [];
+    for (const c of o.clients) clients.push(c === 'ours' ? await ourClient(namesrvAddr, topic, body) : await aliOnsClient(namesrvAddr, topic, body));
+    try {
+      for (const s of SCENARIOS) {
+        if (o.scenarios.length > 0 && !o.scenarios.includes(s.name)) continue;
+        const row = new Map<string, Measured>();
+        results.set(s.name, row);
+        // Alternate who goes first, so neither always meets a fresh commit-log file or a warmer page cache.
+        const order = SCENARIOS.indexOf(s) % 2 === 0 ? clients : [...clients].reverse();
+        for (const c of order) {
+          const send = c.sender(s);
+          if (!send) continue;
+          const m = await runScenario(send, s, o);
+          row.set(c.name, m);
+          out.push({ name: `producer.${c.name}.${s.name.replace(' ', '.')}`, opsPerSec: m.msgPerSec, meanMicros: 1e6 / m.msgPerSec, ops: Math.round((m.msgPerSec * o.durationMillis) / 1000), note: `p50 ${fmt(m.p50)} ms, p99 ${fmt(m.p99)} ms` });
+          process.stderr.write(`${c.name} ${s.name}: ${Math.round(m.msgPerSec)} msg/s, p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} max ${fmt(m.max)} ms${m.errors ? `, ${m.errors} errors` : ''}\n`);
+        }
+      }
+    } finally {
+      for (const c of clients) await c.close();
+    }
+  } finally {
+    const rss = broker?.peakRssBytes();
+    await broker?.stop();
+    const rows = [['scenario (1 KiB)', 'ours msg/s', 'p50 ms', 'p99 ms', 'max ms', 'ali-ons msg/s', 'p50 ms', 'p99 ms', 'max ms', 'ours/ali-ons']];
+    for (const [name, row] of results) {
+      const a = row.get('ours');
+      const b = row.get('ali-ons');
+      rows.push([
+        name,
+        a ? Math.round(a.msgPerSec).toLocaleString('en-US') : '-', fmt(a?.p50 ?? NaN), fmt(a?.p99 ?? NaN), fmt(a?.max ?? NaN),
+        b ? Math.round(b.msgPerSec).toLocaleString('en-US') : '-', fmt(b?.p50 ?? NaN), fmt(b?.p99 ?? NaN), fmt(b?.max ?? NaN),
+        a && b ? `${(a.msgPerSec / b.msgPerSec).toFixed(2)}x` : '-',
+      ]);
+    }
+    process.stdout.write(`${table(rows)}\n`);
+    if (rss !== undefined) process.stdout.write(`broker process peak RSS: ${(rss / 1024 / 1024).toFixed(1)} MB\n`);
+  }
+  return out;
+}
+
+if (require.main === module) {
+  runProducerBench(parseArgs(process.argv.slice(2))).then(
+    () => {
+      process.exit(0); // ali-ons leaves timers behind after close()
+    },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
