@@ -147,12 +147,12 @@ describe('consumer: clustering end to end', function () {
   it('start points of a new group: FIRST_OFFSET, LAST_OFFSET and TIMESTAMP', async () => {
     const topic = randomName('T');
     await env.createTopic(topic, 2);
-    await env.sendMany(topic, 20, 'old');
+    await env.sendMany(topic, 20, 'old', { batch: 10 }); // both queues hold old and mid messages
     // the broker answers the queue offset whose store time is nearest; the stamp has whole seconds
     await new Promise((r) => setTimeout(r, 1500));
     const middle = new Date(Date.now() + 1000);
     await new Promise((r) => setTimeout(r, 1100));
-    await env.sendMany(topic, 20, 'mid');
+    await env.sendMany(topic, 20, 'mid', { batch: 10 });
     const p = (n: number): string => String(n).padStart(2, '0');
     const stamp = `${middle.getFullYear()}${p(middle.getMonth() + 1)}${p(middle.getDate())}${p(middle.getHours())}${p(middle.getMinutes())}${p(middle.getSeconds())}`;
 

@@ -18,8 +18,8 @@ export interface ConsumerEnv {
   /** A consumer of the env (shut down by stop()); FIRST_OFFSET and a unique instanceName unless given. */
   consumer(group: string, extra?: Partial<PushConsumerOptions>): DefaultMQPushConsumer;
   createTopic(topic: string, queues: number): Promise<void>;
-  /** Sends n messages, batches of up to 50 spread over the queues by the producer, bodies `${prefix}${i}`. */
-  sendMany(topic: string, n: number, prefix?: string, init?: { tags?: string }): Promise<void>;
+  /** Sends n messages, batches of up to 50 (or init.batch) spread over the queues by the producer, bodies `${prefix}${i}`. */
+  sendMany(topic: string, n: number, prefix?: string, init?: { tags?: string; batch?: number }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,9 +52,10 @@ export async function consumerEnv(options: StartClusterOptions = {}): Promise<Co
       }, 10_000, `route of ${topic}`);
     },
     async sendMany(topic, n, prefix = 'm', init = {}) {
-      for (let i = 0; i < n; i += 50) {
+      const size = init.batch ?? 50;
+      for (let i = 0; i < n; i += size) {
         const batch: Message[] = [];
-        for (let j = i; j < Math.min(n, i + 50); j++) batch.push(createMessage(topic, `${prefix}${j}`, { tags: init.tags ?? 'a', keys: [`${prefix}${j}`] }));
+        for (let j = i; j < Math.min(n, i + size); j++) batch.push(createMessage(topic, `${prefix}${j}`, { tags: init.tags ?? 'a', keys: [`${prefix}${j}`] }));
         await producer.send(batch);
       }
     },
