@@ -1,9 +1,10 @@
 /**
  * Benchmark runner: `node dist/bench/index.js [scenario...]` runs the named scenarios (all when none) and prints a
- * table. Scenarios: codec, producer (ours vs ali-ons against a broker child process).
+ * table. Scenarios: codec, producer and consumer (ours vs ali-ons against a broker child process).
  */
 import { runCodecBench } from './codec';
 import { runProducerBench } from './producer';
+import { runConsumerBench } from './consumer';
 import { formatResults, type BenchResult } from './bench-util';
 
 export type { BenchResult } from './bench-util';
@@ -11,6 +12,7 @@ export type { BenchResult } from './bench-util';
 const SCENARIOS: Record<string, () => Promise<BenchResult[]>> = {
   codec: () => runCodecBench(),
   producer: () => runProducerBench(),
+  consumer: () => runConsumerBench(),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -155,7 +155,7 @@ async function freeBrokerPort(): Promise<number> {
   }
 }
 
-interface BrokerProcess {
+export interface BrokerProcess {
   namesrvAddr: string;
   child: ChildProcess;
   peakRssBytes(): number;
@@ -172,7 +172,7 @@ function readRss(pid: number): number {
 }
 
 /** `rocketmq-ts start` in a child process on free ports with a temp store (and HOME, for the name server's kv file). */
-async function startBrokerProcess(): Promise<BrokerProcess> {
+export async function startBrokerProcess(): Promise<BrokerProcess> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'producer-bench-'));
   const namesrvPort = await freePort();
   const brokerPort = await freeBrokerPort();
@@ -218,7 +218,7 @@ async function startBrokerProcess(): Promise<BrokerProcess> {
   };
 }
 
-async function createTopic(namesrvAddr: string, topic: string): Promise<void> {
+export async function createTopic(namesrvAddr: string, topic: string): Promise<void> {
   const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: `bench-admin-${process.pid}` });
   await admin.start();
   try {
