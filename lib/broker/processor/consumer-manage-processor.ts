@@ -44,8 +44,9 @@ export class ConsumerManageProcessor implements BrokerProcessor {
           return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, QueryConsumerOffsetResponseHeader.encode({ offset }));
         }
         const minOffset = c.messageStore.getMinOffsetInQueue(h.topic, h.queueId);
-        // Java: a queue that still starts at 0 (nothing cleaned up) is consumed from 0 by a new group.
-        if (minOffset <= 0 || h.setZeroIfNotFound === true) {
+        // Java: a queue that still starts at 0 (nothing cleaned up) is consumed from 0 by a new group, unless a 5.x
+        // client asked not to (setZeroIfNotFound=false).
+        if (h.setZeroIfNotFound !== false && minOffset <= 0) {
           return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, QueryConsumerOffsetResponseHeader.encode({ offset: 0 }));
         }
         return RemotingCommand.createResponse(request, ResponseCode.QUERY_NOT_FOUND, 'Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first');
