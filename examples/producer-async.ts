@@ -1,10 +1,10 @@
 /** Async sends: as Promises, and with a Java-style callback. */
 import { DefaultMQProducer, createMessage } from '../lib/index';
+import { type ExampleContext, TOPIC, run, withCluster } from './support';
 
-const namesrvAddr = process.env.ROCKETMQ_NAMESRV_ADDR ?? '127.0.0.1:9876';
-const topic = process.env.TOPIC ?? 'TopicTest';
+const topic = TOPIC;
 
-async function main(): Promise<void> {
+async function main({ namesrvAddr }: ExampleContext): Promise<void> {
   const producer = new DefaultMQProducer({ producerGroup: 'ExampleAsyncProducer', namesrvAddr, retryTimesWhenSendAsyncFailed: 0 });
   await producer.start();
   try {
@@ -21,4 +21,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exitCode = 1; });
+run(() => withCluster(main));

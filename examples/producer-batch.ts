@@ -1,11 +1,11 @@
 /** Batch sends: one request per batch; splitBatch keeps each batch under the size limit. */
 import { splitBatch } from '../lib/index';
 import { DefaultMQProducer, createMessage } from '../lib/index';
+import { type ExampleContext, TOPIC, run, withCluster } from './support';
 
-const namesrvAddr = process.env.ROCKETMQ_NAMESRV_ADDR ?? '127.0.0.1:9876';
-const topic = process.env.TOPIC ?? 'TopicTest';
+const topic = TOPIC;
 
-async function main(): Promise<void> {
+async function main({ namesrvAddr }: ExampleContext): Promise<void> {
   const producer = new DefaultMQProducer({ producerGroup: 'ExampleBatchProducer', namesrvAddr });
   await producer.start();
   try {
@@ -19,4 +19,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exitCode = 1; });
+run(() => withCluster(main));

@@ -1,10 +1,10 @@
-/** Sync sends: each send resolves once the broker has stored the message. Run: ROCKETMQ_NAMESRV_ADDR=h:p node dist/examples/producer-sync.js */
+/** Sync sends: each send resolves once the broker has stored the message. Run: node dist/examples/producer-sync.js (against ROCKETMQ_NAMESRV_ADDR when set, else an embedded cluster) */
 import { DefaultMQProducer, createMessage } from '../lib/index';
+import { type ExampleContext, TOPIC, run, withCluster } from './support';
 
-const namesrvAddr = process.env.ROCKETMQ_NAMESRV_ADDR ?? '127.0.0.1:9876';
-const topic = process.env.TOPIC ?? 'TopicTest';
+const topic = TOPIC;
 
-async function main(): Promise<void> {
+async function main({ namesrvAddr }: ExampleContext): Promise<void> {
   const producer = new DefaultMQProducer({ producerGroup: 'ExampleSyncProducer', namesrvAddr });
   await producer.start();
   try {
@@ -17,4 +17,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exitCode = 1; });
+run(() => withCluster(main));

@@ -2,17 +2,20 @@
  * Transactional messages: a half message is stored, the local transaction runs, then the message is committed
  * (delivered) or rolled back. An UNKNOW answer leaves the decision to the broker's check, which calls
  * checkLocalTransaction on a producer of the group.
- * Run: ROCKETMQ_NAMESRV_ADDR=h:p node dist/examples/transaction-producer.js
+ * Run: node dist/examples/transaction-producer.js (against ROCKETMQ_NAMESRV_ADDR when set, else an embedded cluster
+ * whose broker checks undecided transactions every second).
  */
 import { LocalTransactionState, TransactionMQProducer, createMessage, type Message, type MessageExt } from '../lib/index';
+import { type ExampleContext, TOPIC, run, withCluster } from './support';
 
-const namesrvAddr = process.env.ROCKETMQ_NAMESRV_ADDR ?? '127.0.0.1:9876';
-const topic = process.env.TOPIC ?? 'TopicTest';
+const topic = TOPIC;
 
 /** The application's record of its local transactions, by transaction id. */
 const localStates = new Map<string, LocalTransactionState>();
+/** Transaction ids the broker has asked about. */
+const checked = new Set<string>();
 
-async function main(): Promise<void> {
+async function main({ namesrvAddr }: ExampleContext): Promise<void> {
   const producer = new TransactionMQProducer({
     producerGroup: 'ExampleTransactionProducer',
     namesrvAddr,
@@ -27,6 +30,7 @@ async function main(): Promise<void> {
         return state;
       },
       checkLocalTransaction(msg: MessageExt): LocalTransactionState {
+        checked.add(msg.transactionId ?? '');
         return localStates.get(msg.transactionId ?? '') ?? LocalTransactionState.UNKNOW;
       },
     },
@@ -37,11 +41,15 @@ async function main(): Promise<void> {
       const result = await producer.sendMessageInTransaction(createMessage(topic, `Transaction ${i}`, { tags: 'TagTx' }), i);
       console.log(result.sendStatus, result.localTransactionState, result.msgId);
     }
-    // Stay up long enough for the broker to check the undecided ones (transactionTimeOut 6 s, check every 60 s by default).
-    await new Promise((r) => setTimeout(r, Number(process.env.LINGER_MS ?? 70000)));
+    // Stay up until the broker has checked the undecided ones (after transactionTimeOut, 6 s by default, at its next
+    // check round, every 60 s by default), at most LINGER_MS.
+    const undecided = [...localStates.keys()].filter((_, i) => i % 3 === 2);
+    const deadline = Date.now() + Number(process.env.LINGER_MS ?? 70_000);
+    while (Date.now() < deadline && !undecided.every((id) => checked.has(id))) await new Promise((r) => setTimeout(r, 200));
+    console.log(`${undecided.filter((id) => checked.has(id)).length} of ${undecided.length} undecided transactions checked and committed`);
   } finally {
     await producer.shutdown();
   }
 }
 
-main().catch((err) => { console.error(err); process.exitCode = 1; });
+run(() => withCluster(main, { brokerConfig: { transactionCheckInterval: 1000, transactionTimeOut: 1000 } }));

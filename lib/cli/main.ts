@@ -26,7 +26,11 @@ async function main(argv: string[]): Promise<number> {
         const { benchProduce } = await import('./bench-produce');
         return benchProduce(rest);
       }
-      process.stderr.write('usage: rocketmq-ts bench produce [options] (see --help)\n');
+      if (sub === 'consume') {
+        const { benchConsume } = await import('./bench-consume');
+        return benchConsume(rest);
+      }
+      process.stderr.write('usage: rocketmq-ts bench produce|consume [options] (see --help)\n');
       return 2;
     }
     case undefined:

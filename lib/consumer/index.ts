@@ -9,3 +9,5 @@ export * from './offset/remote-broker-offset-store';
 export * from './offset/local-file-offset-store';
 export * from './rebalance';
 export type { ConsumerClient, ConsumerClientAPI } from './consumer-client';
+export * from './assigned-message-queue';
+export * from './lite-pull-consumer';

@@ -1,0 +1,869 @@
+/**
+ * DefaultLitePullConsumer: the application polls. Queues come from `subscribe()` (divided among the group's members
+ * by the rebalance) or from `assign()`; background pull loops (at most pullThreadNums PULL_MESSAGE requests at once)
+ * fill a cache that `poll()` drains. Offsets are committed automatically (autoCommit, every autoCommitIntervalMillis
+ * at the next poll) or by `commitSync()`, and kept by the broker (clustering) or a local file (broadcasting).
+ *
+ * @see org.apache.rocketmq.client.consumer.DefaultLitePullConsumer
+ * @see org.apache.rocketmq.client.impl.consumer.DefaultLitePullConsumerImpl
+ * @see org.apache.rocketmq.client.impl.consumer.RebalanceLitePullImpl
+ * @see org.apache.rocketmq.client.consumer.TopicMessageQueueChangeListener
+ */
+import { ResponseCode } from '../../protocol/code/response-code';
+import type { ConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
+import { ConsumerRunningInfoProp } from '../../protocol/body/consumer-running-info';
+import { isTagType } from '../../protocol/body/expression-type';
+import { ConsumeFromWhere, ConsumeType, MessageModel, type SubscriptionData } from '../../protocol/body/heartbeat-data';
+import type { MessageExt } from '../../protocol/message/message';
+import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
+import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
+import { MixAll } from '../client/mix-all';
+import type { MQClientAPI } from '../client/mq-client-api';
+import type { MQClientInstance } from '../client/mq-client-instance';
+import { MQClientManager } from '../client/mq-client-manager';
+import { topicRouteData2TopicSubscribeInfo } from '../client/route-convert';
+import { checkGroup } from '../client/validators';
+import { ConfigError, MQBrokerError, MQClientError } from '../errors';
+import { componentLogger } from '../logger';
+import { Lifecycle } from '../util/lifecycle';
+import { AssignedMessageQueue } from './assigned-message-queue';
+import type { ConsumerClient, ConsumerClientAPI, MQConsumerInner } from './consumer-client';
+import { MessageSelector, buildSubscriptionData, buildSubscriptionDataOfType } from './message-selector';
+import type { ProcessQueue } from './process-queue';
+import { PullAPIWrapper, PullStatus, buildPullSysFlag } from './pull-api-wrapper';
+import { RebalanceImpl } from './rebalance-impl';
+import { AllocateMessageQueueAveragely } from './rebalance/allocate-message-queue-averagely';
+import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
+import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './offset/local-file-offset-store';
+import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
+import { RemoteBrokerOffsetStore } from './offset/remote-broker-offset-store';
+import { parseConsumeTimestamp } from './push-consumer';
+
+/** DefaultLitePullConsumerImpl's delays. */
+export const LITE_PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL = 50;
+export const LITE_PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL = 20;
+export const LITE_PULL_TIME_DELAY_MILLS_WHEN_PAUSE = 1000;
+export const LITE_PULL_TIME_DELAY_MILLS_ON_EXCEPTION = 3000;
+const MIN_AUTOCOMMIT_INTERVAL_MILLIS = 1000;
+
+/** Told when the rebalance changes the queues of a subscribed topic this consumer holds. */
+export interface MessageQueueListener {
+  messageQueueChanged(topic: string, mqAll: MessageQueue[], mqDivided: MessageQueue[]): void;
+}
+
+/** Told when the queues of a topic change (checked every topicMetadataCheckIntervalMillis). */
+export interface TopicMessageQueueChangeListener {
+  onChanged(topic: string, messageQueues: MessageQueue[]): void;
+}
+
+export interface LitePullConsumerOptions extends ClientConfigOptions {
+  consumerGroup: string;
+  messageModel: MessageModel;
+  allocateMessageQueueStrategy: AllocateMessageQueueStrategy;
+  autoCommit: boolean;
+  /** At least 1000. */
+  autoCommitIntervalMillis: number;
+  pullBatchSize: number;
+  /** The most PULL_MESSAGE requests in flight at once (Java: the pull thread pool size). */
+  pullThreadNums: number;
+  /** Flow control: cached pull results × pullBatchSize above this pauses every pull loop. */
+  pullThresholdForAll: number;
+  consumeMaxSpan: number;
+  pullThresholdForQueue: number;
+  /** MiB. */
+  pullThresholdSizeForQueue: number;
+  /** The default timeout of poll(). */
+  pollTimeoutMillis: number;
+  topicMetadataCheckIntervalMillis: number;
+  consumeFromWhere: ConsumeFromWhere;
+  /** yyyyMMddHHmmss; default: half an hour before the consumer was created. */
+  consumeTimestamp: string;
+  brokerSuspendMaxTimeMillis: number;
+  consumerTimeoutMillisWhenSuspend: number;
+  consumerPullTimeoutMillis: number;
+  /** Base directory of broadcasting offset files. */
+  localOffsetStoreDir: string;
+  /** A client to use instead of the shared MQClientInstance (tests). */
+  client?: LitePullConsumerClient;
+  /** An offset store to use instead of the default one. */
+  offsetStore?: OffsetStore;
+}
+
+/** What the lite pull consumer uses of MQClientInstance: the consumer's subset plus the route query of fetchMessageQueues. */
+export type LitePullConsumerClient = Omit<ConsumerClient, 'api'> & {
+  readonly api: ConsumerClientAPI & Pick<MQClientAPI, 'getTopicRouteInfoFromNameServer'>;
+  readonly clientConfig?: ClientConfig;
+};
+
+export const DEFAULT_LITE_PULL_CONSUMER_OPTIONS = Object.freeze({
+  consumerGroup: MixAll.DEFAULT_CONSUMER_GROUP as string,
+  messageModel: MessageModel.CLUSTERING as MessageModel,
+  autoCommit: true,
+  autoCommitIntervalMillis: 5_000,
+  pullBatchSize: 10,
+  pullThreadNums: 20,
+  pullThresholdForAll: 10_000,
+  consumeMaxSpan: 2_000,
+  pullThresholdForQueue: 1_000,
+  pullThresholdSizeForQueue: 100,
+  pollTimeoutMillis: 5_000,
+  topicMetadataCheckIntervalMillis: 30_000,
+  consumeFromWhere: ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET as ConsumeFromWhere,
+  brokerSuspendMaxTimeMillis: 20_000,
+  consumerTimeoutMillisWhenSuspend: 30_000,
+  consumerPullTimeoutMillis: 10_000,
+});
+
+function halfAnHourAgo(): string {
+  const d = new Date(Date.now() - 30 * 60 * 1000);
+  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
+  return `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+const SubscriptionType = { NONE: 'NONE', SUBSCRIBE: 'SUBSCRIBE', ASSIGN: 'ASSIGN' } as const;
+type SubscriptionType = (typeof SubscriptionType)[keyof typeof SubscriptionType];
+
+interface ConsumeRequest {
+  readonly messageExts: MessageExt[];
+  readonly messageQueue: MessageQueue;
+  readonly processQueue: ProcessQueue;
+}
+
+interface PullTask {
+  readonly messageQueue: MessageQueue;
+  cancelled: boolean;
+}
+
+/** A counting semaphore: the pull-thread limit. */
+class Slots {
+  #free: number;
+  readonly #waiters: Array<() => void> = [];
+
+  constructor(n: number) {
+    this.#free = n;
+  }
+
+  acquire(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}
+
+export class DefaultLitePullConsumer implements MQConsumerInner {
+  readonly clientConfig: ClientConfig;
+  readonly consumerGroup: string;
+  readonly options: Omit<LitePullConsumerOptions, keyof ClientConfigOptions | 'client' | 'offsetStore'>;
+  readonly #injectedClient: LitePullConsumerClient | undefined;
+  #client: LitePullConsumerClient | undefined;
+  #instance: MQClientInstance | undefined;
+  #offsetStore: OffsetStore | undefined;
+  #rebalance: RebalanceImpl | undefined;
+  #pullAPIWrapper: PullAPIWrapper | undefined;
+  #subscriptionType: SubscriptionType = SubscriptionType.NONE;
+  readonly #subscriptions = new Map<string, SubscriptionData>();
+  readonly #topicToSubExpression = new Map<string, string>();
+  #messageQueueListener: MessageQueueListener | undefined;
+  readonly #assigned = new AssignedMessageQueue();
+  readonly #taskTable = new Map<string, PullTask>();
+  readonly #consumeRequestCache: ConsumeRequest[] = [];
+  readonly #pollWaiters: Array<() => void> = [];
+  readonly #topicListeners = new Map<string, TopicMessageQueueChangeListener>();
+  readonly #messageQueuesForTopic = new Map<string, MessageQueue[]>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #metadataTimer: NodeJS.Timeout | null = null;
+  #slots: Slots;
+  #nextAutoCommitDeadline = -1;
+  #running = false;
+  #startTimestamp = 0;
+  readonly #lifecycle: Lifecycle;
+  readonly #log;
+
+  constructor(options: Partial<LitePullConsumerOptions> & { consumerGroup: string }) {
+    const { client, offsetStore, ...rest } = options;
+    this.clientConfig = new ClientConfig(rest);
+    const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    this.options = {
+      ...DEFAULT_LITE_PULL_CONSUMER_OPTIONS,
+      consumeTimestamp: halfAnHourAgo(),
+      allocateMessageQueueStrategy: new AllocateMessageQueueAveragely(),
+      localOffsetStoreDir: defaultLocalOffsetStoreDir(),
+      ...defined,
+    } as DefaultLitePullConsumer['options'];
+    if (this.options.autoCommitIntervalMillis < MIN_AUTOCOMMIT_INTERVAL_MILLIS) this.options.autoCommitIntervalMillis = MIN_AUTOCOMMIT_INTERVAL_MILLIS;
+    this.consumerGroup = options.consumerGroup;
+    this.#injectedClient = client;
+    this.#offsetStore = offsetStore;
+    this.#slots = new Slots(Math.max(1, this.options.pullThreadNums));
+    this.#log = componentLogger('lite-pull-consumer').child({ group: this.consumerGroup });
+    this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
+  }
+
+  // ------------------------------------------------------------------ subscription
+
+  /**
+   * Subscribes a topic (tags or a MessageSelector); the rebalance divides its queues among the group's members.
+   * Exclusive with assign(). The listener, if given, is told when this member's queues of the topic change.
+   */
+  subscribe(topic: string, expression: string | MessageSelector = '*', messageQueueListener?: MessageQueueListener): void {
+    if (!topic) throw new ConfigError('Topic can not be null or empty.');
+    this.#setSubscriptionType(SubscriptionType.SUBSCRIBE);
+    const t = this.clientConfig.withNamespace(topic);
+    const sd = expression instanceof MessageSelector
+      ? buildSubscriptionDataOfType(t, expression.getExpression(), expression.getExpressionType())
+      : buildSubscriptionData(t, expression);
+    this.#subscriptions.set(t, sd);
+    if (messageQueueListener) this.#messageQueueListener = messageQueueListener;
+    if (this.#rebalance && this.#running) {
+      this.#rebalance.subscriptionInner.set(t, sd);
+      void this.#client!.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+      void this.#client!.updateTopicRouteInfoFromNameServer(t).catch(() => false).then(() => this.doRebalance());
+    }
+  }
+
+  unsubscribe(topic: string): void {
+    const t = this.clientConfig.withNamespace(topic);
+    this.#subscriptions.delete(t);
+    this.#rebalance?.subscriptionInner.delete(t);
+    this.#removePullTask(t);
+    this.#assigned.removeAssignedMessageQueue(t);
+  }
+
+  /** Consumes exactly these queues (no rebalance). Exclusive with subscribe(). */
+  assign(messageQueues: readonly MessageQueue[]): void {
+    if (!messageQueues || messageQueues.length === 0) throw new ConfigError('Message queues can not be null or empty.');
+    this.#setSubscriptionType(SubscriptionType.ASSIGN);
+    const mqs = this.clientConfig.queuesWithNamespace([...messageQueues]);
+    this.#assigned.updateAssignedMessageQueue(undefined, mqs);
+    if (this.#running) this.#updateAssignPullTask(mqs);
+  }
+
+  /** The tag expression used to pull the assigned queues of a topic (before start). */
+  setSubExpressionForAssign(topic: string, subExpression: string): void {
+    if (!subExpression || subExpression.trim() === '') throw new ConfigError('subExpression can not be null or empty.');
+    if (this.#lifecycle.current !== 'created') throw new MQClientError(-1, 'setAssignTag only can be called before start.');
+    this.#setSubscriptionType(SubscriptionType.ASSIGN);
+    this.#topicToSubExpression.set(this.clientConfig.withNamespace(topic), subExpression);
+  }
+
+  /** The queues held now (assigned, or allocated to this member). */
+  assignment(): MessageQueue[] {
+    return this.#assigned.messageQueues().map((mq) => this.#userQueue(mq));
+  }
+
+  #setSubscriptionType(type: SubscriptionType): void {
+    if (this.#subscriptionType === SubscriptionType.NONE) this.#subscriptionType = type;
+    else if (this.#subscriptionType !== type) throw new MQClientError(-1, 'Subscribe and assign are mutually exclusive.');
+  }
+
+  // ------------------------------------------------------------------ poll
+
+  /**
+   * The next pulled batch (up to pullBatchSize messages of one queue), or [] when none arrived within `timeout`
+   * ms (default pollTimeoutMillis). With autoCommit, commits the consumed offsets when autoCommitIntervalMillis passed.
+   */
+  async poll(timeout: number = this.options.pollTimeoutMillis): Promise<MessageExt[]> {
+    this.#checkServiceState();
+    if (timeout < 0) throw new ConfigError('Timeout must not be negative');
+    if (this.options.autoCommit) this.#maybeAutoCommit();
+    const endTime = Date.now() + timeout;
+    for (;;) {
+      const req = this.#consumeRequestCache.shift();
+      if (req) {
+        if (req.processQueue.dropped) continue;
+        const offset = req.processQueue.removeMessage(req.messageExts);
+        this.#assigned.updateConsumeOffset(req.messageQueue, offset);
+        if (this.clientConfig.getNamespace()) for (const m of req.messageExts) m.topic = this.clientConfig.withoutNamespace(m.topic);
+        return req.messageExts;
+      }
+      const left = endTime - Date.now();
+      if (left <= 0 || !this.#running) return [];
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          const i = this.#pollWaiters.indexOf(wake);
+          if (i >= 0) this.#pollWaiters.splice(i, 1);
+          resolve();
+        }, left);
+        const wake = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.#pollWaiters.push(wake);
+      });
+    }
+  }
+
+  #submitConsumeRequest(req: ConsumeRequest): void {
+    this.#consumeRequestCache.push(req);
+    this.#pollWaiters.shift()?.();
+  }
+
+  #wakeAllPollers(): void {
+    for (const w of this.#pollWaiters.splice(0)) w();
+  }
+
+  #maybeAutoCommit(): void {
+    const now = Date.now();
+    if (now >= this.#nextAutoCommitDeadline) {
+      this.#commitAll();
+      this.#nextAutoCommitDeadline = now + this.options.autoCommitIntervalMillis;
+    }
+  }
+
+  // ------------------------------------------------------------------ offsets
+
+  /**
+   * Commits the consumed offsets of every held queue and sends them to the broker (or the local file) before
+   * resolving. (Java 4.9.8's commitSync() only updates the in-memory store, persisted within persistConsumerOffsetInterval.)
+   * With an offset map: commits those offsets, persisting them when `persist` is true (Java's commitSync(Map, boolean)).
+   */
+  async commitSync(offsets?: ReadonlyMap<MessageQueue, number> | Array<[MessageQueue, number]>, persist = true): Promise<void> {
+    this.#checkServiceState();
+    if (offsets === undefined) {
+      const mqs = this.#commitAll();
+      if (persist) await this.offsetStore.persistAll(mqs);
+      return;
+    }
+    const entries = [...offsets].map(([mq, off]) => [this.clientConfig.queueWithNamespace(mq), off] as const);
+    if (entries.length === 0) {
+      this.#log.warn('MessageQueues is empty, Ignore this commit');
+      return;
+    }
+    for (const [mq, offset] of entries) {
+      if (offset === -1) {
+        this.#log.error({ topic: mq.topic, queueId: mq.queueId }, 'consumerOffset is -1');
+        continue;
+      }
+      const pq = this.#assigned.getProcessQueue(mq);
+      if (pq && !pq.dropped) this.offsetStore.updateOffset(mq, offset, false);
+    }
+    if (persist) await this.offsetStore.persistAll(entries.map(([mq]) => mq));
+  }
+
+  /** Commits the consumed offsets of these queues (Java's commit(Set, persist)). */
+  async commit(messageQueues: readonly MessageQueue[], persist: boolean): Promise<void> {
+    this.#checkServiceState();
+    const mqs = this.clientConfig.queuesWithNamespace([...messageQueues]);
+    for (const mq of mqs) this.#commitOne(mq);
+    if (persist && mqs.length > 0) await this.offsetStore.persistAll(mqs);
+  }
+
+  #commitAll(): MessageQueue[] {
+    const mqs = this.#assigned.messageQueues();
+    for (const mq of mqs) this.#commitOne(mq);
+    return mqs;
+  }
+
+  #commitOne(mq: MessageQueue): void {
+    const consumerOffset = this.#assigned.getConsumerOffset(mq);
+    if (consumerOffset === -1) return;
+    const pq = this.#assigned.getProcessQueue(mq);
+    if (pq && !pq.dropped) this.#offsetStore?.updateOffset(mq, consumerOffset, false);
+  }
+
+  /** The committed offset of a queue (memory first, then the store); -1 when none. */
+  async committed(mq: MessageQueue): Promise<number> {
+    this.#checkServiceState();
+    const offset = await this.offsetStore.readOffset(this.clientConfig.queueWithNamespace(mq), ReadOffsetType.MEMORY_FIRST_THEN_STORE);
+    if (offset === -2) throw new MQClientError(-1, 'Fetch consume offset from broker exception');
+    return offset;
+  }
+
+  /** Moves the next pull of a held queue to `offset` (within [minOffset, maxOffset]); cached messages of it are dropped. */
+  async seek(messageQueue: MessageQueue, offset: number): Promise<void> {
+    this.#checkServiceState();
+    const mq = this.clientConfig.queueWithNamespace(messageQueue);
+    if (!this.#assigned.has(mq)) {
+      throw new MQClientError(-1, this.#subscriptionType === SubscriptionType.SUBSCRIBE
+        ? `The message queue is not in assigned list, may be rebalancing, message queue: ${messageQueueKey(mq)}`
+        : `The message queue is not in assigned list, message queue: ${messageQueueKey(mq)}`);
+    }
+    const [minOffset, maxOffset] = await Promise.all([this.#brokerOffset(mq, 'min'), this.#brokerOffset(mq, 'max')]);
+    if (offset < minOffset || offset > maxOffset) {
+      throw new MQClientError(-1, `Seek offset illegal, seek offset = ${offset}, min offset = ${minOffset}, max offset = ${maxOffset}`);
+    }
+    this.#clearMessageQueueInCache(mq);
+    const old = this.#taskTable.get(messageQueueKey(mq));
+    if (old) {
+      old.cancelled = true;
+      this.#taskTable.delete(messageQueueKey(mq));
+    }
+    this.#assigned.setSeekOffset(mq, offset);
+    this.#startPullTask([mq]);
+  }
+
+  async seekToBegin(mq: MessageQueue): Promise<void> {
+    this.#checkServiceState();
+    await this.seek(mq, await this.#brokerOffset(this.clientConfig.queueWithNamespace(mq), 'min'));
+  }
+
+  async seekToEnd(mq: MessageQueue): Promise<void> {
+    this.#checkServiceState();
+    await this.seek(mq, await this.#brokerOffset(this.clientConfig.queueWithNamespace(mq), 'max'));
+  }
+
+  /** The offset of the first message stored at or after `timestamp` (epoch ms). */
+  async offsetForTimestamp(mq: MessageQueue, timestamp: number): Promise<number> {
+    this.#checkServiceState();
+    const q = this.clientConfig.queueWithNamespace(mq);
+    const addr = await this.#brokerAddr(q);
+    return this.#client!.api.searchOffset(addr, q.topic, q.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
+  }
+
+  pause(messageQueues: readonly MessageQueue[]): void {
+    this.#assigned.pause(this.clientConfig.queuesWithNamespace([...messageQueues]));
+  }
+
+  resume(messageQueues: readonly MessageQueue[]): void {
+    this.#assigned.resume(this.clientConfig.queuesWithNamespace([...messageQueues]));
+  }
+
+  /** The readable queues of a topic, from the name server. */
+  async fetchMessageQueues(topic: string): Promise<MessageQueue[]> {
+    this.#checkServiceState();
+    const t = this.clientConfig.withNamespace(topic);
+    const route = await this.#client!.api.getTopicRouteInfoFromNameServer(t, this.clientConfig.mqClientApiTimeout);
+    const mqs = topicRouteData2TopicSubscribeInfo(t, route);
+    if (mqs.length === 0) throw new MQClientError(-1, `Can not find Message Queue for this topic, ${t} Namesrv return empty`);
+    return mqs.map((mq) => this.#userQueue(mq));
+  }
+
+  /** Watches a topic's queues; the listener is called when they change (every topicMetadataCheckIntervalMillis). */
+  async registerTopicMessageQueueChangeListener(topic: string, listener: TopicMessageQueueChangeListener): Promise<void> {
+    if (!topic || !listener) throw new MQClientError(-1, 'Topic or listener is null');
+    const t = this.clientConfig.withNamespace(topic);
+    if (this.#topicListeners.has(t)) this.#log.warn({ topic: t }, 'Topic had been registered, new listener will overwrite the old one');
+    this.#topicListeners.set(t, listener);
+    if (this.#running) this.#messageQueuesForTopic.set(t, await this.fetchMessageQueues(topic));
+  }
+
+  getOffsetStore(): OffsetStore | undefined {
+    return this.#offsetStore;
+  }
+
+  isRunning(): boolean {
+    return this.#running;
+  }
+
+  isAutoCommit(): boolean {
+    return this.options.autoCommit;
+  }
+
+  setAutoCommit(autoCommit: boolean): void {
+    this.options.autoCommit = autoCommit;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  start(): Promise<void> {
+    return this.#lifecycle.start();
+  }
+
+  /** Stops the pull loops, commits (autoCommit) and persists the offsets, unregisters from the brokers. */
+  shutdown(): Promise<void> {
+    return this.#lifecycle.shutdown();
+  }
+
+  get offsetStore(): OffsetStore {
+    if (!this.#offsetStore) throw new MQClientError(-1, 'The consumer not running, please start it first.');
+    return this.#offsetStore;
+  }
+
+  #checkServiceState(): void {
+    if (!this.#running) throw new MQClientError(-1, 'The consumer not running, please start it first.');
+  }
+
+  async #doStart(): Promise<void> {
+    checkGroup(this.consumerGroup);
+    if (this.consumerGroup === MixAll.DEFAULT_CONSUMER_GROUP) throw new ConfigError(`consumerGroup can not equal ${MixAll.DEFAULT_CONSUMER_GROUP}, please specify another one.`);
+    if (!this.options.allocateMessageQueueStrategy) throw new ConfigError('allocateMessageQueueStrategy is null');
+    if (this.options.consumerTimeoutMillisWhenSuspend < this.options.brokerSuspendMaxTimeMillis) {
+      throw new ConfigError('Long polling mode, the consumer consumerTimeoutMillisWhenSuspend must greater than brokerSuspendMaxTimeMillis');
+    }
+    if (this.options.pullBatchSize < 1 || this.options.pullBatchSize > 1024) throw new ConfigError('pullBatchSize Out of range [1, 1024]');
+    if (this.options.messageModel === MessageModel.CLUSTERING) this.clientConfig.changeInstanceNameToPID();
+
+    let client = this.#injectedClient;
+    if (!client) {
+      const instance = MQClientManager.getInstance().acquire(this.clientConfig);
+      this.#instance = instance;
+      client = instance;
+    }
+    const group = this.clientConfig.withNamespace(this.consumerGroup);
+    if (!client.registerConsumer(group, this)) {
+      if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
+      this.#instance = undefined;
+      throw new MQClientError(-1, `The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
+    }
+    this.#client = client;
+    this.#rebalance = new RebalanceImpl(group, this.options.messageModel, this.options.allocateMessageQueueStrategy, client as ConsumerClient, {
+      passive: false,
+      computePullFromWhere: (mq) => this.#computePullFromWhere(mq),
+      dispatchPullRequest: () => undefined,
+      removeUnnecessaryMessageQueue: async (mq) => {
+        await this.offsetStore.persist(mq);
+        this.offsetStore.removeOffset(mq);
+        return true;
+      },
+      messageQueueChanged: (topic, mqAll, mqDivided) => {
+        this.#updateAssignQueueAndStartPullTask(topic, mqAll, mqDivided);
+        try {
+          this.#messageQueueListener?.messageQueueChanged(this.clientConfig.withoutNamespace(topic), mqAll.map((q) => this.#userQueue(q)), mqDivided.map((q) => this.#userQueue(q)));
+        } catch (err) {
+          this.#log.error({ err, topic }, 'messageQueueChanged exception');
+        }
+      },
+      removeDirtyOffset: (mq) => this.offsetStore.removeOffset(mq),
+    });
+    const rebalance = this.#rebalance;
+    for (const [t, sd] of this.#subscriptions) rebalance.subscriptionInner.set(t, sd);
+    this.#assigned.setProcessQueueSource((mq) => rebalance.getProcessQueue(mq));
+    this.#pullAPIWrapper = new PullAPIWrapper(client as ConsumerClient, group, this.clientConfig.unitMode);
+    if (!this.#offsetStore) {
+      this.#offsetStore = this.options.messageModel === MessageModel.BROADCASTING
+        ? new LocalFileOffsetStore(client.clientId, group, this.options.localOffsetStoreDir)
+        : new RemoteBrokerOffsetStore(client as ConsumerClient, group);
+    }
+    try {
+      await this.#offsetStore.load();
+      if (this.#instance) await this.#instance.start();
+    } catch (err) {
+      await client.unregisterConsumer(group).catch(() => undefined);
+      if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
+      this.#instance = undefined;
+      throw err;
+    }
+    this.#running = true;
+    this.#startTimestamp = Date.now();
+    this.#nextAutoCommitDeadline = Date.now() + this.options.autoCommitIntervalMillis;
+    this.#metadataTimer = setTimeout(() => {
+      this.#metadataTimer = setInterval(() => void this.#fetchTopicMessageQueuesAndCompare(), this.options.topicMetadataCheckIntervalMillis);
+      this.#metadataTimer.unref();
+      void this.#fetchTopicMessageQueuesAndCompare();
+    }, Math.min(10_000, this.options.topicMetadataCheckIntervalMillis));
+    this.#metadataTimer.unref();
+
+    // operateAfterRunning
+    if (this.#subscriptionType === SubscriptionType.SUBSCRIBE) {
+      await Promise.all([...rebalance.subscriptionInner.keys()].map((t) => client.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
+      await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+      await this.doRebalance();
+      client.rebalanceImmediately();
+    } else {
+      await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+      if (this.#subscriptionType === SubscriptionType.ASSIGN) this.#updateAssignPullTask(this.#assigned.messageQueues());
+    }
+    for (const topic of this.#topicListeners.keys()) {
+      try {
+        this.#messageQueuesForTopic.set(topic, await this.fetchMessageQueues(this.clientConfig.withoutNamespace(topic)));
+      } catch (err) {
+        this.#log.warn({ err, topic }, 'fetchMessageQueues failed');
+      }
+    }
+    this.#log.info('the lite pull consumer started');
+  }
+
+  async #doShutdown(): Promise<void> {
+    if (this.options.autoCommit) this.#commitAll();
+    await this.persistConsumerOffset();
+    this.#running = false;
+    for (const task of this.#taskTable.values()) task.cancelled = true;
+    this.#taskTable.clear();
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    if (this.#metadataTimer) {
+      clearTimeout(this.#metadataTimer);
+      clearInterval(this.#metadataTimer);
+    }
+    this.#metadataTimer = null;
+    this.#wakeAllPollers();
+    this.#consumeRequestCache.length = 0;
+    const client = this.#client!;
+    const group = this.#rebalance!.consumerGroup;
+    this.#rebalance!.destroy();
+    this.#assigned.clear();
+    await client.unregisterConsumer(group).catch((err: unknown) => this.#log.warn({ err }, 'unregisterConsumer failed'));
+    if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
+    this.#instance = undefined;
+    this.#client = undefined;
+    this.#subscriptionType = this.#subscriptions.size > 0 ? SubscriptionType.SUBSCRIBE : SubscriptionType.NONE;
+    this.#log.info('the lite pull consumer shut down');
+  }
+
+  // ------------------------------------------------------------------ pull tasks
+
+  #updateAssignQueueAndStartPullTask(topic: string, mqAll: MessageQueue[], mqDivided: MessageQueue[]): void {
+    const mqs = this.options.messageModel === MessageModel.BROADCASTING ? mqAll : mqDivided;
+    this.#assigned.updateAssignedMessageQueue(topic, mqs);
+    const wanted = new Set(mqs.map(messageQueueKey));
+    for (const [key, task] of [...this.#taskTable]) {
+      if (task.messageQueue.topic === topic && !wanted.has(key)) {
+        task.cancelled = true;
+        this.#taskTable.delete(key);
+      }
+    }
+    this.#startPullTask(mqs);
+  }
+
+  #updateAssignPullTask(mqs: readonly MessageQueue[]): void {
+    const wanted = new Set(mqs.map(messageQueueKey));
+    for (const [key, task] of [...this.#taskTable]) {
+      if (!wanted.has(key)) {
+        task.cancelled = true;
+        this.#taskTable.delete(key);
+      }
+    }
+    this.#startPullTask(mqs);
+  }
+
+  #removePullTask(topic: string): void {
+    for (const [key, task] of [...this.#taskTable]) {
+      if (task.messageQueue.topic === topic) {
+        task.cancelled = true;
+        this.#taskTable.delete(key);
+      }
+    }
+  }
+
+  #startPullTask(mqs: readonly MessageQueue[]): void {
+    if (!this.#running) return;
+    for (const mq of mqs) {
+      const key = messageQueueKey(mq);
+      if (this.#taskTable.has(key)) continue;
+      const task: PullTask = { messageQueue: mq, cancelled: false };
+      this.#taskTable.set(key, task);
+      this.#schedule(task, 0);
+    }
+  }
+
+  #schedule(task: PullTask, delayMillis: number): void {
+    if (task.cancelled || !this.#running) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      void this.#runPullTask(task);
+    }, delayMillis);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  #clearMessageQueueInCache(mq: MessageQueue): void {
+    this.#assigned.getProcessQueue(mq)?.clear();
+    const key = messageQueueKey(mq);
+    for (let i = this.#consumeRequestCache.length - 1; i >= 0; i--) {
+      if (messageQueueKey(this.#consumeRequestCache[i].messageQueue) === key) this.#consumeRequestCache.splice(i, 1);
+    }
+  }
+
+  async #nextPullOffset(mq: MessageQueue): Promise<number> {
+    const seekOffset = this.#assigned.getSeekOffset(mq);
+    if (seekOffset !== -1) {
+      this.#assigned.updateConsumeOffset(mq, seekOffset);
+      this.#assigned.setSeekOffset(mq, -1);
+      return seekOffset;
+    }
+    const offset = this.#assigned.getPullOffset(mq);
+    if (offset !== -1) return offset;
+    return this.#computePullFromWhere(mq);
+  }
+
+  /** PullTaskImpl.run: flow control, then one long-polling PULL_MESSAGE with the lite-pull flag. */
+  async #runPullTask(task: PullTask): Promise<void> {
+    if (task.cancelled || !this.#running) return;
+    const mq = task.messageQueue;
+    if (this.#assigned.isPaused(mq)) {
+      this.#schedule(task, LITE_PULL_TIME_DELAY_MILLS_WHEN_PAUSE);
+      return;
+    }
+    const pq = this.#assigned.getProcessQueue(mq);
+    if (!pq || pq.dropped) return;
+    const o = this.options;
+    if (this.#consumeRequestCache.length * o.pullBatchSize > o.pullThresholdForAll
+      || pq.msgCount > o.pullThresholdForQueue
+      || pq.msgSize / (1024 * 1024) > o.pullThresholdSizeForQueue
+      || pq.getMaxSpan() > o.consumeMaxSpan) {
+      this.#schedule(task, LITE_PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
+      return;
+    }
+    let offset: number;
+    try {
+      offset = await this.#nextPullOffset(mq);
+      if (offset < 0) throw new MQClientError(-1, 'no start offset');
+    } catch (err) {
+      this.#log.error({ err, topic: mq.topic, queueId: mq.queueId }, 'Failed to get next pull offset');
+      this.#schedule(task, LITE_PULL_TIME_DELAY_MILLS_ON_EXCEPTION);
+      return;
+    }
+    if (task.cancelled || pq.dropped) return;
+    let delay = 0;
+    try {
+      const sd = this.#subscriptionType === SubscriptionType.SUBSCRIBE
+        ? this.#rebalance?.subscriptionInner.get(mq.topic)
+        : buildSubscriptionData(mq.topic, this.#topicToSubExpression.get(mq.topic) ?? '*');
+      if (!sd) return;
+      await this.#slots.acquire();
+      let result;
+      try {
+        if (task.cancelled || !this.#running) return;
+        result = await this.#pullAPIWrapper!.pull({
+          mq, subExpression: sd.subString, expressionType: sd.expressionType ?? 'TAG',
+          subVersion: isTagType(sd.expressionType) ? 0 : sd.subVersion, offset, maxNums: o.pullBatchSize,
+          sysFlag: buildPullSysFlag(false, true, true, false, true), commitOffset: 0,
+          brokerSuspendMaxTimeMillis: o.brokerSuspendMaxTimeMillis, timeoutMillis: o.consumerTimeoutMillisWhenSuspend,
+        }, sd);
+      } finally {
+        this.#slots.release();
+      }
+      if (task.cancelled || pq.dropped) return;
+      if (result.pullStatus === PullStatus.FOUND) {
+        if (result.msgFoundList.length > 0 && this.#assigned.getSeekOffset(mq) === -1) {
+          pq.putMessage(result.msgFoundList);
+          this.#submitConsumeRequest({ messageExts: result.msgFoundList, messageQueue: mq, processQueue: pq });
+        }
+      } else if (result.pullStatus === PullStatus.OFFSET_ILLEGAL) {
+        this.#log.warn({ topic: mq.topic, queueId: mq.queueId, offset, nextBeginOffset: result.nextBeginOffset }, 'The pull request offset illegal');
+      }
+      if (this.#assigned.getSeekOffset(mq) === -1) this.#assigned.updatePullOffset(mq, result.nextBeginOffset, pq);
+    } catch (err) {
+      delay = err instanceof MQBrokerError && err.responseCode === ResponseCode.FLOW_CONTROL
+        ? LITE_PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL
+        : this.clientConfig.pullTimeDelayMillsWhenException;
+      if (this.#running && !task.cancelled) this.#log.warn({ err, topic: mq.topic, queueId: mq.queueId }, 'An error occurred in pull message process.');
+    }
+    this.#schedule(task, delay);
+  }
+
+  // ------------------------------------------------------------------ offsets from the broker
+
+  /** RebalanceLitePullImpl.computePullFromWhereWithException. */
+  async #computePullFromWhere(mq: MessageQueue): Promise<number> {
+    const lastOffset = await this.offsetStore.readOffset(mq, ReadOffsetType.MEMORY_FIRST_THEN_STORE);
+    if (lastOffset >= 0) return lastOffset;
+    if (lastOffset !== -1) return -1;
+    const isRetry = mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX);
+    switch (this.options.consumeFromWhere) {
+      case ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET:
+        return 0;
+      case ConsumeFromWhere.CONSUME_FROM_TIMESTAMP:
+        if (isRetry) return this.#brokerOffset(mq, 'max');
+        return this.#searchOffset(mq, parseConsumeTimestamp(this.options.consumeTimestamp));
+      default:
+        return isRetry ? 0 : this.#brokerOffset(mq, 'max');
+    }
+  }
+
+  async #brokerAddr(mq: MessageQueue): Promise<string> {
+    const client = this.#client!;
+    let addr = client.findBrokerAddressInPublish(mq.brokerName);
+    if (!addr) {
+      await client.updateTopicRouteInfoFromNameServer(mq.topic);
+      addr = client.findBrokerAddressInPublish(mq.brokerName);
+    }
+    if (!addr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    return addr;
+  }
+
+  async #brokerOffset(mq: MessageQueue, which: 'max' | 'min'): Promise<number> {
+    const addr = await this.#brokerAddr(mq);
+    const timeout = this.clientConfig.mqClientApiTimeout;
+    return which === 'max' ? this.#client!.api.getMaxOffset(addr, mq.topic, mq.queueId, timeout) : this.#client!.api.getMinOffset(addr, mq.topic, mq.queueId, timeout);
+  }
+
+  async #searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
+    const addr = await this.#brokerAddr(mq);
+    return this.#client!.api.searchOffset(addr, mq.topic, mq.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
+  }
+
+  async #fetchTopicMessageQueuesAndCompare(): Promise<void> {
+    for (const [topic, listener] of this.#topicListeners) {
+      try {
+        const old = this.#messageQueuesForTopic.get(topic);
+        const now = await this.fetchMessageQueues(this.clientConfig.withoutNamespace(topic));
+        const same = old !== undefined && old.length === now.length && old.length > 0
+          && now.every((q) => old.some((p) => messageQueueKey(p) === messageQueueKey(q)));
+        if (!same) {
+          this.#messageQueuesForTopic.set(topic, now);
+          listener.onChanged(this.clientConfig.withoutNamespace(topic), now);
+        }
+      } catch (err) {
+        this.#log.error({ err, topic }, 'ScheduledTask fetchMessageQueuesAndCompare exception');
+      }
+    }
+  }
+
+  #userQueue(mq: MessageQueue): MessageQueue {
+    return { topic: this.clientConfig.withoutNamespace(mq.topic), brokerName: mq.brokerName, queueId: mq.queueId };
+  }
+
+  // ------------------------------------------------------------------ MQConsumerInner
+
+  groupName(): string {
+    return this.#rebalance?.consumerGroup ?? this.clientConfig.withNamespace(this.consumerGroup);
+  }
+
+  messageModel(): MessageModel {
+    return this.options.messageModel;
+  }
+
+  consumeType(): ConsumeType {
+    return ConsumeType.CONSUME_ACTIVELY;
+  }
+
+  consumeFromWhere(): ConsumeFromWhere {
+    return ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET;
+  }
+
+  subscriptions(): SubscriptionData[] {
+    return [...(this.#rebalance?.subscriptionInner.values() ?? this.#subscriptions.values())];
+  }
+
+  isUnitMode(): boolean {
+    return this.clientConfig.unitMode;
+  }
+
+  async doRebalance(): Promise<void> {
+    if (this.#rebalance && this.#running) await this.#rebalance.doRebalance(false);
+  }
+
+  async persistConsumerOffset(): Promise<void> {
+    if (!this.#offsetStore || !this.#running) return;
+    const mqs = this.#subscriptionType === SubscriptionType.SUBSCRIBE
+      ? [...(this.#rebalance?.processQueueTable.values() ?? [])].map((e) => e.mq)
+      : this.#assigned.messageQueues();
+    try {
+      await this.#offsetStore.persistAll(mqs);
+    } catch (err) {
+      this.#log.error({ err }, 'Persist consumer offset error');
+    }
+  }
+
+  updateTopicSubscribeInfo(topic: string, info: MessageQueue[]): void {
+    if (this.#rebalance?.subscriptionInner.has(topic)) this.#rebalance.topicSubscribeInfoTable.set(topic, info);
+  }
+
+  isSubscribeTopicNeedUpdate(topic: string): boolean {
+    return !!this.#rebalance?.subscriptionInner.has(topic) && !this.#rebalance.topicSubscribeInfoTable.has(topic);
+  }
+
+  getConsumerStatus(topic: string): Array<[MessageQueue, number]> {
+    return this.#offsetStore?.cloneOffsetTable(topic) ?? [];
+  }
+
+  /** GET_CONSUMER_RUNNING_INFO, as DefaultLitePullConsumerImpl.consumerRunningInfo: properties and subscriptions. */
+  consumerRunningInfo(): ConsumerRunningInfo {
+    const properties = new Map<string, string>();
+    for (const [k, v] of Object.entries({ ...this.clientConfig.toOptions(), ...this.options })) {
+      if (v === undefined || v === null || k === 'allocateMessageQueueStrategy') continue;
+      properties.set(k, String(v));
+    }
+    properties.set(ConsumerRunningInfoProp.PROP_CONSUMER_START_TIMESTAMP, String(this.#startTimestamp));
+    return { properties, subscriptionSet: this.subscriptions(), mqTable: [], statusTable: new Map() };
+  }
+}
