@@ -33,23 +33,28 @@ import { messageQueueBean } from '../../../protocol/body/body-util';
 
 const FAQ = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
 
-/** One Buffer over the records: a view when they are adjacent slices of one buffer, else a copy. */
-export function joinSlices(slices: readonly Buffer[], total: number): Buffer {
-  if (slices.length === 0) return Buffer.alloc(0);
+/**
+ * Puts the stored records in a pull response without copying them: one view when they are adjacent slices of one
+ * buffer, else the slices as a gathered body (`bodyParts`) the transport writes with one writev.
+ */
+export function setPullBody(response: RemotingCommand, slices: readonly Buffer[]): void {
+  if (slices.length === 0) return;
+  const joined = adjacentView(slices);
+  if (joined) response.body = joined;
+  else response.setBodyParts(slices);
+}
+
+/** One view over the slices when they lie back to back in one ArrayBuffer, else null. */
+function adjacentView(slices: readonly Buffer[]): Buffer | null {
   if (slices.length === 1) return slices[0];
   const first = slices[0];
   let end = first.byteOffset + first.length;
-  let contiguous = true;
   for (let i = 1; i < slices.length; i++) {
     const s = slices[i];
-    if (s.buffer !== first.buffer || s.byteOffset !== end) {
-      contiguous = false;
-      break;
-    }
+    if (s.buffer !== first.buffer || s.byteOffset !== end) return null;
     end += s.length;
   }
-  if (contiguous) return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
-  return Buffer.concat(slices as Buffer[], total);
+  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
 export class PullMessageProcessor implements BrokerProcessor {
@@ -223,8 +228,9 @@ export class PullMessageProcessor implements BrokerProcessor {
       minOffset: result.minOffset,
       maxOffset: result.maxOffset,
     });
-    const body = code === ResponseCode.SUCCESS ? joinSlices(result.messages, result.bufferTotalSize) : null;
-    return RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields, body);
+    const response = RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields);
+    if (code === ResponseCode.SUCCESS) setPullBody(response, result.messages);
+    return response;
   }
 }
 
