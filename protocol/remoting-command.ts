@@ -60,6 +60,12 @@ export class RemotingCommand {
   remark: string | null;
   extFields: ExtFields | null;
   body: Buffer | null;
+  /**
+   * A body gathered from several buffers (a pull response's stored records, not adjacent in memory): when set, the
+   * frame's body is these buffers in order and `body` is null. A transport writes them one after another (one
+   * writev) without joining them; `encode()` and `joinedBody()` join them.
+   */
+  bodyParts: readonly Buffer[] | null = null;
   serializeType: SerializeType;
 
   constructor(init: RemotingCommandInit) {
@@ -116,9 +122,33 @@ export class RemotingCommand {
     return this;
   }
 
+  /** Sets a gathered body (see `bodyParts`); an empty list means no body. Returns this. */
+  setBodyParts(parts: readonly Buffer[]): this {
+    this.body = null;
+    this.bodyParts = parts.length > 0 ? parts : null;
+    return this;
+  }
+
+  /** The body length in bytes, whether one buffer or gathered parts. */
+  get bodyLength(): number {
+    if (this.bodyParts) {
+      let n = 0;
+      for (const p of this.bodyParts) n += p.length;
+      return n;
+    }
+    return this.body ? this.body.length : 0;
+  }
+
+  /** The body as one Buffer: `body`, or the parts joined (a copy); null when there is none. */
+  joinedBody(): Buffer | null {
+    if (this.bodyParts) return Buffer.concat(this.bodyParts as Buffer[], this.bodyLength);
+    return this.body;
+  }
+
   /** Encodes the whole frame, length prefix included, as one Buffer. */
   encode(): Buffer {
     const head = this.encodeHeaderFrame();
+    if (this.bodyParts) return Buffer.concat([head, ...this.bodyParts], head.length + this.bodyLength);
     if (!this.body || this.body.length === 0) return head;
     return Buffer.concat([head, this.body], head.length + this.body.length);
   }
@@ -129,7 +159,7 @@ export class RemotingCommand {
    */
   encodeHeaderFrame(): Buffer {
     const header = this.serializeType === SerializeType.ROCKETMQ ? encodeRocketMQHeader(this) : encodeJsonHeader(this);
-    const bodyLength = this.body ? this.body.length : 0;
+    const bodyLength = this.bodyLength;
     const out = Buffer.allocUnsafe(8 + header.length);
     out.writeInt32BE(4 + header.length + bodyLength, 0);
     out.writeInt32BE((this.serializeType << 24) | header.length, 4);

@@ -104,7 +104,7 @@ export class BrokerController {
     this.subscriptionGroupManager = new SubscriptionGroupManager(bc, this.logger.child({ component: 'subscription-group-manager' }));
     this.consumerOffsetManager = new ConsumerOffsetManager(bc, this.logger.child({ component: 'consumer-offset-manager' }));
     this.producerManager = new ProducerManager(this.logger.child({ component: 'producer-manager' }), bc.channelExpiredTimeout);
-    this.broker2Client = new Broker2Client(() => this.remotingServer, this.logger.child({ component: 'broker2client' }));
+    this.broker2Client = new Broker2Client(() => this.remotingServer, this.logger.child({ component: 'broker2client' }), () => this);
     this.consumerManager = new ConsumerManager(
       this.logger.child({ component: 'consumer-manager' }),
       (event, group, args) => {

@@ -348,6 +348,32 @@ export class MQClientInstance {
     return { brokerAddr: addr, slave, brokerVersion: this.#brokerVersionTable.get(brokerName)?.get(addr) ?? 0 };
   }
 
+  /**
+   * CHECK_CLIENT_CONFIG for every non-tag (SQL92) subscription of every consumer: asks one broker holding the topic
+   * whether it accepts the expression. A refusal rejects with the broker's code and remark (MQClientError); a
+   * transport failure with Java's "Check client in broker error" message.
+   *
+   * @see org.apache.rocketmq.client.impl.factory.MQClientInstance#checkClientInBroker
+   */
+  async checkClientInBroker(): Promise<void> {
+    for (const [group, consumer] of this.#consumerTable) {
+      const subs = consumer.subscriptions();
+      if (subs.length === 0) return;
+      for (const sd of subs) {
+        if (!sd.expressionType || sd.expressionType === 'TAG') continue;
+        const addr = this.findBrokerAddrByTopic(sd.topic);
+        if (addr === undefined) continue;
+        try {
+          await this.api.checkClientInBroker(addr, group, this.clientId, sd, this.clientConfig.mqClientApiTimeout);
+        } catch (err) {
+          if (err instanceof MQClientError) throw err;
+          throw new MQClientError(-1, `Check client in broker error, maybe because you use ${sd.expressionType} to filter message, but server has not been upgraded to support!`
+            + 'This error would not affect the launch of consumer, but may has impact on message receiving if you have use the new features which are not supported by server, please check the log!', { cause: err });
+        }
+      }
+    }
+  }
+
   /** Some broker holding `topic` (Java findBrokerAddrByTopic). */
   findBrokerAddrByTopic(topic: string): string | undefined {
     const route = this.#topicRouteTable.get(topic);

@@ -16,7 +16,7 @@ export type ConsumerClientAPI = Pick<MQClientAPI,
 export type ConsumerClient = Pick<MQClientInstance,
   | 'clientId' | 'findBrokerAddressInSubscribe' | 'findBrokerAddressInPublish' | 'updateTopicRouteInfoFromNameServer'
   | 'findConsumerIdList' | 'registerConsumer' | 'unregisterConsumer' | 'sendHeartbeatToAllBrokerWithLock'
-  | 'rebalanceImmediately'> & { readonly api: ConsumerClientAPI };
+  | 'rebalanceImmediately' | 'checkClientInBroker'> & { readonly api: ConsumerClientAPI };
 
 export type { MQConsumerInner } from '../client/inner';
 export type { FindBrokerResult } from '../client/mq-client-instance';

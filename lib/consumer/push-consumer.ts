@@ -356,6 +356,12 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     }
     // updateTopicSubscribeInfoWhenSubscriptionChanged, then heartbeat, then rebalance at once
     await Promise.all([...this.#rebalance.subscriptionInner.keys()].map((t) => client.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
+    try {
+      await client.checkClientInBroker();
+    } catch (err) {
+      await this.#doShutdown().catch(() => undefined);
+      throw err;
+    }
     await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
     await this.doRebalance();
     client.rebalanceImmediately();

@@ -74,7 +74,8 @@ interface PendingRequest {
 
 interface QueuedFrame {
   head: Buffer;
-  body: Buffer | null;
+  /** One body buffer, or a gathered body written part by part. */
+  body: Buffer | readonly Buffer[] | null;
   onWritten?: (err?: Error | null) => void;
 }
 
@@ -216,7 +217,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
 
   #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void): void {
     const head = command.encodeHeaderFrame();
-    const body = command.body && command.body.length > 0 ? command.body : null;
+    const body = command.bodyParts ?? (command.body && command.body.length > 0 ? command.body : null);
     this.#queue.push({ head, body, onWritten });
     if (!this.#flushImmediate && !this.#waitingDrain) {
       live.timers++;
@@ -236,11 +237,18 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     let ok = true;
     while (ok && this.#queueHead < queue.length) {
       const frame = queue[this.#queueHead++];
-      if (frame.body) {
-        socket.write(frame.head);
-        ok = socket.write(frame.body, frame.onWritten);
-      } else {
+      const body = frame.body;
+      if (body === null) {
         ok = socket.write(frame.head, frame.onWritten);
+      } else if (Buffer.isBuffer(body)) {
+        socket.write(frame.head);
+        ok = socket.write(body, frame.onWritten);
+      } else {
+        // gathered body: every part is its own chunk of the corked writev, none is copied
+        socket.write(frame.head);
+        const last = body.length - 1;
+        for (let i = 0; i < last; i++) socket.write(body[i]);
+        ok = socket.write(body[last], frame.onWritten);
       }
     }
     socket.uncork();

@@ -50,3 +50,25 @@ export function findProperty(s: string, name: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * `s` without the entries named `name`, cut out of the string (no map built). Equal to
+ * `propertiesToString(stringToProperties(s))` minus `name` for any well-formed properties string (non-empty names
+ * and values, no repeated names: what Java clients write).
+ */
+export function removeProperty(s: string, name: string): string {
+  let start = 0;
+  const len = s.length;
+  let out: string | null = null;
+  let kept = 0;
+  while (start < len) {
+    let end = s.indexOf(PROPERTY_SEPARATOR, start);
+    if (end < 0) end = len;
+    const match = end - start > name.length && s.charCodeAt(start + name.length) === 1 && s.startsWith(name, start);
+    if (match && out === null) out = s.substring(0, start > 0 ? start - 1 : 0);
+    if (!match && out !== null) out += (out.length > 0 || kept > 0 ? PROPERTY_SEPARATOR : '') + s.substring(start, end);
+    if (!match) kept++;
+    start = end + 1;
+  }
+  return out ?? s;
+}

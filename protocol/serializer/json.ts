@@ -47,11 +47,15 @@ export function decodeJsonHeader(header: Buffer): RemotingCommand {
   let extFields: ExtFields | null = null;
   if (h.extFields !== undefined && h.extFields !== null) {
     if (typeof h.extFields !== 'object' || Array.isArray(h.extFields)) throw new ProtocolError('extFields is not an object');
-    extFields = {};
-    for (const [k, v] of Object.entries(h.extFields as Record<string, unknown>)) {
-      if (v === null || v === undefined) continue;
-      extFields[k] = typeof v === 'string' ? v : String(v);
+    // the parsed object is reused: only non-string values are converted (no copy, no entries array per frame)
+    const ext = h.extFields as Record<string, unknown>;
+    for (const k in ext) {
+      const v = ext[k];
+      if (typeof v === 'string') continue;
+      if (v === null || v === undefined) delete ext[k];
+      else ext[k] = String(v);
     }
+    extFields = ext as ExtFields;
   }
   if (h.code === undefined) throw new ProtocolError('JSON header has no code');
   return new Command({

@@ -16,6 +16,8 @@ import { GetConsumerConnectionListRequestHeader } from '../../../protocol/header
 import { GetProducerConnectionListRequestHeader } from '../../../protocol/header/get-producer-connection-list-request-header';
 import { QueryTopicConsumeByWhoRequestHeader } from '../../../protocol/header/query-topic-consume-by-who-request-header';
 import { GetConsumerRunningInfoRequestHeader } from '../../../protocol/header/get-consumer-running-info-request-header';
+import { ResetOffsetRequestHeader } from '../../../protocol/header/reset-offset-request-header';
+import { GetConsumerStatusRequestHeader } from '../../../protocol/header/get-consumer-status-request-header';
 import { GetBrokerConfigResponseHeader } from '../../../protocol/header/get-broker-config-response-header';
 import { encodeKVTable } from '../../../protocol/body/kv-table';
 import { encodeTopicStatsTable, type TopicOffset } from '../../../protocol/body/topic-stats-table';
@@ -45,7 +47,7 @@ const ADMIN_CODES = [
   RequestCode.GET_BROKER_RUNTIME_INFO, RequestCode.GET_TOPIC_STATS_INFO, RequestCode.GET_CONSUME_STATS,
   RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.GET_PRODUCER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
   RequestCode.GET_BROKER_CONFIG, RequestCode.UPDATE_BROKER_CONFIG, RequestCode.GET_CONSUMER_RUNNING_INFO,
-  RequestCode.GET_ALL_DELAY_OFFSET,
+  RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -62,7 +64,6 @@ export class AdminBrokerProcessor {
   constructor(private readonly controller: BrokerController) {}
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
-    void ctx;
     switch (request.code) {
       case RequestCode.UPDATE_AND_CREATE_TOPIC: return this.updateAndCreateTopic(request);
       case RequestCode.DELETE_TOPIC_IN_BROKER: return this.deleteTopic(request);
@@ -82,6 +83,18 @@ export class AdminBrokerProcessor {
       case RequestCode.GET_CONSUMER_RUNNING_INFO: return this.getConsumerRunningInfo(request);
       case RequestCode.GET_ALL_DELAY_OFFSET:
         return this.ok(request, Buffer.from(this.controller.scheduleMessageService.encode(), 'utf8'));
+      case RequestCode.INVOKE_BROKER_TO_RESET_OFFSET: {
+        const h = ResetOffsetRequestHeader.decode(request.extFields);
+        this.controller.logger.info({ topic: h.topic, group: h.group, timestamp: h.timestamp, isForce: h.isForce, remoteAddr: ctx.remoteAddress },
+          '[reset-offset] reset offset started');
+        return this.controller.broker2Client.resetOffset(request, h.topic, h.group, h.timestamp, h.isForce);
+      }
+      case RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS: {
+        const h = GetConsumerStatusRequestHeader.decode(request.extFields);
+        this.controller.logger.info({ topic: h.topic, group: h.group, clientAddr: h.clientAddr, remoteAddr: ctx.remoteAddress },
+          '[get-consumer-status] get consumer status by other');
+        return this.controller.broker2Client.getConsumeStatus(request, h.topic, h.group, h.clientAddr);
+      }
       default:
         return RemotingCommand.createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ` request type ${request.code} not supported`);
     }

@@ -22,27 +22,39 @@ import { BrokerRole } from '../../store/message-store-config';
 import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
 import { FilterExpressionError } from '../filter/filter-expression-error';
 import { PullSysFlag, buildSubscriptionData } from '../filter-api';
-import { MixAll } from '../topic/topic-validator';
+import { MixAll, TopicValidator } from '../topic/topic-validator';
+import { PutMessageStatus } from '../../store/store-status';
+import { MessageConst } from '../../../protocol/message/message-const';
+import { propertiesToString } from '../../../protocol/message/properties';
+import { javaStringHashCode } from '../../../protocol/message/java-hash';
+import type { MessageQueue } from '../../../protocol/message/message-queue';
+import { encodeFastjson } from '../../../protocol/body/fastjson';
+import { messageQueueBean } from '../../../protocol/body/body-util';
 
 const FAQ = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
 
-/** One Buffer over the records: a view when they are adjacent slices of one buffer, else a copy. */
-export function joinSlices(slices: readonly Buffer[], total: number): Buffer {
-  if (slices.length === 0) return Buffer.alloc(0);
+/**
+ * Puts the stored records in a pull response without copying them: one view when they are adjacent slices of one
+ * buffer, else the slices as a gathered body (`bodyParts`) the transport writes with one writev.
+ */
+export function setPullBody(response: RemotingCommand, slices: readonly Buffer[]): void {
+  if (slices.length === 0) return;
+  const joined = adjacentView(slices);
+  if (joined) response.body = joined;
+  else response.setBodyParts(slices);
+}
+
+/** One view over the slices when they lie back to back in one ArrayBuffer, else null. */
+function adjacentView(slices: readonly Buffer[]): Buffer | null {
   if (slices.length === 1) return slices[0];
   const first = slices[0];
   let end = first.byteOffset + first.length;
-  let contiguous = true;
   for (let i = 1; i < slices.length; i++) {
     const s = slices[i];
-    if (s.buffer !== first.buffer || s.byteOffset !== end) {
-      contiguous = false;
-      break;
-    }
+    if (s.buffer !== first.buffer || s.byteOffset !== end) return null;
     end += s.length;
   }
-  if (contiguous) return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
-  return Buffer.concat(slices as Buffer[], total);
+  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
 export class PullMessageProcessor implements BrokerProcessor {
@@ -65,6 +77,35 @@ export class PullMessageProcessor implements BrokerProcessor {
         ctx.writeResponse(RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, String(err)));
       },
     );
+  }
+
+  /**
+   * Stores the event in OFFSET_MOVED_EVENT (queue 0, tag and key the group, DELAY=0 as Java's setDelayTimeLevel(0)
+   * leaves it, properties in Java's HashMap order), born and stored by the broker itself. Failures are logged only.
+   */
+  async generateOffsetMovedEvent(event: OffsetMovedEvent): Promise<void> {
+    const c = this.controller;
+    const host = { host: c.storeHost.address, port: c.storeHost.port };
+    const g = event.consumerGroup;
+    try {
+      const r = await c.messageStore.putMessage({
+        topic: TopicValidator.RMQ_SYS_OFFSET_MOVED_EVENT,
+        queueId: 0,
+        flag: 0,
+        body: encodeOffsetMovedEvent(event),
+        propertiesString: propertiesToString({ [MessageConst.PROPERTY_KEYS]: g, [MessageConst.PROPERTY_DELAY_TIME_LEVEL]: '0', [MessageConst.PROPERTY_TAGS]: g }),
+        tagsCode: javaStringHashCode(g),
+        bornTimestamp: Date.now(),
+        bornHost: host,
+        storeHost: host,
+        sysFlag: 0,
+        reconsumeTimes: 0,
+        preparedTransactionOffset: 0,
+      });
+      if (r.putMessageStatus !== PutMessageStatus.PUT_OK) c.logger.warn({ event, status: r.putMessageStatus }, 'generateOffsetMovedEvent not stored');
+    } catch (err) {
+      c.logger.warn({ err, event }, 'generateOffsetMovedEvent Exception');
+    }
   }
 
   async pull(request: RemotingCommand, ctx: RemotingContext, brokerAllowSuspend: boolean): Promise<RemotingCommand | null> {
@@ -143,10 +184,15 @@ export class PullMessageProcessor implements BrokerProcessor {
         code = ResponseCode.SYSTEM_ERROR;
     }
     const isSlave = c.messageStoreConfig.brokerRole === BrokerRole.SLAVE;
+    let suggestWhichBrokerId = result.suggestPullingFromSlave ? sgc.whichBrokerWhenConsumeSlowly : MixAll.MASTER_ID;
     if (code === ResponseCode.PULL_OFFSET_MOVED && isSlave && !c.messageStoreConfig.offsetCheckInSlave) {
+      suggestWhichBrokerId = sgc.brokerId;
       code = ResponseCode.PULL_RETRY_IMMEDIATELY;
+      c.logger.warn(
+        { topic: header.topic, group: header.consumerGroup, requestOffset: header.queueOffset, suggestBrokerId: suggestWhichBrokerId },
+        'PULL_OFFSET_MOVED:none correction',
+      );
     }
-    const suggestWhichBrokerId = result.suggestPullingFromSlave ? sgc.whichBrokerWhenConsumeSlowly : MixAll.MASTER_ID;
     const storeOffsetEnable = brokerAllowSuspend && hasCommitOffsetFlag && !isSlave;
     if (storeOffsetEnable) {
       c.consumerOffsetManager.commitOffset(ctx.remoteAddress, header.consumerGroup, header.topic, header.queueId, header.commitOffset);
@@ -164,9 +210,16 @@ export class PullMessageProcessor implements BrokerProcessor {
       return null;
     }
     if (code === ResponseCode.PULL_OFFSET_MOVED) {
+      const event: OffsetMovedEvent = {
+        consumerGroup: header.consumerGroup,
+        messageQueue: { topic: header.topic, brokerName: bc.brokerName, queueId: header.queueId },
+        offsetRequest: header.queueOffset,
+        offsetNew: result.nextBeginOffset,
+      };
+      void this.generateOffsetMovedEvent(event);
       c.logger.warn(
-        { topic: header.topic, group: header.consumerGroup, queueId: header.queueId, requestOffset: header.queueOffset, nextBeginOffset: result.nextBeginOffset },
-        'pull offset moved',
+        { topic: header.topic, group: header.consumerGroup, requestOffset: event.offsetRequest, newOffset: event.offsetNew, suggestBrokerId: suggestWhichBrokerId },
+        'PULL_OFFSET_MOVED:correction offset',
       );
     }
     const extFields = PullMessageResponseHeader.encode({
@@ -175,9 +228,25 @@ export class PullMessageProcessor implements BrokerProcessor {
       minOffset: result.minOffset,
       maxOffset: result.maxOffset,
     });
-    const body = code === ResponseCode.SUCCESS ? joinSlices(result.messages, result.bufferTotalSize) : null;
-    return RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields, body);
+    const response = RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields);
+    if (code === ResponseCode.SUCCESS) setPullBody(response, result.messages);
+    return response;
   }
+}
+
+/** @see org.apache.rocketmq.common.protocol.topic.OffsetMovedEvent */
+export interface OffsetMovedEvent {
+  consumerGroup: string;
+  messageQueue: MessageQueue;
+  offsetRequest: number;
+  offsetNew: number;
+}
+
+/** The event's JSON body as fastjson writes it (fields sorted). */
+export function encodeOffsetMovedEvent(e: OffsetMovedEvent): Buffer {
+  return encodeFastjson({
+    consumerGroup: e.consumerGroup, messageQueue: messageQueueBean(e.messageQueue), offsetNew: e.offsetNew, offsetRequest: e.offsetRequest,
+  });
 }
 
 /** The store's filter view: tags code, then the record's properties (SQL92 subscriptions only). */

@@ -18,9 +18,8 @@ import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { SendMessageRequestHeader } from '../../../protocol/header/send-message-request-header';
 import { SendMessageRequestHeaderV2, fromSendMessageRequestHeaderV2 } from '../../../protocol/header/send-message-request-header-v2';
-import { SendMessageResponseHeader } from '../../../protocol/header/send-message-response-header';
 import { MessageConst } from '../../../protocol/message/message-const';
-import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, findProperty, propertiesToString, stringToProperties } from '../../../protocol/message/properties';
+import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, findProperty, propertiesToString, removeProperty, stringToProperties } from '../../../protocol/message/properties';
 import { MessageSysFlag } from '../../../protocol/message/sys-flag';
 import { PermName, isWriteable } from '../../../protocol/body/perm-name';
 import { TopicFilterType } from '../../../protocol/body/topic-filter-type';
@@ -132,11 +131,8 @@ export class SendMessageProcessor implements BrokerProcessor {
       delete p[MessageConst.PROPERTY_DELAY_TIME_LEVEL];
       origProps = propertiesToString(p);
     }
-    if (findProperty(origProps, MessageConst.PROPERTY_WAIT_STORE_MSG_OK) !== undefined) {
-      const p = stringToProperties(origProps);
-      delete p[MessageConst.PROPERTY_WAIT_STORE_MSG_OK];
-      origProps = propertiesToString(p);
-    }
+    // cut out of the string: no properties map per message
+    origProps = removeProperty(origProps, MessageConst.PROPERTY_WAIT_STORE_MSG_OK);
     msg.propertiesString = appendProperty(origProps, MessageConst.PROPERTY_CLUSTER, bc.brokerClusterName);
     const tranFlag = findProperty(origProps, MessageConst.PROPERTY_TRANSACTION_PREPARED);
     if (tranFlag !== undefined && tranFlag.toLowerCase() === 'true' && bc.rejectTransactionMessage) {
@@ -259,8 +255,11 @@ export class SendMessageProcessor implements BrokerProcessor {
         remark = 'UNKNOWN_ERROR DEFAULT';
     }
     if (sendOK && result.appendMessageResult) {
+      // SendMessageResponseHeader fields written straight into the response's extFields (no intermediate object)
       const a = result.appendMessageResult;
-      Object.assign(extFields, SendMessageResponseHeader.encode({ msgId: a.msgId, queueId, queueOffset: a.logicsOffset }));
+      extFields.msgId = a.msgId;
+      extFields.queueId = String(queueId);
+      extFields.queueOffset = String(a.logicsOffset);
     }
     return RemotingCommand.createResponse(request, code, remark, extFields);
   }
