@@ -36,8 +36,8 @@ import { AllocateMessageQueueAveragely } from './rebalance/allocate-message-queu
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
 import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './offset/local-file-offset-store';
 import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
+import { QueueOffsets } from './queue-offsets';
 import { RemoteBrokerOffsetStore } from './offset/remote-broker-offset-store';
-import { parseConsumeTimestamp } from './push-consumer';
 
 /** DefaultLitePullConsumerImpl's delays. */
 export const LITE_PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL = 50;
@@ -164,6 +164,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   readonly options: Omit<LitePullConsumerOptions, keyof ClientConfigOptions | 'client' | 'offsetStore'>;
   readonly #injectedClient: LitePullConsumerClient | undefined;
   #client: LitePullConsumerClient | undefined;
+  readonly #queueOffsets = new QueueOffsets(() => this.#client!, () => this.clientConfig.mqClientApiTimeout);
   #instance: MQClientInstance | undefined;
   #offsetStore: OffsetStore | undefined;
   #rebalance: RebalanceImpl | undefined;
@@ -743,42 +744,17 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   // ------------------------------------------------------------------ offsets from the broker
 
   /** RebalanceLitePullImpl.computePullFromWhereWithException. */
-  async #computePullFromWhere(mq: MessageQueue): Promise<number> {
-    const lastOffset = await this.offsetStore.readOffset(mq, ReadOffsetType.MEMORY_FIRST_THEN_STORE);
-    if (lastOffset >= 0) return lastOffset;
-    if (lastOffset !== -1) return -1;
-    const isRetry = mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX);
-    switch (this.options.consumeFromWhere) {
-      case ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET:
-        return 0;
-      case ConsumeFromWhere.CONSUME_FROM_TIMESTAMP:
-        if (isRetry) return this.#brokerOffset(mq, 'max');
-        return this.#searchOffset(mq, parseConsumeTimestamp(this.options.consumeTimestamp));
-      default:
-        return isRetry ? 0 : this.#brokerOffset(mq, 'max');
-    }
+  #computePullFromWhere(mq: MessageQueue): Promise<number> {
+    return this.#queueOffsets.computePullFromWhere(mq, this.offsetStore, ReadOffsetType.MEMORY_FIRST_THEN_STORE,
+      this.options.consumeFromWhere, this.options.consumeTimestamp);
   }
 
-  async #brokerAddr(mq: MessageQueue): Promise<string> {
-    const client = this.#client!;
-    let addr = client.findBrokerAddressInPublish(mq.brokerName);
-    if (!addr) {
-      await client.updateTopicRouteInfoFromNameServer(mq.topic);
-      addr = client.findBrokerAddressInPublish(mq.brokerName);
-    }
-    if (!addr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
-    return addr;
+  #brokerAddr(mq: MessageQueue): Promise<string> {
+    return this.#queueOffsets.brokerAddr(mq);
   }
 
-  async #brokerOffset(mq: MessageQueue, which: 'max' | 'min'): Promise<number> {
-    const addr = await this.#brokerAddr(mq);
-    const timeout = this.clientConfig.mqClientApiTimeout;
-    return which === 'max' ? this.#client!.api.getMaxOffset(addr, mq.topic, mq.queueId, timeout) : this.#client!.api.getMinOffset(addr, mq.topic, mq.queueId, timeout);
-  }
-
-  async #searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
-    const addr = await this.#brokerAddr(mq);
-    return this.#client!.api.searchOffset(addr, mq.topic, mq.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
+  #brokerOffset(mq: MessageQueue, which: 'max' | 'min'): Promise<number> {
+    return this.#queueOffsets.brokerOffset(mq, which);
   }
 
   async #fetchTopicMessageQueuesAndCompare(): Promise<void> {

@@ -38,6 +38,7 @@ import { AllocateMessageQueueAveragely } from './rebalance/allocate-message-queu
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
 import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './offset/local-file-offset-store';
 import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
+import { QueueOffsets } from './queue-offsets';
 import { RemoteBrokerOffsetStore } from './offset/remote-broker-offset-store';
 
 /** Java's DefaultMQPushConsumerImpl constants. */
@@ -90,12 +91,7 @@ function halfAnHourAgo(): string {
   return `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-/** yyyyMMddHHmmss (local time, as Java's UtilAll.parseDate) to epoch ms. */
-export function parseConsumeTimestamp(s: string): number {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(s);
-  if (!m) throw new ConfigError(`consumeTimestamp is not yyyyMMddHHmmss: ${s}`);
-  return new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]).getTime();
-}
+export { parseConsumeTimestamp } from './consume-timestamp';
 
 export const DEFAULT_PUSH_CONSUMER_OPTIONS = Object.freeze({
   consumerGroup: MixAll.DEFAULT_CONSUMER_GROUP as string,
@@ -131,6 +127,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
   readonly consumerGroup: string;
   readonly options: Omit<PushConsumerOptions, keyof ClientConfigOptions | 'client' | 'offsetStore'>;
   #client: ConsumerClient | undefined;
+  readonly #queueOffsets = new QueueOffsets(() => this.#client!, () => this.clientConfig.mqClientApiTimeout);
   readonly #injectedClient: ConsumerClient | undefined;
   #offsetStore: OffsetStore | undefined;
   #rebalance: RebalanceImpl | undefined;
@@ -471,43 +468,9 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
   // ------------------------------------------------------------------ rebalance hooks
 
   /** RebalancePushImpl.computePullFromWhereWithException (4.9.8). */
-  async computePullFromWhere(mq: MessageQueue): Promise<number> {
-    const store = this.offsetStore;
-    const lastOffset = await store.readOffset(mq, ReadOffsetType.READ_FROM_STORE);
-    if (lastOffset >= 0) return lastOffset;
-    if (lastOffset !== -1) return -1;
-    const isRetry = mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX);
-    switch (this.options.consumeFromWhere) {
-      case ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET:
-        return 0;
-      case ConsumeFromWhere.CONSUME_FROM_TIMESTAMP:
-        if (isRetry) return this.#brokerOffset(mq, 'max');
-        return this.#searchOffset(mq, parseConsumeTimestamp(this.options.consumeTimestamp));
-      default:
-        return isRetry ? 0 : this.#brokerOffset(mq, 'max');
-    }
-  }
-
-  async #brokerAddr(mq: MessageQueue): Promise<string> {
-    const client = this.#client!;
-    let addr = client.findBrokerAddressInPublish(mq.brokerName);
-    if (!addr) {
-      await client.updateTopicRouteInfoFromNameServer(mq.topic);
-      addr = client.findBrokerAddressInPublish(mq.brokerName);
-    }
-    if (!addr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
-    return addr;
-  }
-
-  async #brokerOffset(mq: MessageQueue, which: 'max' | 'min'): Promise<number> {
-    const addr = await this.#brokerAddr(mq);
-    const timeout = this.clientConfig.mqClientApiTimeout;
-    return which === 'max' ? this.#client!.api.getMaxOffset(addr, mq.topic, mq.queueId, timeout) : this.#client!.api.getMinOffset(addr, mq.topic, mq.queueId, timeout);
-  }
-
-  async #searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
-    const addr = await this.#brokerAddr(mq);
-    return this.#client!.api.searchOffset(addr, mq.topic, mq.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
+  computePullFromWhere(mq: MessageQueue): Promise<number> {
+    return this.#queueOffsets.computePullFromWhere(mq, this.offsetStore, ReadOffsetType.READ_FROM_STORE,
+      this.options.consumeFromWhere, this.options.consumeTimestamp);
   }
 
   async #removeUnnecessaryMessageQueue(mq: MessageQueue, pq: ProcessQueue): Promise<boolean> {
