@@ -35,6 +35,7 @@ export const BIG_STRING = 'Z'.repeat(10 * 1024);
 /** Every header value a uniform-garbage case uses. */
 export const GARBAGE_VALUES: readonly string[] = [
   'x', '-1', '', BIG_STRING, '2147483648', '99999999999999999999', 'NaN', '1e3', ' 1', '\u0000', '\u{1F4A9}', '%RETRY%',
+  '.', '..', '../..', 'a/b',
 ];
 
 /** Keys every header of this project uses somewhere, for codes without a custom header. */
