@@ -782,6 +782,8 @@ export class DefaultMessageStore {
   async deleteTopics(topics: Iterable<string>): Promise<number> {
     let n = 0;
     for (const topic of topics) {
+      // Only a plain file name: "", ".", ".." or a separator would point the rm below at the store itself.
+      if (!topic || topic === '.' || topic === '..' || /[/\\\0]/.test(topic)) continue;
       const m = this.consumeQueueTable.get(topic);
       if (m) {
         for (const [queueId, cq] of m) {

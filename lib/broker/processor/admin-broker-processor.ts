@@ -127,6 +127,11 @@ export class AdminBrokerProcessor {
 
   private async deleteTopic(request: RemotingCommand): Promise<RemotingCommand> {
     const h = DeleteTopicRequestHeader.decode(request.extFields);
+    // Java validates first: a name like "" or ".." must never reach the file system (it would name the
+    // consume-queue root or the store root).
+    const bad = validateTopic(h.topic);
+    if (bad) return this.error(request, ResponseCode.SYSTEM_ERROR, bad);
+    if (isSystemTopic(h.topic)) return this.error(request, ResponseCode.SYSTEM_ERROR, `The topic[${h.topic}] is conflict with system topic.`);
     this.controller.topicConfigManager.deleteTopicConfig(h.topic);
     await this.controller.messageStore.deleteTopics([h.topic]);
     return this.ok(request);

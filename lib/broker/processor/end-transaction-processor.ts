@@ -58,7 +58,7 @@ export class EndTransactionProcessor {
       switch (type) {
         case MessageSysFlag.TRANSACTION_NOT_TYPE:
           this.#log.warn(logFields, 'check producer transaction state, but it is pending status');
-          return null;
+          return pendingAnswer(request);
         case MessageSysFlag.TRANSACTION_COMMIT_TYPE:
           this.#log.warn(logFields, 'check producer transaction state, the producer commit the message');
           break;
@@ -66,20 +66,20 @@ export class EndTransactionProcessor {
           this.#log.warn(logFields, 'check producer transaction state, the producer rollback the message');
           break;
         default:
-          return null;
+          return illegalTypeAnswer(request, type);
       }
     } else {
       switch (type) {
         case MessageSysFlag.TRANSACTION_NOT_TYPE:
           this.#log.warn(logFields, 'the producer end transaction in sending message, and it is pending status');
-          return null;
+          return pendingAnswer(request);
         case MessageSysFlag.TRANSACTION_COMMIT_TYPE:
           break;
         case MessageSysFlag.TRANSACTION_ROLLBACK_TYPE:
           this.#log.warn(logFields, 'the producer end transaction in sending message, rollback the message');
           break;
         default:
-          return null;
+          return illegalTypeAnswer(request, type);
       }
     }
     const service = this.broker.transactionalMessageService;
@@ -133,6 +133,20 @@ export class EndTransactionProcessor {
         return { code: ResponseCode.SYSTEM_ERROR, remark: 'UNKNOWN_ERROR DEFAULT' };
     }
   }
+}
+
+/**
+ * Java answers nothing (returns null) for a pending or unknown commitOrRollback. Clients send END_TRANSACTION
+ * oneway, where no answer is written anyway; a caller that waits for one gets this instead of a timeout.
+ */
+function pendingAnswer(request: RemotingCommand): RemotingCommand | null {
+  if (request.isOneway) return null;
+  return Cmd.createResponse(request, ResponseCode.SUCCESS, 'transaction state is pending (TRANSACTION_NOT_TYPE), nothing done');
+}
+
+function illegalTypeAnswer(request: RemotingCommand, type: number): RemotingCommand | null {
+  if (request.isOneway) return null;
+  return Cmd.createResponse(request, ResponseCode.SYSTEM_ERROR, `illegal commitOrRollback ${type}: expected 0 (pending), 8 (commit) or 12 (rollback)`);
 }
 
 /** The half message must be the one the request names: same producer group, queue offset and commit-log offset. */

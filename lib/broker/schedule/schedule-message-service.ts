@@ -362,6 +362,8 @@ export class ScheduleMessageService {
         return true;
       } catch (err) {
         this.logger.error({ err, file: f }, 'delayOffset.json corrupt');
+        // Java's ConfigManager.loadBak: a corrupt .bak fails the load (the broker refuses to start).
+        if (f !== file) return false;
       }
     }
     this.#loaded = true;
