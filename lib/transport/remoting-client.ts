@@ -222,6 +222,8 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
       maxFrameLength: this.options.maxFrameLength,
       idleTimeMillis: this.options.clientChannelMaxIdleTimeSeconds * 1000,
       onRequest: (c, request) => this.#processors.dispatch(c, request),
+      // a request leaves as soon as the code that made it (and its promise continuations) has run
+      flushOn: 'tick',
     });
     this.#connections.set(addr, conn);
     conn.on('close', () => {
