@@ -8,12 +8,14 @@
  *
  *   node dist/bench/index.js consumer
  *   node dist/bench/consumer.js [--namesrv H:P] [--count N] [--size BYTES] [--rate MSG_PER_SEC] [--latency-seconds S]
- *     [--only ours|ali-ons]
+ *     [--only ours|ali-ons] [--trace]
  *
  * No assertions: numbers for humans.
  */
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { ConsumeConcurrentlyStatus, DefaultMQProducer, DefaultMQPushConsumer, createMessage, type Message } from '../lib/index';
+import { PullAPIWrapper } from '../lib/consumer/pull-api-wrapper';
+import type { MessageExt } from '../protocol/message/message';
 import type { BenchResult } from './bench-util';
 import { createTopic, startBrokerProcess } from './producer';
 
@@ -36,6 +38,8 @@ export interface ConsumerBenchOptions {
   rate: number;
   latencySeconds: number;
   clients: ReadonlyArray<'ours' | 'ali-ons'>;
+  /** Print the per-stage path trace of the latency run. */
+  trace?: boolean;
 }
 
 export const DEFAULT_CONSUMER_BENCH_OPTIONS: Readonly<ConsumerBenchOptions> = Object.freeze({
@@ -108,9 +112,100 @@ async function drainAliOns(namesrvAddr: string, topic: string, count: number): P
   return ms;
 }
 
-interface Latency { p50: number; p99: number; max: number; n: number; rate: number }
+interface Latency { p50: number; p99: number; max: number; n: number; rate: number; trace?: string }
 
-/** Our producer at `rate` msg/s for `seconds` (first second not measured), our consumer on a fresh topic. */
+/** Wall-clock milliseconds with sub-millisecond resolution (comparable across processes of one machine). */
+const hrNow = (): number => performance.timeOrigin + performance.now();
+
+const percentiles = (values: number[]): { p50: number; p99: number; max: number } => {
+  const v = [...values].sort((a, b) => a - b);
+  const at = (p: number): number => (v.length ? v[Math.min(v.length - 1, Math.floor((v.length * p) / 100))] : Number.NaN);
+  return { p50: at(50), p99: at(99), max: v.length ? v[v.length - 1] : Number.NaN };
+};
+
+/**
+ * `--trace`: per-message timestamps along the path, send (in the body) -> broker store timestamp -> pull response
+ * handed to the client's result processing -> decoded -> listener called, plus event-loop delay and GC pauses
+ * of this process. The pull wrapper's result processing is wrapped for the run (bench only).
+ */
+class PathTrace {
+  readonly #marks = new WeakMap<object, { recv: number; decoded: number; pullSent: number }>();
+  readonly rows: Array<[send: number, store: number, recv: number, decoded: number, listener: number, queueId: number, queueOffset: number, pullSent: number]> = [];
+  readonly gc: number[] = [];
+  readonly #histogram = monitorEventLoopDelay({ resolution: 1 });
+  readonly #observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) this.gc.push(e.duration);
+  });
+  #restore: (() => void) | undefined;
+  #t0 = 0;
+
+  start(): void {
+    const proto = PullAPIWrapper.prototype;
+    const original = proto.processPullResult;
+    const originalKernel = proto.pullKernelImpl;
+    const marks = this.#marks;
+    const sentAt = new WeakMap<object, number>();
+    this.#t0 = hrNow();
+    proto.pullKernelImpl = async function patchedKernel(this: PullAPIWrapper, ...args: Parameters<typeof originalKernel>) {
+      const sent = hrNow();
+      const raw = await originalKernel.apply(this, args);
+      sentAt.set(raw, sent);
+      return raw;
+    };
+    proto.processPullResult = function patched(this: PullAPIWrapper, ...args: Parameters<typeof original>) {
+      const recv = hrNow();
+      const result = original.apply(this, args);
+      const decoded = hrNow();
+      const pullSent = sentAt.get(args[1]) ?? Number.NaN;
+      for (const m of result.msgFoundList) marks.set(m, { recv, decoded, pullSent });
+      return result;
+    };
+    this.#restore = () => {
+      proto.processPullResult = original;
+      proto.pullKernelImpl = originalKernel;
+    };
+    this.#histogram.enable();
+    this.#observer.observe({ entryTypes: ['gc'] });
+  }
+
+  record(m: MessageExt, listener: number): void {
+    const mark = this.#marks.get(m);
+    if (!mark || m.body.length < 8) return;
+    this.rows.push([m.body.readDoubleLE(0), m.storeTimestamp, mark.recv, mark.decoded, listener, m.queueId, m.queueOffset, mark.pullSent]);
+  }
+
+  stop(): string {
+    this.#restore?.();
+    this.#histogram.disable();
+    this.#observer.disconnect();
+    const col = (f: (r: PathTrace['rows'][number]) => number): string => {
+      const p = percentiles(this.rows.map(f));
+      return `p50 ${p.p50.toFixed(2)}  p99 ${p.p99.toFixed(2)}  max ${p.max.toFixed(2)}`;
+    };
+    const h = this.#histogram;
+    const gc = percentiles(this.gc);
+    const worst = [...this.rows].sort((a, b) => (b[4] - b[1]) - (a[4] - a[1])).slice(0, 8)
+      .map((r) => `    queue ${r[5]} offset ${r[6]} at +${(r[0] - this.#t0).toFixed(0)}: send->store ${(r[1] - r[0]).toFixed(1)}  pull sent at store${(r[7] - r[1]) >= 0 ? '+' : ''}${(r[7] - r[1]).toFixed(1)}  store->recv ${(r[2] - r[1]).toFixed(1)}  decode ${(r[3] - r[2]).toFixed(2)}  decoded->listener ${(r[4] - r[3]).toFixed(2)}`);
+    return [
+      `path trace (ms, ${this.rows.length} messages; store timestamps are whole ms):`,
+      `  send -> store            ${col((r) => r[1] - r[0])}`,
+      `  store -> pull response   ${col((r) => r[2] - r[1])}`,
+      `  pull response -> decoded ${col((r) => r[3] - r[2])}`,
+      `  decoded -> listener      ${col((r) => r[4] - r[3])}`,
+      `  store -> listener        ${col((r) => r[4] - r[1])}`,
+      `  send -> listener         ${col((r) => r[4] - r[0])}`,
+      `  event-loop delay: p50 ${(h.percentile(50) / 1e6).toFixed(2)}  p99 ${(h.percentile(99) / 1e6).toFixed(2)}  max ${(h.max / 1e6).toFixed(2)}`,
+      `  GC pauses: ${this.gc.length}, p50 ${gc.p50.toFixed(2)}  p99 ${gc.p99.toFixed(2)}  max ${gc.max.toFixed(2)}  total ${this.gc.reduce((a, b) => a + b, 0).toFixed(1)}`,
+      '  slowest store -> listener:',
+      ...worst,
+    ].join('\n');
+  }
+}
+
+/**
+ * Our producer at `rate` msg/s for `seconds` (first second not measured), our consumer on a fresh topic. Each
+ * message is sent at its own time on the schedule (a timer per due message, no bursts of a 10 ms tick).
+ */
 async function latencyRun(namesrvAddr: string, producer: DefaultMQProducer, o: ConsumerBenchOptions, body: Buffer): Promise<Latency> {
   const topic = `BenchConsumerLat_${process.pid}_${Date.now().toString(36)}`;
   await createTopic(namesrvAddr, topic);
@@ -120,43 +215,54 @@ async function latencyRun(namesrvAddr: string, producer: DefaultMQProducer, o: C
   });
   let measuring = false;
   const lat: number[] = [];
+  const trace = o.trace ? new PathTrace() : undefined;
   c.subscribe(topic, '*');
   c.registerMessageListener((msgs) => {
     const now = Date.now();
-    if (measuring) for (const m of msgs) lat.push(now - m.storeTimestamp);
+    const hr = trace ? hrNow() : 0;
+    if (measuring) {
+      for (const m of msgs) {
+        lat.push(now - m.storeTimestamp);
+        trace?.record(m, hr);
+      }
+    }
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
   });
   await c.start();
-  // one tick every 10 ms, sending what the schedule owes by now (steady rate, no bursts beyond a tick)
+  trace?.start();
   const t0 = performance.now();
   let sent = 0;
   let inflight = 0;
   const end = t0 + o.latencySeconds * 1000;
+  const intervalMs = 1000 / o.rate;
   await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
+    const tick = (): void => {
       const now = performance.now();
       if (now >= end) {
-        clearInterval(timer);
         resolve();
         return;
       }
       if (!measuring && now - t0 >= 1000) measuring = true;
-      const owed = Math.floor(((now - t0) * o.rate) / 1000) - sent;
+      const owed = Math.floor((now - t0) / intervalMs) + 1 - sent;
       for (let i = 0; i < owed; i++) {
         sent++;
         inflight++;
-        producer.sendAsync(createMessage(topic, body, { tags: 'TagA' })).catch(() => undefined).finally(() => { inflight--; });
+        const b = Buffer.from(body);
+        if (b.length >= 8) b.writeDoubleLE(hrNow(), 0);
+        producer.sendAsync(createMessage(topic, b, { tags: 'TagA' })).catch(() => undefined).finally(() => { inflight--; });
       }
-    }, 10);
+      // the next message's due time (at least 1 ms: timer resolution)
+      setTimeout(tick, Math.max(0, t0 + sent * intervalMs - performance.now()));
+    };
+    tick();
   });
   while (inflight > 0) await new Promise((r) => setTimeout(r, 10));
   await new Promise((r) => setTimeout(r, 200));
   measuring = false;
   const measuredSeconds = (performance.now() - t0 - 1000) / 1000;
   await c.shutdown();
-  lat.sort((a, b) => a - b);
-  const pct = (p: number): number => (lat.length ? lat[Math.min(lat.length - 1, Math.floor((lat.length * p) / 100))] : Number.NaN);
-  return { p50: pct(50), p99: pct(99), max: lat.length ? lat[lat.length - 1] : Number.NaN, n: lat.length, rate: lat.length / measuredSeconds };
+  const p = percentiles(lat);
+  return { ...p, n: lat.length, rate: lat.length / measuredSeconds, trace: trace?.stop() };
 }
 
 function parseArgs(argv: string[]): Partial<ConsumerBenchOptions> {
@@ -168,6 +274,7 @@ function parseArgs(argv: string[]): Partial<ConsumerBenchOptions> {
     else if (a === '--size') o.size = Number(argv[++i]);
     else if (a === '--rate') o.rate = Number(argv[++i]);
     else if (a === '--latency-seconds') o.latencySeconds = Number(argv[++i]);
+    else if (a === '--trace') o.trace = true;
     else if (a === '--only') o.clients = [argv[++i] as 'ours' | 'ali-ons'];
     else throw new Error(`unknown option ${a}`);
   }
@@ -213,6 +320,7 @@ export async function runConsumerBench(options: Partial<ConsumerBenchOptions> = 
     process.stdout.write(`  ours ${fmt(ours)} msg/s   ali-ons ${fmt(theirs)} msg/s   ours/ali-ons ${ours && theirs ? (ours / theirs).toFixed(2) : '-'}x\n`);
     if (latency) {
       process.stdout.write(`end-to-end latency (store timestamp -> listener) at ${o.rate} msg/s: p50 ${latency.p50} ms, p99 ${latency.p99} ms, max ${latency.max} ms (${latency.n} messages, ${Math.round(latency.rate)} msg/s)\n`);
+      if (latency.trace) process.stdout.write(`${latency.trace}\n`);
     }
     if (rss !== undefined) process.stdout.write(`broker process peak RSS: ${(rss / 1024 / 1024).toFixed(1)} MB\n`);
   }

@@ -507,9 +507,13 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
 
   // ------------------------------------------------------------------ pull loop
 
+  /**
+   * The next pull of a queue starts in a microtask, not a later event-loop turn: with the client transport's
+   * per-tick flush the PULL_MESSAGE leaves in the same turn as the response that ended the previous pull.
+   */
   #executePullRequestImmediately(req: PullRequest): void {
     if (!this.#running) return;
-    setImmediate(() => void this.#pullMessage(req));
+    queueMicrotask(() => void this.#pullMessage(req));
   }
 
   #executePullRequestLater(req: PullRequest, delayMillis: number): void {

@@ -4,8 +4,8 @@
  * - Incoming bytes go through a FrameDecoder; each frame is decoded into a RemotingCommand. Responses complete
  *   the pending request with the same opaque; requests go to the owner's `onRequest` callback.
  * - Outgoing frames are encoded at once (so a command mutated later does not change what is sent), queued, and
- *   flushed once per event-loop turn (setImmediate) inside socket.cork()/uncork(), so many small frames leave in
- *   one writev. A body is written as its own buffer after `encodeHeaderFrame()`, never copied. When the socket
+ *   flushed once per event-loop turn (setImmediate; clients: process.nextTick, after the promise continuations
+ *   of the current task) inside socket.cork()/uncork(), so many small frames leave in one writev. A body is written as its own buffer after `encodeHeaderFrame()`, never copied. When the socket
  *   reports backpressure (write() returns false) flushing waits for 'drain'.
  * - Timeouts use no timer per request: one timer per connection is armed for the earliest deadline among the
  *   pending requests. When it fires it rejects every expired request with RemotingTimeoutError and re-arms for
@@ -92,6 +92,12 @@ export interface ConnectionOptions {
   idleTimeMillis?: number;
   /** Called for every incoming request (not response). */
   onRequest: (conn: Connection, request: RemotingCommand) => void;
+  /**
+   * When queued frames are written: 'immediate' (the default) once per event-loop turn (setImmediate), or 'tick'
+   * once the current task and its promise continuations have run (process.nextTick queued from the first
+   * enqueue runs after the microtask queue drains), which batches the same frames one loop turn sooner.
+   */
+  flushOn?: 'immediate' | 'tick';
 }
 
 let connectionIds = 0;
@@ -111,6 +117,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   #queue: QueuedFrame[] = [];
   #queueHead = 0;
   #flushImmediate: NodeJS.Immediate | null = null;
+  readonly #flushOnTick: boolean;
+  #flushTickQueued = false;
   #waitingDrain = false;
   #timer: NodeJS.Timeout | null = null;
   #timerDeadline = Infinity;
@@ -121,6 +129,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     live.connections++;
     this.#socket = socket;
     this.#onRequest = options.onRequest;
+    this.#flushOnTick = options.flushOn === 'tick';
     this.remoteAddress = formatAddress(socket.remoteAddress, socket.remotePort);
     this.localAddress = formatAddress(socket.localAddress, socket.localPort);
     this.#logger = options.logger.child({ remoteAddr: this.remoteAddress, channelId: this.id });
@@ -219,6 +228,13 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     const head = command.encodeHeaderFrame();
     const body = command.bodyParts ?? (command.body && command.body.length > 0 ? command.body : null);
     this.#queue.push({ head, body, onWritten });
+    if (this.#flushOnTick) {
+      if (!this.#flushTickQueued && !this.#waitingDrain) {
+        this.#flushTickQueued = true;
+        process.nextTick(this.#flushTick);
+      }
+      return;
+    }
     if (!this.#flushImmediate && !this.#waitingDrain) {
       live.timers++;
       this.#flushImmediate = setImmediate(() => {
@@ -228,6 +244,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       });
     }
   }
+
+  readonly #flushTick = (): void => {
+    this.#flushTickQueued = false;
+    this.#flush();
+  };
 
   #flush(): void {
     if (!this.#active || this.#waitingDrain || this.#queueHead >= this.#queue.length) return;

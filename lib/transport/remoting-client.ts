@@ -109,7 +109,9 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
     const conn = await this.#getOrConnect(addr);
     const remaining = timeoutMillis - (Date.now() - begin);
     if (remaining <= 0) throw new RemotingTimeoutError(addr, timeoutMillis);
-    request.serializeType = this.options.serializeType;
+    // The client's serialize type applies to commands built with the default (JSON); a command built with
+    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it.
+    if (request.serializeType === SerializeType.JSON) request.serializeType = this.options.serializeType;
     let response: RemotingCommand;
     try {
       response = await conn.request(request, remaining, timeoutMillis);
@@ -132,7 +134,9 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
     this.#processors.runBefore(addr, request);
     const conn = await this.#getOrConnect(addr);
     if (Date.now() - begin > timeoutMillis) throw new RemotingTimeoutError(addr, timeoutMillis);
-    request.serializeType = this.options.serializeType;
+    // The client's serialize type applies to commands built with the default (JSON); a command built with
+    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it.
+    if (request.serializeType === SerializeType.JSON) request.serializeType = this.options.serializeType;
     await conn.oneway(request);
   }
 
@@ -222,6 +226,8 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
       maxFrameLength: this.options.maxFrameLength,
       idleTimeMillis: this.options.clientChannelMaxIdleTimeSeconds * 1000,
       onRequest: (c, request) => this.#processors.dispatch(c, request),
+      // a request leaves as soon as the code that made it (and its promise continuations) has run
+      flushOn: 'tick',
     });
     this.#connections.set(addr, conn);
     conn.on('close', () => {
