@@ -167,8 +167,11 @@ export class MappedFile {
     while (p < pos + len) {
       const seg = this.#segments.find((s) => p >= s.start && p < s.start + s.len);
       if (!seg) {
+        // only up to the next in-memory segment: its bytes are not on disk yet
+        let stop = pos + len;
+        for (const s of this.#segments) if (s.start > p && s.start < stop) stop = s.start;
         const fh = await this.#handle();
-        const { bytesRead } = await fh.read(out, p - pos, pos + len - p, p);
+        const { bytesRead } = await fh.read(out, p - pos, stop - p, p);
         if (bytesRead === 0) return null;
         p += bytesRead;
         continue;
