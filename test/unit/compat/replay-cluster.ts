@@ -30,22 +30,28 @@ export function javaRequests(scenario: string, code: number, dir: 'c2s' | 's2c' 
 
 /** The captured response to the captured request `requestFile` (same connection, other direction, same opaque). */
 export function javaResponseTo(scenario: string, requestFile: string): RemotingCommand {
+  const r = findJavaResponse(scenario, requestFile);
+  if (!r) throw new Error(`no response to ${requestFile} in ${scenario}`);
+  return r;
+}
+
+function findJavaResponse(scenario: string, requestFile: string): RemotingCommand | null {
   const index = frameIndex(scenario);
   const req = index.find((e) => e.file === requestFile);
   if (!req) throw new Error(`no frame ${requestFile} in ${scenario}`);
   const resp = index.find(
     (e) => connectionOf(e) === connectionOf(req) && e.dir !== req.dir && ((e.header.flag as number) & 1) === 1 && e.header.opaque === req.header.opaque,
   );
-  if (!resp) throw new Error(`no response to ${requestFile} in ${scenario}`);
-  return golden(scenario, resp.file);
+  return resp ? golden(scenario, resp.file) : null;
 }
 
-/** All captured (request, response) pairs for a request code. */
+/** All captured (request, response) pairs for a request code (requests still unanswered when the capture ended are left out). */
 export function javaExchanges(scenario: string, code: number): Array<{ file: string; request: RemotingCommand; response: RemotingCommand }> {
   const out: Array<{ file: string; request: RemotingCommand; response: RemotingCommand }> = [];
   for (const { file, cmd } of javaRequests(scenario, code)) {
     if ((cmd.flag & 2) !== 0) continue; // oneway: no answer
-    out.push({ file, request: cmd, response: javaResponseTo(scenario, file) });
+    const response = findJavaResponse(scenario, file);
+    if (response) out.push({ file, request: cmd, response });
   }
   return out;
 }
