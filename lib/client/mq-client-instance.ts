@@ -443,6 +443,10 @@ export class MQClientInstance {
       });
     }
     const producerDataSet: ProducerData[] = [...this.#producerTable.keys()].map((groupName) => ({ groupName }));
+    // Java's instance always holds its inner producer (CLIENT_INNER_PRODUCER) and lists it in every heartbeat.
+    if ((producerDataSet.length > 0 || consumerDataSet.length > 0) && !this.#producerTable.has(MixAll.CLIENT_INNER_PRODUCER_GROUP)) {
+      producerDataSet.push({ groupName: MixAll.CLIENT_INNER_PRODUCER_GROUP });
+    }
     return { clientID: this.clientId, producerDataSet, consumerDataSet };
   }
 

@@ -20,7 +20,7 @@ import { createUniqId } from '../../protocol/message/message-id';
 import type { Message } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { encodeBatchBody } from '../../protocol/message/batch';
-import { propertiesToString } from '../../protocol/message/properties';
+import { propertiesToJavaString } from '../../protocol/message/properties';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
 import type { ProducerEvents } from '../client/events';
@@ -403,7 +403,7 @@ export class DefaultMQProducer implements MQProducerInner {
       }
       const first = messages[0];
       const topic = this.clientConfig.withNamespace(first.topic);
-      const body = encodeBatchBody(messages);
+      const body = encodeBatchBody(messages, propertiesToJavaString);
       const batch: Message = {
         topic,
         flag: 0,
@@ -570,7 +570,7 @@ export class DefaultMQProducer implements MQProducerInner {
       sysFlag,
       bornTimestamp: Date.now(),
       flag: out.flag,
-      properties: propertiesToString(msg.properties),
+      properties: propertiesToJavaString(msg.properties),
       reconsumeTimes: 0,
       unitMode: this.clientConfig.unitMode,
       batch: out.batch,

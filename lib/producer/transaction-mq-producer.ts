@@ -181,6 +181,8 @@ export class TransactionMQProducer extends DefaultMQProducer {
       commitLogOffset: id.offset,
       commitOrRollback: transactionTypeOf(state),
       msgId: sendResult.msgId,
+      // Java's header field is a primitive boolean: always sent, "false" here
+      fromTransactionCheck: false,
       bname: brokerName,
     };
     if (sendResult.transactionId !== undefined) header.transactionId = sendResult.transactionId;

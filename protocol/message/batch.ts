@@ -17,12 +17,18 @@ export interface BatchEntry {
   properties: MessageProperties;
 }
 
-/** Java's `MessageDecoder.encodeMessages`. Properties are written in the map's insertion order. */
-export function encodeBatchBody(messages: readonly { flag?: number; body: Buffer; properties?: MessageProperties }[]): Buffer {
+/**
+ * Java's `MessageDecoder.encodeMessages`. Properties are written in the map's insertion order, or as
+ * `propertiesText` writes them (the producer passes `propertiesToJavaString` for a Java client's order).
+ */
+export function encodeBatchBody(
+  messages: readonly { flag?: number; body: Buffer; properties?: MessageProperties }[],
+  propertiesText: (p: MessageProperties | undefined) => string = propertiesToString,
+): Buffer {
   const props: Buffer[] = new Array(messages.length);
   let total = 0;
   for (let i = 0; i < messages.length; i++) {
-    const p = Buffer.from(propertiesToString(messages[i].properties), 'utf8');
+    const p = Buffer.from(propertiesText(messages[i].properties), 'utf8');
     if (p.length > 32767) throw new ProtocolError(`properties size of message exceeded, properties size: ${p.length}, maxSize: 32767`);
     props[i] = p;
     total += 4 + 4 + 4 + 4 + 4 + messages[i].body.length + 2 + p.length;

@@ -72,3 +72,45 @@ export function removeProperty(s: string, name: string): string {
   }
   return out ?? s;
 }
+
+/** Java's String.hashCode over UTF-16 code units (int32). */
+function javaStringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/**
+ * The names of `properties` in the iteration order of a `java.util.HashMap` (default capacity 16, load factor
+ * 0.75) filled in insertion order: by bucket of the spread hash in the final table, then insertion order within
+ * a bucket (resizes keep that order). This is the order of a Java client's properties string
+ * (`messageProperties2String` iterates the message's HashMap), e.g. `KEYS, UNIQ_KEY, WAIT, TAGS`.
+ * Buckets of 8 or more colliding names (treeified in Java) keep insertion order here.
+ *
+ * @see java.util.HashMap#hash
+ */
+export function javaHashMapOrder(names: readonly string[]): string[] {
+  let capacity = 16;
+  while (names.length > capacity * 0.75) capacity *= 2;
+  const mask = capacity - 1;
+  return names
+    .map((name, i) => {
+      const h = javaStringHash(name);
+      return { name, i, bucket: (h ^ (h >>> 16)) & mask };
+    })
+    .sort((a, b) => a.bucket - b.bucket || a.i - b.i)
+    .map((e) => e.name);
+}
+
+/** `propertiesToString` in Java's HashMap iteration order (what a Java producer sends). */
+export function propertiesToJavaString(properties: MessageProperties | null | undefined): string {
+  if (!properties) return '';
+  let s = '';
+  for (const name of javaHashMapOrder(Object.keys(properties))) {
+    const value = properties[name];
+    if (value === undefined || value === null) continue;
+    if (s.length > 0) s += PROPERTY_SEPARATOR;
+    s += name + NAME_VALUE_SEPARATOR + value;
+  }
+  return s;
+}

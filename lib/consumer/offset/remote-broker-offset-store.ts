@@ -85,14 +85,15 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
 
   async updateConsumeOffsetToBroker(mq: MessageQueue, offset: number, isOneway: boolean): Promise<void> {
     const addr = await this.#masterAddr(mq);
-    const header = { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId, commitOffset: offset };
+    // bname as Java 4.9.8 sends it (RpcRequestHeader), the queue's broker
+    const header = { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId, commitOffset: offset, bname: mq.brokerName };
     if (isOneway) await this.client.api.updateConsumerOffsetOneway(addr, header, this.timeoutMillis);
     else await this.client.api.updateConsumerOffset(addr, header, this.timeoutMillis);
   }
 
   private async fetchConsumeOffsetFromBroker(mq: MessageQueue): Promise<number> {
     const addr = await this.#masterAddr(mq);
-    return this.client.api.queryConsumerOffset(addr, { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId }, this.timeoutMillis);
+    return this.client.api.queryConsumerOffset(addr, { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName }, this.timeoutMillis);
   }
 
   async #masterAddr(mq: MessageQueue): Promise<string> {
