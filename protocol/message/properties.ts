@@ -89,18 +89,28 @@ function javaStringHash(s: string): number {
  *
  * @see java.util.HashMap#hash
  */
-export function javaHashMapOrder(names: readonly string[]): string[] {
+export function javaHashMapOrder(names: readonly string[]): readonly string[] {
+  // Messages of one application carry the same few property names: memoize the order per name list.
+  const key = names.join(NAME_VALUE_SEPARATOR);
+  const cached = ORDER_CACHE.get(key);
+  if (cached) return cached;
   let capacity = 16;
   while (names.length > capacity * 0.75) capacity *= 2;
   const mask = capacity - 1;
-  return names
+  const ordered = names
     .map((name, i) => {
       const h = javaStringHash(name);
       return { name, i, bucket: (h ^ (h >>> 16)) & mask };
     })
     .sort((a, b) => a.bucket - b.bucket || a.i - b.i)
     .map((e) => e.name);
+  if (ORDER_CACHE.size >= ORDER_CACHE_MAX) ORDER_CACHE.clear();
+  ORDER_CACHE.set(key, ordered);
+  return ordered;
 }
+
+const ORDER_CACHE = new Map<string, readonly string[]>();
+const ORDER_CACHE_MAX = 1024;
 
 /** `propertiesToString` in Java's HashMap iteration order (what a Java producer sends). */
 export function propertiesToJavaString(properties: MessageProperties | null | undefined): string {
