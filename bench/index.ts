@@ -1,7 +1,7 @@
 /**
  * Benchmark runner: `node dist/bench/index.js [scenario...]` (or `npm run bench -- [scenario...]`) runs the named
  * scenarios (all when none) and prints one table at the end; `--list` prints the names. Scenarios: codec, store,
- * namesrv, filter, broker (raw client, cold start), producer and consumer (ours vs ali-ons against a broker child
+ * namesrv, filter, broker (raw client, cold start), coldstart (precise, median of 5), producer and consumer (ours vs ali-ons against a broker child
  * process). Each scenario module is loaded only when it runs.
  */
 import { formatResults, type BenchResult } from './bench-util';
@@ -63,6 +63,18 @@ const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[
         })),
         { name: 'broker.cold-start', opsPerSec: 1000 / r.coldStartMs, meanMicros: r.coldStartMs * 1000, ops: 1, note: `${r.coldStartMs.toFixed(0)} ms to first response, peak RSS ${r.peakRssMB.toFixed(0)} MB` },
       ];
+    },
+  },
+  coldstart: {
+    about: '`rocketmq-ts start` time to first answer (name server, route, broker), median of 5',
+    run: async () => {
+      const m = await import('./cold-start');
+      const r = await m.runColdStartBench();
+      process.stdout.write(`${m.formatColdStart(r)}\n`);
+      return [{
+        name: 'coldstart.broker-first-answer', opsPerSec: 1000 / r.median.brokerMs, meanMicros: r.median.brokerMs * 1000, ops: r.runs.length,
+        note: `median ${r.median.brokerMs.toFixed(0)} ms (name server ${r.median.namesrvMs.toFixed(0)} ms, route ${r.median.routeMs.toFixed(0)} ms)`,
+      }];
     },
   },
   producer: {
