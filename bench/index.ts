@@ -1,29 +1,115 @@
 /**
- * Benchmark runner: `node dist/bench/index.js [scenario...]` runs the named scenarios (all when none) and prints a
- * table. Scenarios: codec, producer and consumer (ours vs ali-ons against a broker child process).
+ * Benchmark runner: `node dist/bench/index.js [scenario...]` (or `npm run bench -- [scenario...]`) runs the named
+ * scenarios (all when none) and prints one table at the end; `--list` prints the names. Scenarios: codec, store,
+ * namesrv, filter, broker (raw client, cold start), coldstart (precise, median of 5), producer and consumer (ours vs ali-ons against a broker child
+ * process). Each scenario module is loaded only when it runs.
  */
-import { runCodecBench } from './codec';
-import { runProducerBench } from './producer';
-import { runConsumerBench } from './consumer';
 import { formatResults, type BenchResult } from './bench-util';
+
+/** `store append ASYNC_FLUSH x512` -> `store-append-async_flush-x512`. */
+function slug(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9_]+/g, '-').replace(/^-|-$/g, '');
+}
 
 export type { BenchResult } from './bench-util';
 
-const SCENARIOS: Record<string, () => Promise<BenchResult[]>> = {
-  codec: () => runCodecBench(),
-  producer: () => runProducerBench(),
-  consumer: () => runConsumerBench(),
+const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[]> }> = {
+  codec: {
+    about: 'remoting command and message encode/decode',
+    run: async () => (await import('./codec')).runCodecBench(),
+  },
+  store: {
+    about: 'store appends (ASYNC/SYNC flush) next to a plain sequential write, queue reads',
+    run: async () => {
+      const m = await import('./store');
+      const rows = await m.runStoreBench();
+      m.printStoreBench(rows);
+      return rows.map((r) => ({
+        name: `store.${slug(r.scenario)}`, opsPerSec: r.msgPerSec, meanMicros: 1e6 / r.msgPerSec, ops: r.messages,
+        note: `${r.mbPerSec.toFixed(1)} MB/s`,
+      }));
+    },
+  },
+  namesrv: {
+    about: 'name server route lookups while brokers register',
+    run: async () => {
+      const r = await (await import('./namesrv')).runNamesrvBench();
+      return [{
+        name: 'namesrv.route-lookup', opsPerSec: r.lookupsPerSec, meanMicros: 1e6 / r.lookupsPerSec, ops: 0,
+        note: `p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${Math.round(r.registrationsPerSec)} registrations/s, ${r.errors} errors`,
+      }];
+    },
+  },
+  filter: {
+    about: 'SQL92 filter evaluation against commit-log properties',
+    run: async () => {
+      const r = await (await import('./filter')).runFilterBench();
+      return [{
+        name: 'filter.sql92', opsPerSec: r.messagesPerSecond, meanMicros: r.elapsedMs * 1000 / r.messages, ops: r.messages,
+        note: `${r.matched} matched`,
+      }];
+    },
+  },
+  broker: {
+    about: 'raw-client send/pull against a broker child process, cold start of `rocketmq-ts start`',
+    run: async () => {
+      const m = await import('./broker');
+      const r = await m.runBrokerBench();
+      process.stdout.write(`${m.formatBrokerBench(r)}\n`);
+      return [
+        ...r.rows.map((row) => ({
+          name: `broker.${slug(row.scenario)}`, opsPerSec: row.msgPerSec, meanMicros: 1e6 / row.msgPerSec, ops: row.messages,
+          note: `p50 ${row.p50Ms.toFixed(2)} ms, p99 ${row.p99Ms.toFixed(2)} ms, RSS ${row.rssMB.toFixed(0)} MB`,
+        })),
+        { name: 'broker.cold-start', opsPerSec: 1000 / r.coldStartMs, meanMicros: r.coldStartMs * 1000, ops: 1, note: `${r.coldStartMs.toFixed(0)} ms to first response, peak RSS ${r.peakRssMB.toFixed(0)} MB` },
+      ];
+    },
+  },
+  coldstart: {
+    about: '`rocketmq-ts start` time to first answer (name server, route, broker), median of 5',
+    run: async () => {
+      const m = await import('./cold-start');
+      const r = await m.runColdStartBench();
+      process.stdout.write(`${m.formatColdStart(r)}\n`);
+      return [{
+        name: 'coldstart.broker-first-answer', opsPerSec: 1000 / r.median.brokerMs, meanMicros: r.median.brokerMs * 1000, ops: r.runs.length,
+        note: `median ${r.median.brokerMs.toFixed(0)} ms (name server ${r.median.namesrvMs.toFixed(0)} ms, route ${r.median.routeMs.toFixed(0)} ms)`,
+      }];
+    },
+  },
+  producer: {
+    about: 'DefaultMQProducer vs ali-ons: sync x1, sync x16, async x256, batch32',
+    run: async () => (await import('./producer')).runProducerBench(),
+  },
+  consumer: {
+    about: 'push consumer drain, ours vs ali-ons',
+    run: async () => (await import('./consumer')).runConsumerBench(),
+  },
 };
 
+export const SCENARIO_NAMES: readonly string[] = Object.keys(SCENARIOS);
+
+export function listScenarios(): string {
+  const w = Math.max(...SCENARIO_NAMES.map((n) => n.length));
+  return SCENARIO_NAMES.map((n) => `${n.padEnd(w)}  ${SCENARIOS[n].about}`).join('\n');
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const names = argv.length > 0 ? argv : Object.keys(SCENARIOS);
+  if (argv.includes('--list') || argv.includes('-l') || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`usage: node dist/bench/index.js [scenario...]   (npm run bench -- [scenario...])\n${listScenarios()}\n`);
+    return 0;
+  }
+  const names = argv.length > 0 ? argv : [...SCENARIO_NAMES];
   const unknown = names.filter((n) => !SCENARIOS[n]);
   if (unknown.length > 0) {
-    process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}; known:\n${listScenarios()}\n`);
     return 2;
   }
   const results: BenchResult[] = [];
-  for (const n of names) results.push(...(await SCENARIOS[n]()));
+  for (const n of names) {
+    process.stderr.write(`== ${n}: ${SCENARIOS[n].about}\n`);
+    results.push(...(await SCENARIOS[n].run()));
+  }
   process.stdout.write(`node ${process.version}\n${formatResults(results)}\n`);
   return 0;
 }
@@ -31,11 +117,12 @@ export async function main(argv: string[]): Promise<number> {
 if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => {
-      process.exitCode = code;
+      // ali-ons (producer, consumer) leaves timers and reconnecting sockets behind after close(): exit explicitly.
+      process.exit(code);
     },
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
+      process.exit(1);
     },
   );
 }

@@ -32,7 +32,15 @@ function registerRequest(broker: number, counter: number, topics: Map<string, To
   }, body);
 }
 
-export async function runNamesrvBench(durationMillis = 5000): Promise<void> {
+export interface NamesrvBenchResult {
+  lookupsPerSec: number;
+  registrationsPerSec: number;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export async function runNamesrvBench(durationMillis = 5000): Promise<NamesrvBenchResult> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'namesrv-bench-'));
   const namesrv = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(tmp, 'kvConfig.json'), configStorePath: path.join(tmp, 'namesrv.properties') });
   await namesrv.start();
@@ -73,12 +81,16 @@ export async function runNamesrvBench(durationMillis = 5000): Promise<void> {
     await Promise.all([...registerLoops, ...readerLoops]);
     const elapsed = (Date.now() - start) / 1000;
     latencies.sort((a, b) => a - b);
-    const pct = (p: number): string => (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2);
+    const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+    const pct = (p: number): string => at(p).toFixed(2);
     console.table([{
       topics: TOPICS, brokers: BROKERS, connections: CONNECTIONS, inFlight: CONNECTIONS * PIPELINE,
       'lookups/s': Math.round(lookups / elapsed), 'registrations/s': Math.round(registrations / elapsed), errors,
       'p50 ms': pct(0.5), 'p99 ms': pct(0.99), 'max ms': pct(1),
     }]);
+    return {
+      lookupsPerSec: lookups / elapsed, registrationsPerSec: registrations / elapsed, errors, p50Ms: at(0.5), p99Ms: at(0.99),
+    };
   } finally {
     for (const c of [...brokers, ...readers]) await c.shutdown();
     await namesrv.shutdown();

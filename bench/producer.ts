@@ -72,6 +72,8 @@ interface Measured {
   p99: number;
   max: number;
   errors: number;
+  /** Broker process CPU time (user + system) per message measured, in µs; NaN without a broker child. */
+  brokerCpuMicrosPerMsg: number;
 }
 
 type SendFn = (scenario: Scenario) => Promise<unknown>;
@@ -88,7 +90,7 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 }
 
-async function runScenario(send: SendFn, s: Scenario, o: ProducerBenchOptions): Promise<Measured> {
+async function runScenario(send: SendFn, s: Scenario, o: ProducerBenchOptions, brokerCpuMicros: () => number): Promise<Measured> {
   let measuring = false;
   let stop = false;
   let count = 0;
@@ -119,14 +121,16 @@ async function runScenario(send: SendFn, s: Scenario, o: ProducerBenchOptions): 
   await new Promise((r) => setTimeout(r, o.warmupMillis));
   measuring = true;
   errors = 0;
+  const cpu0 = brokerCpuMicros();
   const start = performance.now();
   await new Promise((r) => setTimeout(r, o.durationMillis));
   measuring = false;
   const elapsed = performance.now() - start;
+  const cpu = brokerCpuMicros() - cpu0;
   stop = true;
   await Promise.all(loops);
   const sorted = lat.slice(0, n).sort();
-  return { msgPerSec: (count * 1000) / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: n ? sorted[n - 1] : Number.NaN, errors };
+  return { msgPerSec: (count * 1000) / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: n ? sorted[n - 1] : Number.NaN, errors, brokerCpuMicrosPerMsg: cpu / count };
 }
 
 /** Binds 127.0.0.1:0 to learn a free port. */
@@ -159,7 +163,22 @@ export interface BrokerProcess {
   namesrvAddr: string;
   child: ChildProcess;
   peakRssBytes(): number;
+  /** CPU time (user + system) the broker process has used so far, in µs. */
+  cpuMicros(): number;
   stop(): Promise<void>;
+}
+
+const CLOCK_TICK_MICROS = 10_000; // USER_HZ is 100 on Linux
+
+/** utime + stime of a process from /proc/<pid>/stat, in µs (NaN where /proc is missing). */
+export function readCpuMicros(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * CLOCK_TICK_MICROS;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function readRss(pid: number): number {
@@ -204,6 +223,7 @@ export async function startBrokerProcess(): Promise<BrokerProcess> {
     namesrvAddr: `127.0.0.1:${namesrvPort}`,
     child,
     peakRssBytes: () => Math.max(peak, readRss(child.pid!)),
+    cpuMicros: () => readCpuMicros(child.pid!),
     async stop() {
       clearInterval(sampler);
       if (child.exitCode === null) {
@@ -330,10 +350,10 @@ export async function runProducerBench(options: Partial<ProducerBenchOptions> = 
         for (const c of order) {
           const send = c.sender(s);
           if (!send) continue;
-          const m = await runScenario(send, s, o);
+          const m = await runScenario(send, s, o, () => broker?.cpuMicros() ?? Number.NaN);
           row.set(c.name, m);
-          out.push({ name: `producer.${c.name}.${s.name.replace(' ', '.')}`, opsPerSec: m.msgPerSec, meanMicros: 1e6 / m.msgPerSec, ops: Math.round((m.msgPerSec * o.durationMillis) / 1000), note: `p50 ${fmt(m.p50)} ms, p99 ${fmt(m.p99)} ms` });
-          process.stderr.write(`${c.name} ${s.name}: ${Math.round(m.msgPerSec)} msg/s, p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} max ${fmt(m.max)} ms${m.errors ? `, ${m.errors} errors` : ''}\n`);
+          out.push({ name: `producer.${c.name}.${s.name.replace(' ', '.')}`, opsPerSec: m.msgPerSec, meanMicros: 1e6 / m.msgPerSec, ops: Math.round((m.msgPerSec * o.durationMillis) / 1000), note: `p50 ${fmt(m.p50)} ms, p99 ${fmt(m.p99)} ms, broker ${fmt(m.brokerCpuMicrosPerMsg, 1)} µs CPU/msg` });
+          process.stderr.write(`${c.name} ${s.name}: ${Math.round(m.msgPerSec)} msg/s, p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} max ${fmt(m.max)} ms, broker ${fmt(m.brokerCpuMicrosPerMsg, 1)} µs CPU/msg${m.errors ? `, ${m.errors} errors` : ''}\n`);
         }
       }
     } finally {
@@ -342,7 +362,7 @@ export async function runProducerBench(options: Partial<ProducerBenchOptions> = 
   } finally {
     const rss = broker?.peakRssBytes();
     await broker?.stop();
-    const rows = [['scenario (1 KiB)', 'ours msg/s', 'p50 ms', 'p99 ms', 'max ms', 'ali-ons msg/s', 'p50 ms', 'p99 ms', 'max ms', 'ours/ali-ons']];
+    const rows = [['scenario (1 KiB)', 'ours msg/s', 'p50 ms', 'p99 ms', 'max ms', 'ali-ons msg/s', 'p50 ms', 'p99 ms', 'max ms', 'ours/ali-ons', 'broker µs/msg ours', 'ali-ons']];
     for (const [name, row] of results) {
       const a = row.get('ours');
       const b = row.get('ali-ons');
@@ -351,6 +371,7 @@ export async function runProducerBench(options: Partial<ProducerBenchOptions> = 
         a ? Math.round(a.msgPerSec).toLocaleString('en-US') : '-', fmt(a?.p50 ?? NaN), fmt(a?.p99 ?? NaN), fmt(a?.max ?? NaN),
         b ? Math.round(b.msgPerSec).toLocaleString('en-US') : '-', fmt(b?.p50 ?? NaN), fmt(b?.p99 ?? NaN), fmt(b?.max ?? NaN),
         a && b ? `${(a.msgPerSec / b.msgPerSec).toFixed(2)}x` : '-',
+        fmt(a?.brokerCpuMicrosPerMsg ?? NaN, 1), fmt(b?.brokerCpuMicrosPerMsg ?? NaN, 1),
       ]);
     }
     process.stdout.write(`${table(rows)}\n`);

@@ -2,10 +2,7 @@
 /**
  * The `rocketmq-ts` command: start (name server + broker), namesrv, broker, admin, bench.
  */
-import { runAdmin } from './admin';
-import { runNamesrv } from './namesrv';
-import { runBroker } from './broker';
-import { runStart } from './start';
+// Each command's module is loaded only when that command runs (`start` need not load the admin client).
 
 const USAGE = `usage: rocketmq-ts <command> [options]
 
@@ -39,13 +36,13 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return command ? 0 : 1;
     case 'namesrv':
-      return runNamesrv(rest);
+      return (await import('./namesrv')).runNamesrv(rest);
     case 'broker':
-      return runBroker(rest);
+      return (await import('./broker')).runBroker(rest);
     case 'start':
-      return runStart(rest);
+      return (await import('./start')).runStart(rest);
     case 'admin':
-      return runAdmin(rest);
+      return (await import('./admin')).runAdmin(rest);
     default:
       process.stderr.write(`rocketmq-ts: unknown command ${command}\n${USAGE}`);
       return 2;
@@ -56,3 +53,4 @@ main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => { process.stderr.write(`rocketmq-ts: ${err instanceof Error ? err.stack : String(err)}\n`); process.exitCode = 1; },
 );
+export {};

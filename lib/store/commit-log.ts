@@ -261,17 +261,16 @@ export class CommitLog {
     }
     this.#beginTimeInLock = this.now();
     const mf = this.#fileForSync(msgLen);
-    if (mf) return this.#writeSingle(mf, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, storeHost);
+    if (mf) return this.#writeSingle(mf, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, bornHost, storeHost);
     return this.#fileFor(msgLen).then(
-      (f) => this.#writeSingle(f, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, storeHost),
+      (f) => this.#writeSingle(f, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, bornHost, storeHost),
       (e: unknown) => { this.#beginTimeInLock = 0; throw e; },
     );
   }
 
   /** Encodes the record straight into the file's write segment, then dispatches it. */
   #writeSingle(mf: MappedFile, msg: MessageExtBrokerInner, dispatch: DispatchFn, msgLen: number, sysFlag: number,
-    body: Buffer, topicData: Buffer, propLen: number, storeHost: Buffer): AppendMessageResult {
-    const bornHost = cachedSocketAddressBytes(msg.bornHost);
+    body: Buffer, topicData: Buffer, propLen: number, bornHost: Buffer, storeHost: Buffer): AppendMessageResult {
     try {
       const storeTimestamp = this.now();
       const wroteOffset = mf.fileFromOffset + mf.wrotePosition;

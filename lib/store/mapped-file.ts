@@ -8,11 +8,16 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+/**
+ * A region of the file's tail in memory: `[start, start + len)` appended, of which `[start, start + committed)` has
+ * been handed to the OS. Appends continue into a segment after part of it was committed (no buffer per commit);
+ * a segment is dropped once committed and no longer the last one.
+ */
 interface Segment {
   start: number;
   buf: Buffer;
   len: number;
-  sealed: boolean;
+  committed: number;
 }
 
 export const OS_PAGE_SIZE = 4096;
@@ -82,9 +87,9 @@ export class MappedFile {
    */
   reserve(len: number): { buf: Buffer; offset: number } {
     let seg = this.#segments[this.#segments.length - 1];
-    if (!seg || seg.sealed || seg.buf.length - seg.len < len) {
+    if (!seg || seg.buf.length - seg.len < len) {
       const cap = Math.max(len, Math.min(this.segmentSize, this.fileSize - this.wrotePosition));
-      seg = { start: this.wrotePosition, buf: Buffer.allocUnsafe(cap), len: 0, sealed: false };
+      seg = { start: this.wrotePosition, buf: Buffer.allocUnsafe(cap), len: 0, committed: 0 };
       this.#segments.push(seg);
     }
     const offset = seg.len;
@@ -111,23 +116,38 @@ export class MappedFile {
   }
 
   async #doCommit(): Promise<void> {
-    const segs = this.#segments.filter((s) => !s.sealed && s.len > 0);
-    if (segs.length === 0 || this.#destroyed) return;
-    for (const s of segs) s.sealed = true;
+    if (this.#destroyed) return;
+    const segs: Segment[] = [];
+    const ends: number[] = [];
+    const bufs: Buffer[] = [];
+    for (const s of this.#segments) {
+      if (s.committed >= s.len) continue;
+      segs.push(s);
+      ends.push(s.len);
+      bufs.push(s.buf.subarray(s.committed, s.len));
+    }
+    if (segs.length === 0) return;
     const fh = await this.#handle();
-    const bufs = segs.map((s) => s.buf.subarray(0, s.len));
-    let pos = segs[0].start;
-    const end = segs[segs.length - 1].start + segs[segs.length - 1].len;
-    let { bytesWritten } = await fh.writev(bufs, pos);
+    const first = segs[0].start + segs[0].committed;
+    let pos = first;
+    const end = segs[segs.length - 1].start + ends[ends.length - 1];
+    let { bytesWritten } = bufs.length === 1 ? await fh.write(bufs[0], 0, bufs[0].length, pos) : await fh.writev(bufs, pos);
     pos += bytesWritten;
     while (pos < end) {
-      // A short writev: finish with plain writes.
-      const rest = Buffer.concat(bufs).subarray(pos - segs[0].start);
+      // A short write: finish with plain writes.
+      const rest = Buffer.concat(bufs).subarray(pos - first);
       ({ bytesWritten } = await fh.write(rest, 0, rest.length, pos));
       pos += bytesWritten;
     }
+    for (let i = 0; i < segs.length; i++) segs[i].committed = ends[i];
     this.committedPosition = end;
-    this.#segments = this.#segments.filter((s) => !segs.includes(s));
+    // Keep the last segment while appends can go on into it; drop the others once fully committed.
+    const all = this.#segments;
+    let drop = 0;
+    while (drop < all.length - 1 && all[drop].committed >= all[drop].len) drop++;
+    const last = all[all.length - 1];
+    if (drop === all.length - 1 && last.committed >= last.len && (last.len === last.buf.length || this.isFull())) drop++;
+    if (drop > 0) this.#segments = all.slice(drop);
   }
 
   /** Commits, then fdatasyncs if anything is unsynced. */

@@ -38,7 +38,29 @@ const APPLY_TOPIC_URL = '\nSee http://rocketmq.apache.org/docs/faq/ for further 
 export class SendMessageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE] as const;
 
+  /** Parsed remote addresses (a producer sends many messages over one connection). */
+  #bornHosts = new Map<string, { host: string; port: number }>();
+  #storeHost: { host: string; port: number } | null = null;
+
   constructor(private readonly controller: BrokerController) {}
+
+  /** The producer's address as a host/port pair, shared by the messages of one connection (read-only). */
+  #bornHost(remoteAddress: string): { host: string; port: number } {
+    let h = this.#bornHosts.get(remoteAddress);
+    if (h === undefined) {
+      if (this.#bornHosts.size >= 4096) this.#bornHosts.clear();
+      h = Object.freeze(parseAddress(remoteAddress));
+      this.#bornHosts.set(remoteAddress, h);
+    }
+    return h;
+  }
+
+  #storeHostOf(): { host: string; port: number } {
+    const sh = this.controller.storeHost;
+    let h = this.#storeHost;
+    if (h === null || h.host !== sh.address || h.port !== sh.port) h = this.#storeHost = Object.freeze({ host: sh.address, port: sh.port });
+    return h;
+  }
 
   /** Decodes either header form into the V1 values. */
   static parseRequestHeader(request: RemotingCommand): SendMessageRequestHeader {
@@ -117,8 +139,8 @@ export class SendMessageProcessor implements BrokerProcessor {
       body: request.body ?? Buffer.alloc(0),
       propertiesString: '',
       bornTimestamp: header.bornTimestamp,
-      bornHost: parseAddress(ctx.remoteAddress),
-      storeHost: { host: this.controller.storeHost.address, port: this.controller.storeHost.port },
+      bornHost: this.#bornHost(ctx.remoteAddress),
+      storeHost: this.#storeHostOf(),
       sysFlag: 0,
       reconsumeTimes: header.reconsumeTimes ?? 0,
       preparedTransactionOffset: 0,
@@ -171,8 +193,8 @@ export class SendMessageProcessor implements BrokerProcessor {
       body: request.body,
       propertiesString: appendProperty(header.properties ?? '', MessageConst.PROPERTY_CLUSTER, bc.brokerClusterName),
       bornTimestamp: header.bornTimestamp,
-      bornHost: parseAddress(ctx.remoteAddress),
-      storeHost: { host: this.controller.storeHost.address, port: this.controller.storeHost.port },
+      bornHost: this.#bornHost(ctx.remoteAddress),
+      storeHost: this.#storeHostOf(),
       sysFlag,
       reconsumeTimes: header.reconsumeTimes ?? 0,
     };
