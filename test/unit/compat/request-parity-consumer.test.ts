@@ -219,8 +219,8 @@ describe('compat: binary headers, send-back, lite pull and slave reads as the Ja
     expect(ours.flag).to.equal(java.request.flag);
     expect(ours.body ?? null).to.equal(null);
     // Every message went back (RECONSUME_LATER for all), each with its commit-log offset.
+    await waitFor(() => cluster.broker.of(RequestCode.CONSUMER_SEND_MSG_BACK).length === got.length, 5_000, 'one send-back per delivered message');
     const backs = cluster.broker.of(RequestCode.CONSUMER_SEND_MSG_BACK);
-    expect(backs.length).to.equal(got.length);
     for (const m of got) expect(backs.some((r) => r.extFields!.offset === String(m.commitLogOffset))).to.equal(true);
   });
 
