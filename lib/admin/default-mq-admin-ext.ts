@@ -336,7 +336,7 @@ export class DefaultMQAdminExt extends ClientConfig {
     const addrs = route.brokerDatas.map(selectBrokerAddr).filter((a): a is string => a !== undefined);
     if (addrs.length === 0) throw new MQClientError(ResponseCode.TOPIC_NOT_EXIST, `The topic[${topic}] not matched route info`);
     const results = await Promise.allSettled(addrs.map((addr) => adminApi.queryMessage(this.#api, addr, {
-      topic, key, maxNum, beginTimestamp: begin, endTimestamp: end, uniqueKeyQuery: uniqueKeyQuery || undefined,
+      topic, key, maxNum, beginTimestamp: begin, endTimestamp: end, uniqueKeyQuery, // always sent, "false" included, as MQClientAPIImpl.queryMessage
     }, this.timeoutMillis * 3)));
     let indexLastUpdateTimestamp = 0;
     let messageList: MessageExt[] = [];

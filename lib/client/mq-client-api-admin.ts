@@ -200,9 +200,12 @@ export async function getTopicStatsInfo(api: RequestInvoker, addr: string, topic
   return decodeTopicStatsTable(bodyOf(response, addr));
 }
 
-/** GET_CONSUME_STATS (208), for one topic or (topic undefined) every topic the group consumes there. */
+/**
+ * GET_CONSUME_STATS (208), for one topic or (topic undefined) every topic the group consumes there; without a
+ * topic the field is left out, as Java's null header field.
+ */
 export async function getConsumeStats(api: RequestInvoker, addr: string, consumerGroup: string, topic: string | undefined, timeoutMillis: number): Promise<ConsumeStats> {
-  const ext = GetConsumeStatsRequestHeader.encode({ consumerGroup, topic: topic ?? '' });
+  const ext = GetConsumeStatsRequestHeader.encode(topic === undefined ? { consumerGroup } : { consumerGroup, topic });
   const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_CONSUME_STATS, ext), timeoutMillis);
   return decodeConsumeStats(bodyOf(response, addr));
 }

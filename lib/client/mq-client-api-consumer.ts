@@ -110,7 +110,9 @@ export async function getConsumerIdListByGroup(api: RequestInvoker, addr: string
 /** CONSUMER_SEND_MSG_BACK: a message that failed to consume goes back for a later retry. */
 export async function consumerSendMessageBack(
   api: RequestInvoker, addr: string, msg: MessageExt, consumerGroup: string, delayLevel: number, timeoutMillis: number, maxConsumeRetryTimes: number,
+  brokerName?: string,
 ): Promise<void> {
+  // bname: the queue's broker name, as MQClientAPIImpl.consumerSendMessageBack (4.9.8) sets it.
   const ext = ConsumerSendMsgBackRequestHeader.encode({
     offset: msg.commitLogOffset,
     group: consumerGroup,
@@ -119,6 +121,7 @@ export async function consumerSendMessageBack(
     originTopic: msg.topic,
     unitMode: false,
     maxReconsumeTimes: maxConsumeRetryTimes,
+    ...(brokerName !== undefined ? { bname: brokerName } : {}),
   });
   const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.CONSUMER_SEND_MSG_BACK, ext), timeoutMillis);
   if (response.code !== ResponseCode.SUCCESS) fail(response, addr);

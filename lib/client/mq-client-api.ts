@@ -368,8 +368,8 @@ export class MQClientAPI implements RequestInvoker {
     return consumerApi.getConsumerIdListByGroup(this, addr, consumerGroup, timeoutMillis);
   }
 
-  consumerSendMessageBack(addr: string, msg: MessageExt, consumerGroup: string, delayLevel: number, timeoutMillis: number, maxConsumeRetryTimes: number): Promise<void> {
-    return consumerApi.consumerSendMessageBack(this, addr, msg, consumerGroup, delayLevel, timeoutMillis, maxConsumeRetryTimes);
+  consumerSendMessageBack(addr: string, msg: MessageExt, consumerGroup: string, delayLevel: number, timeoutMillis: number, maxConsumeRetryTimes: number, brokerName?: string): Promise<void> {
+    return consumerApi.consumerSendMessageBack(this, addr, msg, consumerGroup, delayLevel, timeoutMillis, maxConsumeRetryTimes, brokerName);
   }
 
   lockBatchMQ(addr: string, body: LockBatchRequestBody, timeoutMillis: number): Promise<MessageQueue[]> {

@@ -413,7 +413,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     try {
       const addr = brokerName ? client.findBrokerAddressInPublish(brokerName) : `${msg.storeHost.address}:${msg.storeHost.port}`;
       if (!addr) throw new MQClientError(-1, `The broker[${brokerName}] not exist`);
-      await client.api.consumerSendMessageBack(addr, msg, group, delayLevel, 5000, this.#maxReconsumeTimesForSendBack());
+      await client.api.consumerSendMessageBack(addr, msg, group, delayLevel, 5000, this.#maxReconsumeTimesForSendBack(), brokerName);
     } catch (err) {
       this.#log.warn({ err, msgId: msg.msgId }, 'sendMessageBack exception, send to retry topic through the inner producer');
       await this.#sendToRetryTopic(msg, 3 + msg.reconsumeTimes, msg.reconsumeTimes + 1, brokerName);

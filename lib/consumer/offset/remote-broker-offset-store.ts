@@ -96,11 +96,15 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     return this.client.api.queryConsumerOffset(addr, { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName }, this.timeoutMillis);
   }
 
+  /**
+   * The master, else (after a route refresh) any broker of the group: with the master gone, offsets are read from
+   * and written to a slave, as Java's RemoteBrokerOffsetStore (second lookup with onlyThisBroker=false).
+   */
   async #masterAddr(mq: MessageQueue): Promise<string> {
     let found = this.client.findBrokerAddressInSubscribe(mq.brokerName, MASTER_ID, true);
     if (!found) {
       await this.client.updateTopicRouteInfoFromNameServer(mq.topic);
-      found = this.client.findBrokerAddressInSubscribe(mq.brokerName, MASTER_ID, true);
+      found = this.client.findBrokerAddressInSubscribe(mq.brokerName, MASTER_ID, false);
     }
     if (!found) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
     return found.brokerAddr;
