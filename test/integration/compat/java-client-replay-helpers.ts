@@ -337,3 +337,22 @@ export function runtimeInfoCompare(ours: Buffer | null, java: Buffer | null): st
   for (const [k, v] of Object.entries(o)) if (/^scheduleMessageOffset_\d+$/.test(k) && !/^\d+,\d+$/.test(v)) problems.push(`${k}=${v}`);
   return problems.length ? `runtime info: ${problems.join('; ')}` : null;
 }
+
+/** Options our broker has that a 4.9.8 broker does not print (ours only; a Java tool just lists them). */
+export const OUR_ONLY_BROKER_CONFIG_KEYS = ['channelExpiredTimeout', 'flushConsumerOffsetHistory', 'writeSegmentSize'];
+
+/**
+ * GET_BROKER_CONFIG bodies: `key=value` lines as Java's MixAll.string2Properties reads them. Ours prints the
+ * options our broker has (fewer than Java's 178: thread-pool, netty, HA and other options it does not implement);
+ * every key we print must be one Java prints too, except {@link OUR_ONLY_BROKER_CONFIG_KEYS}.
+ */
+export function brokerConfigCompare(ours: Buffer | null, java: Buffer | null): string | null {
+  if (!ours || !java) return ours === java ? null : 'broker config body missing';
+  const keys = (b: Buffer): string[] => b.toString('utf8').split('\n').filter((l) => l.trim() !== '').map((l) => {
+    const i = l.indexOf('=');
+    return i > 0 ? l.slice(0, i) : `<not a property line: ${l}>`;
+  });
+  const j = new Set(keys(java));
+  const unknown = keys(ours).filter((k) => !j.has(k) && !OUR_ONLY_BROKER_CONFIG_KEYS.includes(k));
+  return unknown.length ? `broker config keys Java does not print: ${unknown.join(', ')}` : null;
+}

@@ -20,6 +20,7 @@ import { startCluster, type Cluster } from '../../../lib/server';
 import type { BrokerController } from '../../../lib/broker/broker-controller';
 import { waitFor } from '../../helpers/cluster';
 import {
+  brokerConfigCompare,
   brokerConnections,
   type CapturedExchange,
   compareResponse,
@@ -139,6 +140,8 @@ describe('compat: Java 4.9.8 client requests replayed into our broker', function
         return send310Options();
       case RequestCode.PULL_MESSAGE:
         return { equalFields: ['nextBeginOffset', 'minOffset', 'maxOffset', 'suggestWhichBrokerId'], body: pullBodyCompare };
+      case RequestCode.GET_BROKER_CONFIG:
+        return { body: brokerConfigCompare };
       case RequestCode.GET_BROKER_RUNTIME_INFO:
         return { body: runtimeInfoCompare };
       case RequestCode.QUERY_CONSUMER_OFFSET:
