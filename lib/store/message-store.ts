@@ -59,17 +59,17 @@ async function statfsUsage(dir: string): Promise<number> {
 
 /** Java's StoreUtil / StoreStatsService TPS windows, sampled each second. */
 class StoreStats {
-  samples: { t: number; puts: number; gets: number }[] = [];
+  samples: { t: number; puts: number; gets: number; found: number; miss: number }[] = [];
   getMessageTransferedMsgCount = 0;
   getMessageTimesTotalFound = 0;
   getMessageTimesTotalMiss = 0;
 
   sample(t: number, puts: number): void {
-    this.samples.push({ t, puts, gets: this.getMessageTransferedMsgCount });
+    this.samples.push({ t, puts, gets: this.getMessageTransferedMsgCount, found: this.getMessageTimesTotalFound, miss: this.getMessageTimesTotalMiss });
     if (this.samples.length > 601) this.samples.shift();
   }
 
-  tps(seconds: number, key: 'puts' | 'gets'): number {
+  tps(seconds: number, key: 'puts' | 'gets' | 'found' | 'miss'): number {
     const n = this.samples.length;
     if (n < 2) return 0;
     const last = this.samples[n - 1];
@@ -810,6 +810,9 @@ export class DefaultMessageStore {
       putMessageSizeTotal: String(this.commitLog.putMessageSize),
       putTps: `${f(s.tps(10, 'puts'))} ${f(s.tps(60, 'puts'))} ${f(s.tps(600, 'puts'))}`,
       getTransferedTps: `${f(s.tps(10, 'gets'))} ${f(s.tps(60, 'gets'))} ${f(s.tps(600, 'gets'))}`,
+      getFoundTps: `${f(s.tps(10, 'found'))} ${f(s.tps(60, 'found'))} ${f(s.tps(600, 'found'))}`,
+      getMissTps: `${f(s.tps(10, 'miss'))} ${f(s.tps(60, 'miss'))} ${f(s.tps(600, 'miss'))}`,
+      getTotalTps: [10, 60, 600].map((w) => f(s.tps(w, 'found') + s.tps(w, 'miss'))).join(' '),
       getMessageTimesTotalFound: String(s.getMessageTimesTotalFound),
       getMessageTimesTotalMiss: String(s.getMessageTimesTotalMiss),
       getMessageTransferedMsgCount: String(s.getMessageTransferedMsgCount),

@@ -5,6 +5,7 @@
  *
  * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor (4.9.8)
  */
+import fs from 'node:fs';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { CreateTopicRequestHeader } from '../../../protocol/header/create-topic-request-header';
@@ -27,7 +28,7 @@ import { encodeGroupList } from '../../../protocol/body/group-list';
 import { decodeSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { newDataVersion, nextVersion, dataVersionToJson, type DataVersion } from '../../../protocol/body/data-version';
-import { encodeFastjson } from '../../../protocol/body/fastjson';
+import { encodeFastjson, javaDoubleString } from '../../../protocol/body/fastjson';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import type { RemotingContext } from '../../transport/processor';
@@ -294,6 +295,22 @@ export class AdminBrokerProcessor {
     for (const [k, v] of Object.entries(rt)) t.set(k, v);
     t.set('msgPutTotalTodayNow', rt.putMessageTimesTotal ?? '0');
     t.set('msgGetTotalTodayNow', rt.getMessageTransferedMsgCount ?? '0');
+    // Our store's own counters: Java's table has none of these names (mqadmin brokerStatus prints every key).
+    for (const k of ['getMessageTimesTotalFound', 'getMessageTimesTotalMiss', 'getMessageTransferedMsgCount']) t.delete(k);
+    // StoreStatsService keys for what our store does not measure: Java's values before its first sample
+    // (no put-latency histogram or time maxima are kept here).
+    t.set('putMessageEntireTimeMax', '0');
+    t.set('getMessageEntireTimeMax', '0');
+    t.set('putMessageFailedTimes', '0');
+    t.set('putMessageDistributeTime', 'null');
+    t.set('putLatency99', '0.00');
+    t.set('putLatency999', '0.00');
+    t.set('dispatchMaxBuffer', '0');
+    const puts = Number(rt.putMessageTimesTotal ?? 0);
+    t.set('putMessageAverageSize', javaDoubleString(puts > 0 ? Number(rt.putMessageSizeTotal ?? 0) / puts : 0));
+    const commitLogDir = c.messageStoreConfig.storePathCommitLog;
+    if (rt.commitLogDiskRatio !== undefined) t.set(`commitLogDiskRatio_${commitLogDir}`, rt.commitLogDiskRatio);
+    t.set('commitLogDirCapacity', dirCapacity(commitLogDir));
     const sched = c.scheduleMessageService;
     for (const [level, max] of sched.getMaxOffsetTable()) {
       const delayOffset = sched.offsetTable.get(level);
@@ -321,4 +338,26 @@ export class AdminBrokerProcessor {
     if (!t.has('commitLogMaxOffset')) t.set('commitLogMaxOffset', String(c.messageStore.getMaxPhyOffset()));
     return t;
   }
+}
+
+/** Java MixAll.humanReadableByteCount(bytes, false): `1023 B`, `1.5 KiB`, `252.0 GiB`. */
+export function humanReadableByteCount(bytes: number): string {
+  const unit = 1024;
+  if (bytes < unit) return `${bytes} B`;
+  const exp = Math.floor(Math.log(bytes) / Math.log(unit));
+  return `${(bytes / unit ** exp).toFixed(1)} ${'KMGTPE'.charAt(exp - 1)}iB`;
+}
+
+/** Java's `commitLogDirCapacity` runtime value: `Total : 252.0 GiB, Free : 79.3 GiB.` (`Total : 0 B, Free : 0 B.` when unknown). */
+function dirCapacity(dir: string): string {
+  let total = 0;
+  let free = 0;
+  try {
+    const s = fs.statfsSync(dir);
+    total = s.blocks * s.bsize;
+    free = s.bfree * s.bsize;
+  } catch {
+    // Java's File.getTotalSpace() is 0 for a missing directory
+  }
+  return `Total : ${humanReadableByteCount(total)}, Free : ${humanReadableByteCount(free)}.`;
 }

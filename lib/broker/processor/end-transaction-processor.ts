@@ -100,7 +100,9 @@ export class EndTransactionProcessor {
       ...inner,
       sysFlag: resetTransactionValue(inner.sysFlag, type),
       preparedTransactionOffset: header.commitLogOffset,
-      propertiesString: propertiesToString(properties),
+      // Java stores the half message's property string as it was (REAL_TOPIC, REAL_QID, TRAN_MSG and WAIT
+      // included) and clears those from the property map only.
+      propertiesString: propertiesToString(half.properties),
     };
     const sent = await this.#sendFinalMessage(finalInner);
     if (sent.code === ResponseCode.SUCCESS) await service.deletePrepareMessage(half);

@@ -167,10 +167,14 @@ export class SendMessageProcessor implements BrokerProcessor {
     const delay = findProperty(msg.propertiesString, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
     const tranType = msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
     if (delay !== undefined && Number(delay) > 0 && (tranType === 0 || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE)) {
+      // Java's CommitLog re-encodes the property map here, and that map still holds WAIT: a delayed message is
+      // stored (and delivered) with WAIT, unlike a plain one.
+      const wait = findProperty(header.properties ?? '', MessageConst.PROPERTY_WAIT_STORE_MSG_OK);
+      if (wait !== undefined) msg.propertiesString = appendProperty(msg.propertiesString, MessageConst.PROPERTY_WAIT_STORE_MSG_OK, wait);
       this.controller.scheduleMessageService?.rewriteDelayMessage(msg);
     }
     const result = tranFlag !== undefined && tranFlag.toLowerCase() === 'true'
-      ? await this.controller.transactionalMessageService.prepareMessage(msg, stringToProperties(msg.propertiesString))
+      ? await this.controller.transactionalMessageService.prepareMessage(msg, withWait(stringToProperties(msg.propertiesString), header.properties))
       : await this.controller.messageStore.putMessage(msg);
     return this.#handlePutMessageResult(result, request, queueId);
   }
@@ -308,4 +312,11 @@ export function topicConfigString(tc: TopicConfig): string {
 
 function permString(perm: number): string {
   return ((perm & PermName.PERM_READ) ? 'R' : '-') + ((perm & PermName.PERM_WRITE) ? 'W' : '-') + ((perm & PermName.PERM_INHERIT) ? 'X' : '-');
+}
+
+/** The properties with the request's WAIT back: Java re-encodes the half message from its map, which holds WAIT. */
+function withWait(props: Record<string, string>, requestProperties: string | undefined): Record<string, string> {
+  const wait = findProperty(requestProperties ?? '', MessageConst.PROPERTY_WAIT_STORE_MSG_OK);
+  if (wait !== undefined) props[MessageConst.PROPERTY_WAIT_STORE_MSG_OK] = wait;
+  return props;
 }
