@@ -10,6 +10,17 @@ import { MappedFileQueue } from './mapped-file-queue';
 import { readI64, writeI64 } from './stored-record';
 
 export const CQ_STORE_UNIT_SIZE = 20;
+/** Size field of the blank entries that fill the head of a queue starting at a later offset (Java's fillPreBlank). */
+const BLANK_SIZE = 0x7fffffff;
+const ZEROS = Buffer.alloc(64 * 1024);
+
+function isAllZero(buf: Buffer, from: number): boolean {
+  for (let p = from; p < buf.length; p += ZEROS.length) {
+    const n = Math.min(ZEROS.length, buf.length - p);
+    if (!buf.subarray(p, p + n).equals(ZEROS.subarray(0, n))) return false;
+  }
+  return true;
+}
 
 export interface CqEntry {
   offset: number;
@@ -40,9 +51,14 @@ export class ConsumeQueue {
     await this.mappedFileQueue.load();
   }
 
-  /** Reads the last three files' entries to find where the queue ends (Java's recover). */
+  /**
+   * Reads the newest files' entries to find where the queue ends (Java's recover). Also notes whether entries
+   * were lost ({@link lostEntries}): a file shorter than its size on disk, bytes other than zeros after the last
+   * valid entry (garbage, an entry cut in the middle), or files without a single valid entry.
+   */
   async recover(): Promise<void> {
     const files = this.mappedFileQueue.files;
+    this.lostEntries = this.mappedFileQueue.shortFilesOnLoad.length > 0;
     if (files.length === 0) return;
     // Files created ahead of their entries (lost with the process) are empty: start from the newest file
     // whose first entry is valid, then read forward until the first invalid entry.
@@ -53,6 +69,7 @@ export class ConsumeQueue {
     }
     let processOffset = files[index].fileFromOffset;
     let maxExtAddr = -1;
+    let entries = 0;
     for (; index < files.length; index++) {
       const mf = files[index];
       const buf = await mf.read(0, mf.fileSize);
@@ -61,15 +78,33 @@ export class ConsumeQueue {
       for (; pos + CQ_STORE_UNIT_SIZE <= buf.length; pos += CQ_STORE_UNIT_SIZE) {
         const offset = readI64(buf, pos);
         const size = buf.readInt32BE(pos + 8);
-        if (offset >= 0 && size > 0) maxExtAddr = offset + size;
-        else break;
+        if (offset < 0 || size <= 0) break;
+        entries++;
+        if (!(size === BLANK_SIZE && offset === 0)) maxExtAddr = offset + size;
       }
       processOffset = mf.fileFromOffset + pos;
-      if (pos < buf.length) break;
+      if (pos < buf.length) {
+        if (!isAllZero(buf, pos)) this.lostEntries = true;
+        for (let j = index + 1; j < files.length && !this.lostEntries; j++) {
+          const rest = await files[j].read(0, files[j].fileSize);
+          if (rest && !isAllZero(rest, 0)) this.lostEntries = true;
+        }
+        break;
+      }
     }
+    if (entries === 0) this.lostEntries = true;
     this.maxPhysicOffset = maxExtAddr;
     await this.mappedFileQueue.truncateDirtyFiles(processOffset);
   }
+
+  /** Set by recover(): the files show that entries were lost (rebuilt from the commit log by the store). */
+  lostEntries = false;
+  /**
+   * While true (set by the store during recovery and the start-up catch-up), an entry whose queue offset lies
+   * beyond the queue's end is refused and {@link gapDetected} set, instead of being written at the wrong place.
+   */
+  refuseGaps = false;
+  gapDetected = false;
 
   /** Drops entries pointing at or beyond commit-log offset `phyOffset` (Java's truncateDirtyLogicFiles). */
   async truncateDirtyLogicFiles(phyOffset: number): Promise<void> {
@@ -87,7 +122,7 @@ export class ConsumeQueue {
         if (offset >= 0 && size > 0 && offset + size <= phyOffset) {
           keep = pos + CQ_STORE_UNIT_SIZE;
           lastEnd = offset + size;
-        } else if (size === 0x7fffffff && offset === 0) {
+        } else if (size === BLANK_SIZE && offset === 0) {
           keep = pos + CQ_STORE_UNIT_SIZE; // pre-filled blank entry
         } else break;
       }
@@ -160,13 +195,20 @@ export class ConsumeQueue {
       for (let i = 0; i < until; i += CQ_STORE_UNIT_SIZE) {
         const { buf, offset: at } = mf.reserve(CQ_STORE_UNIT_SIZE);
         writeI64(buf, 0, at);
-        buf.writeInt32BE(0x7fffffff, at + 8);
+        buf.writeInt32BE(BLANK_SIZE, at + 8);
         writeI64(buf, 0, at + 12);
       }
     }
     const current = mf.fileFromOffset + mf.wrotePosition;
     if (expectLogicOffset < current) {
       this.log.warn({ topic: this.topic, queueId: this.queueId, expectLogicOffset, current }, 'build consume queue repeatedly');
+      return;
+    }
+    if (expectLogicOffset !== current && this.refuseGaps) {
+      if (!this.gapDetected) {
+        this.log.warn({ topic: this.topic, queueId: this.queueId, expectLogicOffset, current }, 'consume queue lost entries, to be rebuilt');
+      }
+      this.gapDetected = true;
       return;
     }
     if (expectLogicOffset !== current) {
@@ -215,7 +257,7 @@ export class ConsumeQueue {
     for (let pos = 0; pos + CQ_STORE_UNIT_SIZE <= buf.length; pos += CQ_STORE_UNIT_SIZE) {
       const offset = readI64(buf, pos);
       const size = buf.readInt32BE(pos + 8);
-      if (size === 0x7fffffff && offset === 0) continue;
+      if (size === BLANK_SIZE && offset === 0) continue;
       if (offset >= phyMinOffset) {
         this.minLogicOffset = mf.fileFromOffset + pos;
         return;

@@ -10,6 +10,8 @@ import { MappedFile, offsetToFileName } from './mapped-file';
 
 export class MappedFileQueue {
   files: MappedFile[] = [];
+  /** Files that load() found shorter than the configured size and extended with zeros (their tail was lost). */
+  shortFilesOnLoad: string[] = [];
 
   constructor(readonly storePath: string, readonly mappedFileSize: number, private readonly segmentSize: number) {}
 
@@ -28,6 +30,7 @@ export class MappedFileQueue {
       const st = await fs.stat(p);
       if (st.size < this.mappedFileSize) {
         // A file cut short by a crash while it was being created (open, then extend): its missing bytes are zeros.
+        this.shortFilesOnLoad.push(p);
         await fs.truncate(p, this.mappedFileSize);
       } else if (st.size !== this.mappedFileSize) {
         throw new MessageStoreError(`${p} length not matched message store config value, please check it manually`);

@@ -104,6 +104,10 @@ export class DefaultMessageStore {
   #lastPhysicalMinOffset = 0;
   #manualDeleteFileSeveralTimes = 0;
   #stats = new StoreStats();
+  /** Consume queues found to have lost entries during load; rebuilt from the commit log by start(). */
+  #damagedQueues = new Set<ConsumeQueue>();
+  /** While true, consume queues refuse entries beyond their end (see ConsumeQueue.refuseGaps). */
+  #refuseGaps = false;
   /** Set by load(): whether the previous run shut down cleanly. */
   lastExitOK = true;
   /** Disk used ratio of the commit-log disk at the last cleanup check. */
@@ -175,6 +179,7 @@ export class DefaultMessageStore {
     if (!cq) {
       cq = new ConsumeQueue(topic, queueId, StorePath.consumeQueue(this.config.storePathRootDir),
         this.config.mappedFileSizeConsumeQueue, this.#log);
+      cq.refuseGaps = this.#refuseGaps;
       m.set(queueId, cq);
     }
     return cq;
@@ -190,8 +195,25 @@ export class DefaultMessageStore {
     return out;
   }
 
+  #setRefuseGaps(on: boolean): void {
+    this.#refuseGaps = on;
+    for (const cq of this.#allConsumeQueues()) {
+      cq.refuseGaps = on;
+      if (on) cq.gapDetected = false;
+    }
+  }
+
+  /** The consume queues that load() found damaged and start() rebuilds (read-only view, for diagnostics and tests). */
+  get damagedConsumeQueues(): ReadonlySet<ConsumeQueue> {
+    return this.#damagedQueues;
+  }
+
   async #recover(lastExitOK: boolean): Promise<void> {
-    for (const cq of this.#allConsumeQueues()) await cq.recover();
+    for (const cq of this.#allConsumeQueues()) {
+      await cq.recover();
+      if (cq.lostEntries) this.#damagedQueues.add(cq);
+    }
+    this.#setRefuseGaps(true);
     const files = this.commitLog.mappedFileQueue.files;
     let processOffset = 0;
     if (files.length > 0) {
@@ -217,11 +239,97 @@ export class DefaultMessageStore {
       await this.#settleDispatch();
       if (!lastExitOK) this.#log.warn({ processOffset }, 'recovered commit log after abnormal exit');
     }
+    for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) this.#damagedQueues.add(cq);
+    this.#setRefuseGaps(false);
     await this.commitLog.mappedFileQueue.truncateDirtyFiles(processOffset);
     for (const cq of this.#allConsumeQueues()) {
-      if (cq.maxPhysicOffset > processOffset || processOffset === 0) await cq.truncateDirtyLogicFiles(processOffset);
+      if (cq.maxPhysicOffset > processOffset || processOffset === 0) {
+        const before = cq.getMaxOffsetInQueue();
+        await cq.truncateDirtyLogicFiles(processOffset);
+        // After a clean shutdown no entry points beyond the commit log: those were garbage.
+        if (lastExitOK && processOffset > 0 && cq.getMaxOffsetInQueue() < before) this.#damagedQueues.add(cq);
+      }
+    }
+    if (this.#damagedQueues.size) {
+      this.#log.warn({ queues: [...this.#damagedQueues].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'consume queues lost entries');
     }
     await this.#recoverTopicQueueTable();
+  }
+
+  /**
+   * Whether the newest entry of a queue points at its own record (same topic, queueId, queue offset and size).
+   * Entries pointing into deleted commit log cannot be checked and count as matching.
+   */
+  async #lastEntryMatches(cq: ConsumeQueue): Promise<boolean> {
+    const max = cq.getMaxOffsetInQueue();
+    if (max <= cq.getMinOffsetInQueue()) return true;
+    const e = await cq.getEntry(max - 1);
+    if (!e || e.size <= 0) return false;
+    if (e.offset < this.commitLog.getMinOffset()) return true;
+    if (e.offset + e.size > this.commitLog.getMaxOffset()) return false;
+    const rec = await this.commitLog.getMessage(e.offset, e.size);
+    if (!rec || rec.length < e.size) return false;
+    const r = this.commitLog.checkMessageAndReturnSize(rec, 0, false);
+    return r.success && r.msgSize === e.size && r.commitLogOffset === e.offset && r.topic === cq.topic &&
+      r.queueId === cq.queueId && r.consumeQueueOffset === max - 1;
+  }
+
+  /**
+   * Rebuilds damaged consume queues from the commit log: re-dispatches, to those queues only, every record from
+   * the smallest offset they need (the end of their last valid entry; the commit log's start for a queue with
+   * none, or whose last entry does not match its record). Entries a queue already has are skipped (by commit-log
+   * offset, then Java's "build consume queue repeatedly" rule on the queue offset), as are index entries below
+   * the index's last offset. A queue still missing entries after a pass is rebuilt whole in the next.
+   */
+  async #rebuildConsumeQueues(damaged: Set<ConsumeQueue>): Promise<void> {
+    const minPhy = this.commitLog.getMinOffset();
+    if (minPhy < 0) return;
+    for (let pass = 0; pass < 3 && damaged.size > 0; pass++) {
+      let from = Number.MAX_SAFE_INTEGER;
+      for (const cq of damaged) {
+        await cq.settled();
+        if (pass > 0 || cq.maxPhysicOffset < 0 || !(await this.#lastEntryMatches(cq))) {
+          // Nothing usable tells where its entries end: rebuild it whole.
+          if (cq.mappedFileQueue.files.length > 0) await cq.destroy();
+          cq.maxPhysicOffset = -1;
+        }
+        // Last pass: accept what the commit log holds even if its queue offsets have holes (as Java writes them).
+        cq.refuseGaps = pass < 2;
+        cq.gapDetected = false;
+        from = Math.min(from, cq.maxPhysicOffset >= 0 ? cq.maxPhysicOffset : minPhy);
+      }
+      from = Math.max(from, minPhy);
+      this.#log.warn({ from, pass, queues: [...damaged].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'rebuilding consume queues from the commit log');
+      if (from < this.commitLog.getMaxOffset()) {
+        const pending: Promise<void>[] = [];
+        await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending));
+        await Promise.all(pending);
+        await this.#settleDispatch();
+      }
+      const next = new Set<ConsumeQueue>();
+      for (const cq of damaged) {
+        cq.refuseGaps = false;
+        if (cq.gapDetected) next.add(cq);
+        cq.gapDetected = false;
+      }
+      damaged = next;
+    }
+  }
+
+  /** Re-dispatch of one record while rebuilding: only to the damaged queues, and to the index. */
+  #dispatchRebuild(req: DispatchRequest, queues: ReadonlySet<ConsumeQueue>, pending: Promise<void>[]): void {
+    const tranType = req.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    if (tranType === MessageSysFlag.TRANSACTION_NOT_TYPE || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE) {
+      const cq = this.findConsumeQueue(req.topic, req.queueId);
+      if (cq && queues.has(cq)) {
+        const p = cq.putMessagePositionInfo(req.commitLogOffset, req.msgSize, req.tagsCode, req.consumeQueueOffset);
+        if (p) pending.push(p);
+      }
+    }
+    if (this.config.messageIndexEnable) {
+      const p = this.indexService.buildIndex(req);
+      if (p) pending.push(p);
+    }
   }
 
   async #recoverTopicQueueTable(): Promise<void> {
@@ -251,13 +359,19 @@ export class DefaultMessageStore {
     let from = this.commitLog.getMinOffset();
     for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > from) from = cq.maxPhysicOffset;
     if (from < 0) from = 0;
+    const damaged = new Set(this.#damagedQueues);
     if (from < this.commitLog.getMaxOffset()) {
+      // A queue handed an entry beyond its end here lost entries before `from`: it is rebuilt below.
+      this.#setRefuseGaps(true);
       const pending: Promise<void>[] = [];
       await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false));
       await Promise.all(pending);
       await this.#settleDispatch();
-      await this.#recoverTopicQueueTable();
+      for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) damaged.add(cq);
+      this.#setRefuseGaps(false);
     }
+    if (damaged.size > 0) await this.#rebuildConsumeQueues(damaged);
+    if (from < this.commitLog.getMaxOffset() || damaged.size > 0) await this.#recoverTopicQueueTable();
     this.#running = true;
     this.#lastThoroughFlush = this.now();
     const every = (ms: number, fn: () => Promise<void>) => {
