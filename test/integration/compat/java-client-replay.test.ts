@@ -72,8 +72,11 @@ const INTENDED: Intended[] = [
   },
 ];
 
-function send310Options(): CompareOptions {
-  return { equalFields: ['queueId', 'queueOffset'] };
+function send310Options(request: RemotingCommand): CompareOptions {
+  // A half message's queue offset in RMQ_SYS_TRANS_HALF_TOPIC depends on when the transaction check service re-put an
+  // earlier half message (it runs on a timer here and in Java alike), so only its queue id is compared exactly.
+  const half = findProperty(request.extFields?.i ?? '', 'TRAN_MSG') === 'true';
+  return { equalFields: half ? ['queueId'] : ['queueId', 'queueOffset'] };
 }
 
 describe('compat: Java 4.9.8 client requests replayed into our broker', function () {
@@ -133,11 +136,11 @@ describe('compat: Java 4.9.8 client requests replayed into our broker', function
     }
   }
 
-  function optionsFor(code: number): CompareOptions {
-    switch (code) {
+  function optionsFor(request: RemotingCommand): CompareOptions {
+    switch (request.code) {
       case RequestCode.SEND_MESSAGE_V2:
       case RequestCode.SEND_BATCH_MESSAGE:
-        return send310Options();
+        return send310Options(request);
       case RequestCode.PULL_MESSAGE:
         return { equalFields: ['nextBeginOffset', 'minOffset', 'maxOffset', 'suggestWhichBrokerId'], body: pullBodyCompare };
       case RequestCode.GET_BROKER_CONFIG:
@@ -206,7 +209,7 @@ describe('compat: Java 4.9.8 client requests replayed into our broker', function
         const check = (x: CapturedExchange, ours: RemotingCommand): void => {
           answers.set(x.file, ours);
           learn(x.request, ours, x.response!);
-          diffs.push(...compareResponse(x.file, ours, x.response!, optionsFor(x.request.code)));
+          diffs.push(...compareResponse(x.file, ours, x.response!, optionsFor(x.request)));
         };
         for (const x of exchanges) {
           const suspend = x.request.extFields?.suspendTimeoutMillis;
