@@ -9,9 +9,10 @@
  *
  * @see org.apache.rocketmq.store.CommitLog
  */
-import zlib from 'node:zlib';
 import { MessageConst } from '../../protocol/message/message-const';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
+import { bodyCrc32 } from '../../protocol/message/compression';
+import { bytesToIp, ipToBytes, isIPv6 } from '../../protocol/message/socket-address';
 
 const TAGS = MessageConst.PROPERTY_TAGS;
 const KEYS = MessageConst.PROPERTY_KEYS;
@@ -56,54 +57,26 @@ export function readI64(buf: Buffer, offset: number): number {
   return buf.readInt32BE(offset) * TWO32 + buf.readUInt32BE(offset + 4);
 }
 
-/** Java's UtilAll.crc32: CRC32 with the sign bit cleared. */
-export function crc32(buf: Buffer, start = 0, end = buf.length): number {
-  return (zlib.crc32(start === 0 && end === buf.length ? buf : buf.subarray(start, end)) & 0x7fffffff) >>> 0;
-}
+/** Java's UtilAll.crc32: CRC32 with the sign bit cleared (the stored BODYCRC). */
+export const crc32 = bodyCrc32;
 
-export function isIPv6(host: string): boolean {
-  return host.includes(':');
-}
+export { isIPv6 };
 
-/** Address bytes of an IPv4 (4) or IPv6 (16) textual address. */
+/**
+ * Address bytes of an IPv4 (4) or IPv6 (16) textual address (brackets and a zone id allowed). Lenient, as the put
+ * path must never throw on a peer's address: anything unparsable becomes 0.0.0.0.
+ */
 export function hostToBytes(host: string): Buffer {
-  if (!isIPv6(host)) {
-    const parts = host.split('.').map((p) => Number(p));
-    if (parts.length !== 4 || parts.some((p) => !(p >= 0 && p <= 255))) return Buffer.alloc(4);
-    return Buffer.from(parts);
+  const h = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host;
+  try {
+    return ipToBytes(h);
+  } catch {
+    return Buffer.alloc(4);
   }
-  let h = host;
-  const zone = h.indexOf('%');
-  if (zone >= 0) h = h.slice(0, zone);
-  if (h.startsWith('[')) h = h.slice(1, h.indexOf(']'));
-  const groups: number[] = [];
-  const parseSide = (side: string): number[] => {
-    if (!side) return [];
-    const out: number[] = [];
-    for (const g of side.split(':')) {
-      if (g.includes('.')) {
-        const v4 = hostToBytes(g);
-        out.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
-      } else out.push(parseInt(g, 16) & 0xffff);
-    }
-    return out;
-  };
-  const dbl = h.indexOf('::');
-  if (dbl >= 0) {
-    const left = parseSide(h.slice(0, dbl));
-    const right = parseSide(h.slice(dbl + 2));
-    groups.push(...left, ...new Array<number>(Math.max(0, 8 - left.length - right.length)).fill(0), ...right);
-  } else groups.push(...parseSide(h));
-  const b = Buffer.alloc(16);
-  for (let i = 0; i < 8; i++) b.writeUInt16BE(groups[i] ?? 0, i * 2);
-  return b;
 }
 
 export function bytesToHost(b: Buffer): string {
-  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
-  const g: string[] = [];
-  for (let i = 0; i < 16; i += 2) g.push(b.readUInt16BE(i).toString(16));
-  return g.join(':');
+  return bytesToIp(b, 0, b.length === 16 ? 16 : 4);
 }
 
 /** Length of the stored record (Java's CommitLog.calMsgLength). */
