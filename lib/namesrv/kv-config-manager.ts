@@ -15,7 +15,7 @@ import { asObject } from '../../protocol/body/body-util';
 import { encodeFastjson, parseFastjson } from '../../protocol/body/fastjson';
 import { encodeKVTable } from '../../protocol/body/kv-table';
 import { type Logger, componentLogger } from '../logger';
-import { javaHashOrderKeys } from './java-hash-order';
+import { javaHashOrderKeys } from '../../protocol/message/java-hash';
 
 /** Java NamesrvUtil.NAMESPACE_ORDER_TOPIC_CONFIG. */
 export const NAMESPACE_ORDER_TOPIC_CONFIG = 'ORDER_TOPIC_CONFIG';

@@ -13,7 +13,7 @@
  * forms, standard and fastjson) and dropped whenever anything it depends on changes. A re-registration whose
  * data version did not change touches only the live table and keeps the cache.
  *
- * Bodies list map entries in the Java HashMap iteration order (see java-hash-order.ts) so that they match
+ * Bodies list map entries in the Java HashMap iteration order (see protocol/message/java-hash.ts) so that they match
  * the Java name server's answers.
  *
  * @see org.apache.rocketmq.namesrv.routeinfo.RouteInfoManager
@@ -30,7 +30,7 @@ import {
 import { hasUnitFlag, hasUnitSubFlag } from '../../protocol/body/topic-sys-flag';
 import { type Logger, componentLogger } from '../logger';
 import type { Channel } from '../transport/connection';
-import { javaHashOrderKeys } from './java-hash-order';
+import { javaHashOrderKeys } from '../../protocol/message/java-hash';
 
 export interface BrokerLiveInfo {
   lastUpdateTimestamp: number;

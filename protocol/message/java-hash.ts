@@ -7,3 +7,42 @@ export function javaStringHashCode(s: string): number {
   for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
   return h;
 }
+
+/**
+ * The iteration order of a Java HashMap / HashSet with String keys: bodies that list map entries (routes, cluster
+ * info, topic lists, KV tables) and a Java client's message properties come out in this order.
+ *
+ * A HashMap iterates its table bucket by bucket; a key's bucket is `(h ^ (h >>> 16)) & (tableSize - 1)` with
+ * `h = String.hashCode()`; the table starts at the initial capacity rounded up to a power of two and doubles
+ * whenever the size exceeds 3/4 of it; keys sharing a bucket keep their insertion order (resizing splits
+ * buckets without reordering; buckets treeified in Java at 8+ collisions keep insertion order here).
+ *
+ * @see java.util.HashMap
+ */
+function tableSizeFor(initialCapacity: number, size: number): number {
+  let table = 1;
+  while (table < initialCapacity) table <<= 1;
+  while (size > table * 0.75) table <<= 1;
+  return table;
+}
+
+/**
+ * `items` (in insertion order) sorted into the iteration order of a Java HashMap created with
+ * `initialCapacity` (16 for `new HashMap<>()`) holding them.
+ */
+export function javaHashOrder<T>(items: Iterable<T>, keyOf: (item: T) => string, initialCapacity = 16): T[] {
+  const list = [...items];
+  if (list.length < 2) return list;
+  const mask = tableSizeFor(initialCapacity, list.length) - 1;
+  const keyed = list.map((item, index) => {
+    const h = javaStringHashCode(keyOf(item));
+    return { item, index, bucket: (h ^ (h >>> 16)) & mask };
+  });
+  keyed.sort((a, b) => a.bucket - b.bucket || a.index - b.index);
+  return keyed.map((k) => k.item);
+}
+
+/** String keys in Java HashMap/HashSet iteration order. */
+export function javaHashOrderKeys(keys: Iterable<string>, initialCapacity = 16): string[] {
+  return javaHashOrder(keys, (k) => k, initialCapacity);
+}

@@ -4,6 +4,8 @@
  *
  * @see org.apache.rocketmq.common.message.MessageDecoder#messageProperties2String / string2messageProperties
  */
+import { javaHashOrderKeys } from './java-hash';
+
 export const NAME_VALUE_SEPARATOR = '\u0001';
 export const PROPERTY_SEPARATOR = '\u0002';
 
@@ -73,13 +75,6 @@ export function removeProperty(s: string, name: string): string {
   return out ?? s;
 }
 
-/** Java's String.hashCode over UTF-16 code units (int32). */
-function javaStringHash(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-  return h;
-}
-
 /**
  * The names of `properties` in the iteration order of a `java.util.HashMap` (default capacity 16, load factor
  * 0.75) filled in insertion order: by bucket of the spread hash in the final table, then insertion order within
@@ -94,16 +89,7 @@ export function javaHashMapOrder(names: readonly string[]): readonly string[] {
   const key = names.join(NAME_VALUE_SEPARATOR);
   const cached = ORDER_CACHE.get(key);
   if (cached) return cached;
-  let capacity = 16;
-  while (names.length > capacity * 0.75) capacity *= 2;
-  const mask = capacity - 1;
-  const ordered = names
-    .map((name, i) => {
-      const h = javaStringHash(name);
-      return { name, i, bucket: (h ^ (h >>> 16)) & mask };
-    })
-    .sort((a, b) => a.bucket - b.bucket || a.i - b.i)
-    .map((e) => e.name);
+  const ordered = javaHashOrderKeys(names);
   if (ORDER_CACHE.size >= ORDER_CACHE_MAX) ORDER_CACHE.clear();
   ORDER_CACHE.set(key, ordered);
   return ordered;
