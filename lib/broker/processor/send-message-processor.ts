@@ -19,7 +19,7 @@ import { ResponseCode } from '../../../protocol/code/response-code';
 import { SendMessageRequestHeader } from '../../../protocol/header/send-message-request-header';
 import { SendMessageRequestHeaderV2, fromSendMessageRequestHeaderV2 } from '../../../protocol/header/send-message-request-header-v2';
 import { MessageConst } from '../../../protocol/message/message-const';
-import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, findProperty, propertiesToString, removeProperty, stringToProperties } from '../../../protocol/message/properties';
+import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, findProperty, removeProperty, stringToProperties } from '../../../protocol/message/properties';
 import { MessageSysFlag } from '../../../protocol/message/sys-flag';
 import { PermName, isWriteable } from '../../../protocol/body/perm-name';
 import { TopicFilterType } from '../../../protocol/body/topic-filter-type';
@@ -148,11 +148,7 @@ export class SendMessageProcessor implements BrokerProcessor {
     let origProps = header.properties ?? '';
     const retry = this.#handleRetryAndDLQ(request, header, msg, topicConfig);
     if (retry.response) return retry.response;
-    if (retry.clearDelay && findProperty(origProps, MessageConst.PROPERTY_DELAY_TIME_LEVEL) !== undefined) {
-      const p = stringToProperties(origProps);
-      delete p[MessageConst.PROPERTY_DELAY_TIME_LEVEL];
-      origProps = propertiesToString(p);
-    }
+    if (retry.clearDelay) origProps = removeProperty(origProps, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
     // cut out of the string: no properties map per message
     origProps = removeProperty(origProps, MessageConst.PROPERTY_WAIT_STORE_MSG_OK);
     msg.propertiesString = appendProperty(origProps, MessageConst.PROPERTY_CLUSTER, bc.brokerClusterName);
