@@ -1,11 +1,11 @@
 /**
- * Access to the real Java captures in ../shared/golden (or $ROCKETMQ_GOLDEN_DIR).
+ * Access to the real Java captures in test/fixtures/golden (or $ROCKETMQ_GOLDEN_DIR).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
 export const GOLDEN_DIR =
-  process.env.ROCKETMQ_GOLDEN_DIR ?? path.resolve(__dirname, '..', '..', '..', '..', 'shared', 'golden');
+  process.env.ROCKETMQ_GOLDEN_DIR ?? path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'golden');
 
 export interface GoldenFrameEntry {
   file: string;
