@@ -1,0 +1,306 @@
+/**
+ * The real Java RocketMQ builds in ../shared/javaref (or $ROCKETMQ_JAVAREF), started as child processes for the
+ * compatibility tests: name servers, brokers, mqadmin and the Java 4.9.8 client driver (harness.sh).
+ *
+ * Every process gets free ports found at run time and its own RMQ_RUN scratch folder under a temp dir; `stop()`
+ * kills by pid and removes the folder. `javaSkipReason()` says why Java cannot run here (no `java`, no folder), so a
+ * test can `this.skip()` with a clear line.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export type JavaVersion = '4.9.8' | '5.3.3';
+
+export const JAVAREF_DIR =
+  process.env.ROCKETMQ_JAVAREF ?? path.resolve(__dirname, '..', '..', '..', '..', 'shared', 'javaref');
+
+let javaChecked: string | null | undefined;
+
+/** Why the Java builds cannot run here (null when they can). */
+export function javaSkipReason(version: JavaVersion = '4.9.8'): string | null {
+  if (javaChecked === undefined) {
+    try {
+      execFileSync('java', ['-version'], { stdio: 'ignore' });
+      javaChecked = null;
+    } catch {
+      javaChecked = 'no `java` on PATH';
+    }
+  }
+  if (javaChecked) return `skipped: ${javaChecked} (the Java RocketMQ compatibility tests need Java 17)`;
+  const bin = path.join(JAVAREF_DIR, version, 'bin', 'broker.sh');
+  if (!fs.existsSync(bin)) return `skipped: no Java RocketMQ ${version} at ${JAVAREF_DIR} (set ROCKETMQ_JAVAREF)`;
+  return null;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function portFree(port: number): Promise<boolean> {
+  if (port <= 1024 || port >= 65535) return false;
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '0.0.0.0', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A broker listen port p with p - 2 (Java's VIP channel) and p + 1 (HA) free too, and the extra offsets asked for.
+ */
+export async function freeBrokerPort(extraOffsets: readonly number[] = []): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const p = await freePort();
+    const all = [p - 2, p + 1, ...extraOffsets.map((o) => p + o)];
+    let ok = true;
+    for (const q of all) if (!(await portFree(q))) { ok = false; break; }
+    if (ok) return p;
+  }
+  throw new Error('no free broker port triple found');
+}
+
+/** A started Java process. */
+export interface JavaProcess {
+  readonly child: ChildProcess;
+  readonly runDir: string;
+  /** What the process printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGKILL (default) or SIGTERM, then wait for the exit. Idempotent. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const live = new Set<JavaProcess>();
+
+/** Kills every Java process this module started that is still running (for after/afterEach hooks). */
+export async function stopAllJava(): Promise<void> {
+  await Promise.all([...live].map((p) => p.stop()));
+}
+
+process.once('exit', () => {
+  for (const p of live) {
+    try { p.child.kill('SIGKILL'); } catch { /* already gone */ }
+  }
+});
+
+/** A fresh RMQ_RUN scratch folder. */
+export function makeRunDir(prefix = 'rmqjava-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+interface SpawnOptions {
+  runDir?: string;
+  env?: Record<string, string>;
+  /** Resolve once the output matches (e.g. /boot success/); else resolve at once. */
+  readyPattern?: RegExp;
+  readyTimeoutMs?: number;
+  /** Remove runDir on stop (default true when this call created it). */
+  removeRunDir?: boolean;
+}
+
+function spawnJava(script: string, args: string[], opts: SpawnOptions): Promise<JavaProcess> {
+  const created = !opts.runDir;
+  const runDir = opts.runDir ?? makeRunDir();
+  const removeRunDir = opts.removeRunDir ?? created;
+  const child = spawn('bash', [script, ...args], {
+    env: { ...process.env, RMQ_RUN: runDir, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  let stopped: Promise<void> | undefined;
+  const proc: JavaProcess = {
+    child,
+    runDir,
+    output: () => out,
+    stop(signal: NodeJS.Signals = 'SIGKILL') {
+      if (!stopped) {
+        stopped = (async () => {
+          if (child.exitCode === null && child.signalCode === null) {
+            try { child.kill(signal); } catch { /* gone */ }
+          }
+          await exited;
+          live.delete(proc);
+          if (removeRunDir) fs.rmSync(runDir, { recursive: true, force: true });
+        })();
+      }
+      return stopped;
+    },
+  };
+  live.add(proc);
+  if (!opts.readyPattern) return Promise.resolve(proc);
+  const pattern = opts.readyPattern;
+  const timeoutMs = opts.readyTimeoutMs ?? 60_000;
+  return new Promise<JavaProcess>((resolve, reject) => {
+    const fail = (why: string) => {
+      cleanup();
+      void proc.stop().then(() => reject(new Error(`${path.basename(script)} ${args.join(' ')}: ${why}\n${out.slice(-2000)}`)));
+    };
+    const onData = () => { if (pattern.test(out)) { cleanup(); resolve(proc); } };
+    const onExit = () => fail('exited before it was ready');
+    const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stderr!.off('data', onData);
+      child.off('exit', onExit);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', onExit);
+    onData();
+  });
+}
+
+function bin(version: JavaVersion, name: string): string {
+  return path.join(JAVAREF_DIR, version, 'bin', name);
+}
+
+export interface JavaNamesrv extends JavaProcess {
+  readonly port: number;
+  readonly addr: string;
+}
+
+/** A Java name server on a free port. */
+export async function startJavaNamesrv(version: JavaVersion = '4.9.8', opts: { runDir?: string } = {}): Promise<JavaNamesrv> {
+  const port = await freePort();
+  const p = await spawnJava(bin(version, 'namesrv.sh'), [String(port)], {
+    runDir: opts.runDir,
+    readyPattern: /boot success/,
+  });
+  return Object.assign(p, { port, addr: `127.0.0.1:${port}` });
+}
+
+export interface JavaBrokerOptions {
+  namesrvAddr: string;
+  brokerName?: string;
+  brokerClusterName?: string;
+  brokerId?: number;
+  /** Listen port (default: a free one with its -2 and +1 neighbours free). */
+  listenPort?: number;
+  /** The store root (default: `<runDir>/store`). */
+  storeDir?: string;
+  /** Extra broker.conf lines (key → value); they override the defaults below. */
+  conf?: Record<string, string | number | boolean>;
+  runDir?: string;
+  /** Java heap (default 512m-768m: several JVMs share this machine). */
+  heap?: string;
+  readyTimeoutMs?: number;
+}
+
+export interface JavaBroker extends JavaProcess {
+  readonly port: number;
+  readonly addr: string;
+  readonly storeDir: string;
+  readonly brokerName: string;
+  readonly confPath: string;
+}
+
+/** A Java broker (4.9.8 or 5.3.3) registered with `namesrvAddr`; resolves once it printed "boot success". */
+export async function startJavaBroker(version: JavaVersion, opts: JavaBrokerOptions): Promise<JavaBroker> {
+  const port = opts.listenPort ?? (await freeBrokerPort());
+  const created = !opts.runDir;
+  const runDir = opts.runDir ?? makeRunDir('rmqbroker-');
+  const storeDir = opts.storeDir ?? path.join(runDir, 'store');
+  const brokerName = opts.brokerName ?? `jb-${port}`;
+  const conf: Record<string, string | number | boolean> = {
+    brokerClusterName: opts.brokerClusterName ?? 'DefaultCluster',
+    brokerName,
+    brokerId: opts.brokerId ?? 0,
+    listenPort: port,
+    namesrvAddr: opts.namesrvAddr,
+    brokerIP1: '127.0.0.1',
+    storePathRootDir: storeDir,
+    storePathCommitLog: path.join(storeDir, 'commitlog'),
+    autoCreateTopicEnable: true,
+    enablePropertyFilter: true,
+    transactionCheckInterval: 3000,
+    ...(version === '5.3.3' ? { bindAddress: '127.0.0.1' } : {}),
+    ...opts.conf,
+  };
+  const confPath = path.join(runDir, `broker-${port}.conf`);
+  fs.writeFileSync(confPath, Object.entries(conf).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+  const heap = opts.heap ?? '-Xms512m -Xmx768m';
+  const p = await spawnJava(bin(version, 'broker.sh'), [confPath], {
+    runDir,
+    removeRunDir: created,
+    env: { BROKER_HEAP: heap },
+    readyPattern: /boot success/,
+    readyTimeoutMs: opts.readyTimeoutMs ?? 90_000,
+  });
+  return Object.assign(p, { port, addr: `127.0.0.1:${port}`, storeDir, brokerName, confPath });
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runToEnd(script: string, args: string[], opts: { runDir?: string; timeoutMs?: number; env?: Record<string, string> }): Promise<RunResult> {
+  const created = !opts.runDir;
+  const runDir = opts.runDir ?? makeRunDir('rmqtool-');
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [script, ...args], {
+      env: { ...process.env, RMQ_RUN: runDir, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${path.basename(script)} ${args.join(' ')}: timed out after ${opts.timeoutMs} ms\n${stdout.slice(-2000)}${stderr.slice(-2000)}`));
+    }, opts.timeoutMs ?? 120_000);
+    child.once('error', (err) => { clearTimeout(timer); reject(err); });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (created) fs.rmSync(runDir, { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs Java's mqadmin (`mqadmin.sh <command> ...`) to its end. */
+export function runMqadmin(version: JavaVersion, args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return runToEnd(bin(version, 'mqadmin.sh'), args, opts);
+}
+
+const HARNESS = (): string => path.join(JAVAREF_DIR, '4.9.8', 'harness', 'bin', 'harness.sh');
+
+/** Runs the Java 4.9.8 client driver (`produce|consume|txn|bench-produce|bench-consume ...`) to its end. */
+export function runHarness(args: string[], opts: { runDir?: string; timeoutMs?: number; heap?: string } = {}): Promise<RunResult> {
+  return runToEnd(HARNESS(), args, { ...opts, env: { HARNESS_HEAP: opts.heap ?? '-Xms128m -Xmx512m' } });
+}
+
+/** Starts the Java client driver in the background (a consumer to run beside ours); `output()` grows as it prints. */
+export function startHarness(args: string[], opts: { runDir?: string; readyPattern?: RegExp; heap?: string } = {}): Promise<JavaProcess> {
+  return spawnJava(HARNESS(), args, {
+    runDir: opts.runDir,
+    readyPattern: opts.readyPattern,
+    env: { HARNESS_HEAP: opts.heap ?? '-Xms128m -Xmx512m' },
+  });
+}
+
+/** The harness's result lines of one kind (`OK`, `RECV`, `TXN`, ...), split on spaces. */
+export function harnessLines(stdout: string, kind: string): string[][] {
+  return stdout.split('\n').filter((l) => l.startsWith(kind + ' ')).map((l) => l.trim().split(' '));
+}
