@@ -15,7 +15,7 @@ const localStates = new Map<string, LocalTransactionState>();
 /** Transaction ids the broker has asked about. */
 const checked = new Set<string>();
 
-async function main({ namesrvAddr }: ExampleContext): Promise<void> {
+async function main({ namesrvAddr, embedded }: ExampleContext): Promise<void> {
   const producer = new TransactionMQProducer({
     producerGroup: 'ExampleTransactionProducer',
     namesrvAddr,
@@ -44,6 +44,10 @@ async function main({ namesrvAddr }: ExampleContext): Promise<void> {
     // Stay up until the broker has checked the undecided ones (after transactionTimeOut, 6 s by default, at its next
     // check round, every 60 s by default), at most LINGER_MS.
     const undecided = [...localStates.keys()].filter((_, i) => i % 3 === 2);
+    console.log(embedded
+      ? `waiting for the broker to check ${undecided.length} undecided transactions (the embedded broker checks every second)...`
+      : `waiting up to ${Math.round(Number(process.env.LINGER_MS ?? 70_000) / 1000)} s for the broker to check ${undecided.length} undecided ` +
+        'transactions: a broker checks every transactionCheckInterval (60 s by default; set it lower in broker.conf to see it sooner)...');
     const deadline = Date.now() + Number(process.env.LINGER_MS ?? 70_000);
     while (Date.now() < deadline && !undecided.every((id) => checked.has(id))) await new Promise((r) => setTimeout(r, 200));
     console.log(`${undecided.filter((id) => checked.has(id)).length} of ${undecided.length} undecided transactions checked and committed`);

@@ -97,16 +97,16 @@ export class BrokerController {
       ...options.remotingServerConfig,
       logger: this.logger,
     });
-    this.topicConfigManager = new TopicConfigManager(bc, this.logger.child({ component: 'topic-config-manager' }));
+    this.topicConfigManager = new TopicConfigManager(bc, componentLogger('topic-config-manager', this.logger));
     this.topicConfigManager.onTopicCreated = () => {
       void this.registerBrokerAll(true, false, true);
     };
-    this.subscriptionGroupManager = new SubscriptionGroupManager(bc, this.logger.child({ component: 'subscription-group-manager' }));
-    this.consumerOffsetManager = new ConsumerOffsetManager(bc, this.logger.child({ component: 'consumer-offset-manager' }));
-    this.producerManager = new ProducerManager(this.logger.child({ component: 'producer-manager' }), bc.channelExpiredTimeout);
-    this.broker2Client = new Broker2Client(() => this.remotingServer, this.logger.child({ component: 'broker2client' }), () => this);
+    this.subscriptionGroupManager = new SubscriptionGroupManager(bc, componentLogger('subscription-group-manager', this.logger));
+    this.consumerOffsetManager = new ConsumerOffsetManager(bc, componentLogger('consumer-offset-manager', this.logger));
+    this.producerManager = new ProducerManager(componentLogger('producer-manager', this.logger), bc.channelExpiredTimeout);
+    this.broker2Client = new Broker2Client(() => this.remotingServer, componentLogger('broker2client', this.logger), () => this);
     this.consumerManager = new ConsumerManager(
-      this.logger.child({ component: 'consumer-manager' }),
+      componentLogger('consumer-manager', this.logger),
       (event, group, args) => {
         if (event === ConsumerGroupEvent.CHANGE && this.brokerConfig.notifyConsumerIdsChangedEnable) {
           for (const channel of args.channels ?? []) this.broker2Client.notifyConsumerIdsChanged(channel, group);
@@ -125,9 +125,9 @@ export class BrokerController {
       shortPollingTimeMills: bc.shortPollingTimeMills,
       getMaxOffset: (topic, queueId) => this.messageStore.getMaxOffsetInQueue(topic, queueId),
       wakeup: (request, ctx) => this.pullMessageProcessor.executeRequestWhenWakeup(request, ctx),
-      logger: this.logger.child({ component: 'pull-request-hold-service' }),
+      logger: componentLogger('pull-request-hold-service', this.logger),
     });
-    this.brokerOuterAPI = new BrokerOuterAPI(this.logger.child({ component: 'broker-outer-api' }));
+    this.brokerOuterAPI = new BrokerOuterAPI(componentLogger('broker-outer-api', this.logger));
     this.scheduleMessageService = new ScheduleMessageService(
       {
         getMessage: (group, topic, queueId, offset, maxMsgNums) => this.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums),
@@ -138,11 +138,11 @@ export class BrokerController {
       {
         messageDelayLevel: this.messageStoreConfig.messageDelayLevel,
         delayOffsetFile: path.join(configDir(this.messageStoreConfig.storePathRootDir), 'delayOffset.json'),
-        logger: this.logger.child({ component: 'schedule-message-service' }),
+        logger: componentLogger('schedule-message-service', this.logger),
       },
     );
-    this.rebalanceLockManager = new RebalanceLockManager({ logger: this.logger.child({ component: 'rebalance-lock-manager' }) });
-    const tx = createBrokerTransaction(this, this.logger.child({ component: 'transaction' }));
+    this.rebalanceLockManager = new RebalanceLockManager({ logger: componentLogger('rebalance-lock-manager', this.logger) });
+    const tx = createBrokerTransaction(this, componentLogger('transaction', this.logger));
     this.transactionalMessageService = tx.transactionalMessageService;
     this.transactionalMessageCheckListener = tx.transactionalMessageCheckListener;
     this.transactionalMessageCheckService = tx.transactionalMessageCheckService;

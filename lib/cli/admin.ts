@@ -16,6 +16,7 @@ import { newSubscriptionGroupConfig, type SubscriptionGroupConfig } from '../../
 import { newTopicConfig, type TopicConfig } from '../../protocol/body/topic-config';
 import { topicRouteDataToJson } from '../../protocol/body/topic-route-data';
 import { buildTopicSysFlag } from '../../protocol/body/topic-sys-flag';
+import { debugEnabled, describeError, errorReport } from './cli-errors';
 import { toFastjson } from '../../protocol/body/fastjson';
 import { compareMessageQueue } from '../../protocol/message/message-queue';
 import type { MessageExt } from '../../protocol/message/message';
@@ -396,7 +397,7 @@ const COMMANDS: Command[] = [
         try {
           await print(addr, true);
         } catch (err) {
-          process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+          process.stderr.write(errorReport(err, 'error'));
         }
       }
     },
@@ -502,7 +503,7 @@ const COMMANDS: Command[] = [
           out(javaFormat('wipe write perm of broker[%s] in name server[%s] OK, %d%n', brokerName, ns, count));
         } catch (err) {
           out(javaFormat('wipe write perm of broker[%s] in name server[%s] Failed%n', brokerName, ns));
-          process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+          process.stderr.write(errorReport(err, 'error'));
         }
       }
     },
@@ -599,7 +600,7 @@ export async function runAdmin(argv: string[], options: RunAdminOptions = {}): P
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    err(`The sub command ${name} not exist.\n${usage()}`);
+    err(`The sub command ${name} not exist (rocketmq-ts admin help lists the commands).\n`);
     return 2;
   }
   let opts: Map<string, string>;
@@ -627,7 +628,7 @@ export async function runAdmin(argv: string[], options: RunAdminOptions = {}): P
   } catch (e) {
     const cmdClass = `${name[0].toUpperCase()}${name.slice(1)}SubCommand`;
     const code = e instanceof MQClientError ? ` (CODE: ${e.responseCode}${e.responseCode === ResponseCode.CONSUMER_NOT_ONLINE ? ' CONSUMER_NOT_ONLINE' : ''})` : '';
-    err(`${cmdClass} command failed${code}\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    err(`${cmdClass} command failed${code}: ${describeError(e)}\n${debugEnabled() && e instanceof Error && e.stack ? `${e.stack}\n` : ''}`);
     return 1;
   } finally {
     await admin.shutdown();

@@ -6,7 +6,9 @@
 import { BrokerController } from '../broker/broker-controller';
 import { type LoadedBrokerConf, applyBrokerProperties, loadBrokerConf } from '../broker/broker-config';
 import { ConfigError } from '../errors';
-import { type Logger, rootLogger } from '../logger';
+import { configureRootLogger } from '../logger';
+import { debugEnabled } from './cli-errors';
+import { untilSignal } from './until-signal';
 
 export const BROKER_USAGE = `usage: rocketmq-ts broker [-c broker.conf] [-n namesrvAddr] [--option=value ...]
 
@@ -55,22 +57,6 @@ export async function brokerConfFromArgs(args: BrokerCliArgs): Promise<LoadedBro
   return applyBrokerProperties(props);
 }
 
-/** Waits for SIGINT/SIGTERM, then runs `stop` and resolves with the exit code. */
-export function untilSignal(logger: Logger, stop: () => Promise<void>): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      logger.info({ signal }, 'shutting down');
-      stop().then(() => resolve(0), (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        resolve(1);
-      });
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
 
 export async function runBroker(argv: string[]): Promise<number> {
   const args = parseBrokerArgs(argv);
@@ -80,7 +66,7 @@ export async function runBroker(argv: string[]): Promise<number> {
   }
   const conf = await brokerConfFromArgs(args);
   for (const key of conf.unknownKeys) process.stderr.write(`rocketmq-ts broker: unknown configuration key ignored: ${key}\n`);
-  const logger = rootLogger();
+  const logger = configureRootLogger({ level: 'info', stacks: debugEnabled() });
   const broker = new BrokerController({
     brokerConfig: conf.brokerConfig,
     messageStoreConfig: conf.messageStoreConfig,
@@ -89,8 +75,9 @@ export async function runBroker(argv: string[]): Promise<number> {
   });
   await broker.start();
   const ns = conf.brokerConfig.namesrvAddr;
-  process.stdout.write(`The broker[${conf.brokerConfig.brokerName}, ${broker.brokerAddr}] boot success. serializeType=JSON${ns ? ` and name server is ${ns}` : ''}\n`);
-  return untilSignal(logger, () => broker.shutdown());
+  return untilSignal(logger, () => broker.shutdown(), () => {
+    process.stdout.write(`The broker[${conf.brokerConfig.brokerName}, ${broker.brokerAddr}] boot success. serializeType=JSON${ns ? ` and name server is ${ns}` : ''}\n`);
+  });
 }
 
 export { loadBrokerConf };

@@ -4,7 +4,9 @@
  */
 // Each command's module is loaded only when that command runs (`start` need not load the admin client).
 
-const USAGE = `usage: rocketmq-ts <command> [options]
+import { errorReport } from './cli-errors';
+
+const USAGE = `usage: rocketmq-ts [--debug] [--log-format pretty|json] <command> [options]
 
 commands:
   start      name server + broker in one process
@@ -12,7 +14,25 @@ commands:
   broker     the broker alone
   admin      mqadmin's commands (rocketmq-ts admin help)
   bench      produce / consume benchmarks
+
+  --debug                    print stacks with errors (also ROCKETMQ_DEBUG=1)
+  --log-format pretty|json   server log lines: pretty on a terminal, JSON otherwise (also ROCKETMQ_LOG_FORMAT)
 `;
+
+/** Takes the global options (anywhere on the line) out of argv into the environment the commands read. */
+export function takeGlobalOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--debug') env.ROCKETMQ_DEBUG = '1';
+    else if (arg === '--log-format' || arg.startsWith('--log-format=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      if (value !== 'pretty' && value !== 'json') throw new Error(`--log-format takes pretty or json, not ${value ?? 'nothing'}`);
+      env.ROCKETMQ_LOG_FORMAT = value;
+    } else rest.push(arg);
+  }
+  return rest;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -41,16 +61,21 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./broker')).runBroker(rest);
     case 'start':
       return (await import('./start')).runStart(rest);
-    case 'admin':
+    case 'admin': {
+      // The command reports its own failure in one line; the client's warnings would only repeat it.
+      const { configureRootLogger } = await import('../logger');
+      configureRootLogger({ level: process.env.ROCKETMQ_DEBUG === '1' ? 'warn' : 'error' });
       return (await import('./admin')).runAdmin(rest);
+    }
     default:
       process.stderr.write(`rocketmq-ts: unknown command ${command}\n${USAGE}`);
       return 2;
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err) => { process.stderr.write(`rocketmq-ts: ${err instanceof Error ? err.stack : String(err)}\n`); process.exitCode = 1; },
-);
-export {};
+if (require.main === module) {
+  Promise.resolve().then(() => main(takeGlobalOptions(process.argv.slice(2)))).then(
+    (code) => { process.exitCode = code; },
+    (err: unknown) => { process.stderr.write(errorReport(err)); process.exitCode = 1; },
+  );
+}

@@ -9,7 +9,9 @@
  * @see org.apache.rocketmq.namesrv.NamesrvStartup
  */
 import { ConfigError } from '../errors';
-import { rootLogger } from '../logger';
+import { configureRootLogger } from '../logger';
+import { debugEnabled } from './cli-errors';
+import { untilSignal } from './until-signal';
 import {
   DEFAULT_NAMESRV_CONFIG, type NamesrvConfig, createNamesrvConfig, loadNamesrvProperties, namesrvConfigToProperties,
 } from '../namesrv/namesrv-config';
@@ -80,21 +82,10 @@ export async function runNamesrv(argv: string[]): Promise<number> {
     process.stdout.write(namesrvConfigToProperties(config));
     return 0;
   }
-  const logger = rootLogger();
+  const logger = configureRootLogger({ level: 'info', stacks: debugEnabled() });
   const controller = new NamesrvController(config, { logger });
   await controller.start();
-  process.stdout.write(`The Name Server boot success. serializeType=JSON address=${controller.address}\n`);
-  return new Promise<number>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      logger.info({ signal }, 'shutting down the name server');
-      controller.shutdown().then(() => resolve(0), (err: unknown) => {
-        logger.error({ err }, 'name server shutdown failed');
-        resolve(1);
-      });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+  return untilSignal(logger, () => controller.shutdown(), () => {
+    process.stdout.write(`The Name Server boot success. serializeType=JSON address=${controller.address}\n`);
   });
 }

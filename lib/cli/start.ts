@@ -10,8 +10,9 @@ import { applyBrokerProperties } from '../broker/broker-config';
 import { NamesrvController } from '../namesrv/namesrv-controller';
 import { readPropertiesFile } from '../util/properties-file';
 import { ConfigError } from '../errors';
-import { rootLogger } from '../logger';
-import { untilSignal } from './broker';
+import { configureRootLogger } from '../logger';
+import { debugEnabled } from './cli-errors';
+import { untilSignal } from './until-signal';
 
 export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--store DIR] [-c broker.conf]
 
@@ -68,7 +69,7 @@ export async function runStart(argv: string[]): Promise<number> {
   if (!props.has('brokerName')) props.set('brokerName', 'broker-a');
   const conf = applyBrokerProperties(props);
   for (const key of conf.unknownKeys) process.stderr.write(`rocketmq-ts start: unknown configuration key ignored: ${key}\n`);
-  const logger = rootLogger();
+  const logger = configureRootLogger({ level: 'info', stacks: debugEnabled() });
   const home = os.homedir();
   const namesrv = new NamesrvController({
     listenPort: args.namesrvPort,
@@ -88,14 +89,15 @@ export async function runStart(argv: string[]): Promise<number> {
     await namesrv.shutdown();
     throw err;
   }
-  process.stdout.write(
-    `rocketmq-ts is running (${Date.now() - t0} ms)\n` +
-    `  name server: ${namesrv.address}   (NAMESRV_ADDR=${namesrv.address})\n` +
-    `  broker:      ${broker.brokerAddr}   cluster ${conf.brokerConfig.brokerClusterName}, name ${conf.brokerConfig.brokerName}\n` +
-    `  store:       ${conf.messageStoreConfig.storePathRootDir}\n`,
-  );
   return untilSignal(logger, async () => {
     await broker.shutdown();
     await namesrv.shutdown();
+  }, () => {
+    process.stdout.write(
+      `rocketmq-ts is running (${Date.now() - t0} ms)\n` +
+      `  name server: ${namesrv.address}   (NAMESRV_ADDR=${namesrv.address})\n` +
+      `  broker:      ${broker.brokerAddr}   cluster ${conf.brokerConfig.brokerClusterName}, name ${conf.brokerConfig.brokerName}\n` +
+      `  store:       ${conf.messageStoreConfig.storePathRootDir}\n`,
+    );
   });
 }

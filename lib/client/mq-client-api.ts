@@ -239,7 +239,7 @@ export class MQClientAPI implements RequestInvoker {
       return decodeTopicRouteData(response.body);
     }
     if (response.code === ResponseCode.TOPIC_NOT_EXIST) {
-      if (allowTopicNotExist) this.#logger.warn({ topic }, 'get Topic [{}] RouteInfoFromNameServer is not exist value');
+      if (allowTopicNotExist) this.#logger.debug({ topic }, 'the name server has no route for the topic (yet)');
       throw new TopicNotExistError(topic, response.remark);
     }
     throw new MQClientError(response.code, response.remark ?? `get route of ${topic} failed`);

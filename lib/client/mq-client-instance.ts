@@ -18,7 +18,7 @@ import type { HeartbeatData, ProducerData, ConsumerData } from '../../protocol/b
 import type { TopicRouteData as RouteBody } from '../../protocol/body/topic-route-data';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { configureUniqIdGenerator } from '../../protocol/message/message-id';
-import { MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError } from '../errors';
+import { MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
@@ -290,7 +290,10 @@ export class MQClientInstance {
       if (err instanceof RemotingConnectError || err instanceof RemotingTimeoutError || err instanceof RemotingSendRequestError) throw err;
       if (err instanceof MQClientError && err.responseCode === 10004) throw err;
       if (!topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && topic !== TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC) {
-        this.#logger.warn({ err, topic }, 'updateTopicRouteInfoFromNameServer exception');
+        // A topic the name server does not know yet is normal before a broker auto-creates it: the send that needs
+        // the route reports the failure if it persists.
+        if (err instanceof TopicNotExistError) this.#logger.debug({ topic }, 'no route for the topic yet');
+        else this.#logger.warn({ err, topic }, 'updateTopicRouteInfoFromNameServer exception');
       }
       return false;
     }

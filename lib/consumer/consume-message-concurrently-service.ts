@@ -12,14 +12,14 @@ import { MessageModel } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
 import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
-import { componentLogger } from '../logger';
+import { moduleLogger } from '../logger';
 import {
   type ConsumeMessageService, type ConsumeServiceHost, ConsumeStats, TaskPool, TimerSet, resetRetryAndNamespace,
 } from './consume-service';
 import { ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus, type MessageListenerConcurrently } from './listener';
 import type { ProcessQueue } from './process-queue';
 
-const log = componentLogger('consume-concurrently');
+const log = moduleLogger('consume-concurrently');
 
 /** Delay of a local retry after a failed send-back or a full pool (Java's submitConsumeRequestLater). */
 export const CONSUME_REQUEST_LATER_MILLIS = 5_000;

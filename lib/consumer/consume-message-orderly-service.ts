@@ -11,14 +11,14 @@ import { MessageModel } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
 import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
-import { componentLogger } from '../logger';
+import { moduleLogger } from '../logger';
 import {
   type ConsumeMessageService, type ConsumeServiceHost, ConsumeStats, TaskPool, TimerSet, resetRetryAndNamespace,
 } from './consume-service';
 import { ConsumeOrderlyContext, ConsumeOrderlyStatus, type MessageListenerOrderly } from './listener';
 import type { ProcessQueue } from './process-queue';
 
-const log = componentLogger('consume-orderly');
+const log = moduleLogger('consume-orderly');
 
 /** Java's -Drocketmq.client.maxTimeConsumeContinuously. */
 export const MAX_TIME_CONSUME_CONTINUOUSLY = 60_000;

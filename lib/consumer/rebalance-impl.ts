@@ -10,13 +10,13 @@
 import { type MessageModel, MessageModel as MM, type SubscriptionData } from '../../protocol/body/heartbeat-data';
 import { type MessageQueue, compareMessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
 import { MixAll } from '../client/mix-all';
-import { componentLogger } from '../logger';
+import { moduleLogger } from '../logger';
 import type { ConsumerClient } from './consumer-client';
 import { ProcessQueue } from './process-queue';
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
 import { compareClientId } from './rebalance/allocate-message-queue-strategy';
 
-const log = componentLogger('rebalance');
+const log = moduleLogger('rebalance');
 
 export interface RebalanceHooks {
   /** The start offset of a newly owned queue (< 0: not known, skip the queue this round). */

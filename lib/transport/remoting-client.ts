@@ -120,7 +120,8 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
         if (this.options.clientCloseSocketIfTimeout) conn.close();
         this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
       } else if (err instanceof RemotingSendRequestError) {
-        this.#logger.warn({ remoteAddr: addr, code: request.code, err }, 'invoke send request failed');
+        // Requests cut off by our own shutdown (a consumer's long polls) are expected, not worth a warning.
+        if (!this.#shutdown) this.#logger.warn({ remoteAddr: addr, code: request.code, err }, 'invoke send request failed');
       }
       throw err;
     }

@@ -109,7 +109,7 @@ export class SendMessageProcessor implements BrokerProcessor {
       if (header.unitMode) {
         topicSysFlag = header.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) ? buildTopicSysFlag(false, true) : buildTopicSysFlag(true, false);
       }
-      this.controller.logger.warn({ topic: header.topic, remoteAddr: ctx.remoteAddress }, 'the topic does not exist');
+      this.controller.logger.info({ topic: header.topic, remoteAddr: ctx.remoteAddress }, 'the topic does not exist, creating it from the default topic');
       topicConfig = tcm.createTopicInSendMessageMethod(header.topic, header.defaultTopic, ctx.remoteAddress, header.defaultTopicQueueNums, topicSysFlag);
       if (!topicConfig && header.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) {
         topicConfig = tcm.createTopicInSendMessageBackMethod(header.topic, 1, PermName.PERM_WRITE | PermName.PERM_READ, topicSysFlag);

@@ -14,10 +14,10 @@ import path from 'node:path';
 import { type JsonObject, messageQueueBean, mqEntries, asLong, asObject } from '../../../protocol/body/body-util';
 import { FastjsonMap, encodeFastjson, parseFastjson } from '../../../protocol/body/fastjson';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
-import { componentLogger } from '../../logger';
+import { moduleLogger } from '../../logger';
 import { type OffsetStore, OffsetTable, ReadOffsetType } from './offset-store';
 
-const log = componentLogger('offset-store');
+const log = moduleLogger('offset-store');
 
 export function defaultLocalOffsetStoreDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.ROCKETMQ_CLIENT_LOCAL_OFFSET_STORE_DIR ?? path.join(os.homedir(), '.rocketmq_offsets');

@@ -7,12 +7,12 @@
 import { ResponseCode } from '../../../protocol/code/response-code';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { MQBrokerError, MQClientError } from '../../errors';
-import { componentLogger } from '../../logger';
+import { moduleLogger } from '../../logger';
 import type { ConsumerClient } from '../consumer-client';
 import { type OffsetStore, OffsetTable, ReadOffsetType } from './offset-store';
 
 const MASTER_ID = 0;
-const log = componentLogger('offset-store');
+const log = moduleLogger('offset-store');
 
 export class RemoteBrokerOffsetStore implements OffsetStore {
   readonly #table = new OffsetTable();

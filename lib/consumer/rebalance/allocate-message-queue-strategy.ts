@@ -8,7 +8,7 @@
  */
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { ConfigError } from '../../errors';
-import { componentLogger } from '../../logger';
+import { moduleLogger } from '../../logger';
 
 export interface AllocateMessageQueueStrategy {
   allocate(consumerGroup: string, currentCID: string, mqAll: readonly MessageQueue[], cidAll: readonly string[]): MessageQueue[];
@@ -16,7 +16,7 @@ export interface AllocateMessageQueueStrategy {
   getName(): string;
 }
 
-const log = componentLogger('rebalance');
+const log = moduleLogger('rebalance');
 
 /**
  * AbstractAllocateMessageQueueStrategy.check: throws on an empty currentCID, mqAll or cidAll; returns false (and

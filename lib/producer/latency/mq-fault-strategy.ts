@@ -9,7 +9,7 @@
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { ThreadLocalIndex, javaAbs } from '../../client/thread-local-index';
 import type { TopicPublishInfo } from '../../client/topic-publish-info';
-import { componentLogger } from '../../logger';
+import { moduleLogger } from '../../logger';
 import { LatencyFaultToleranceImpl, type Clock } from './latency-fault-tolerance';
 
 export interface MQFaultStrategyOptions {
@@ -25,7 +25,7 @@ export const DEFAULT_MQ_FAULT_STRATEGY: Readonly<MQFaultStrategyOptions> = Objec
   notAvailableDuration: Object.freeze([0, 0, 30000, 60000, 120000, 180000, 600000]),
 });
 
-const log = componentLogger('producer');
+const log = moduleLogger('producer');
 
 export class MQFaultStrategy {
   readonly latencyFaultTolerance: LatencyFaultToleranceImpl;
