@@ -1,8 +1,10 @@
-// Lint: typescript-eslint's recommended rules plus the import directions of ARCHITECTURE.md.
+// Lint: typescript-eslint's recommended rules plus the layer import directions (README.md, "Layout").
 import tseslint from 'typescript-eslint';
 
-const SERVER = ['**/broker/**', '**/broker', '**/namesrv/**', '**/namesrv', '**/store/**', '**/store', '**/server'];
-const SDK = ['**/producer/**', '**/consumer/**', '**/admin/**', '**/client/**', '**/index'];
+/** A folder's import patterns: its files and the folder itself (`'../transport'` resolves to its index). */
+const dir = (...names) => names.flatMap((n) => [`**/${n}/**`, `**/${n}`]);
+const SERVER = [...dir('broker', 'namesrv', 'store'), '**/server'];
+const SDK = [...dir('producer', 'consumer', 'admin', 'client'), '**/index'];
 
 function restrict(files, groups, message) {
   return {
@@ -28,13 +30,13 @@ export default tseslint.config(
   restrict(['protocol/**/*.ts'], ['**/lib/**', '**/lib', 'net', 'node:net', 'fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'pino', 'timers', 'node:timers'],
     'protocol/ is pure: it imports nothing of lib/ and does no I/O.'),
   restrict(['lib/transport/**/*.ts'], [...SDK, ...SERVER], 'lib/transport sits below the clients and servers.'),
-  restrict(['lib/client/**/*.ts'], ['**/producer/**', '**/consumer/**', '**/admin/**', ...SERVER], 'lib/client sits below producer, consumer and admin, and never loads server code.'),
-  restrict(['lib/producer/**/*.ts'], ['**/transport/**', '**/consumer/**', '**/admin/**', ...SERVER], 'lib/producer goes through lib/client and imports no sibling.'),
-  restrict(['lib/consumer/**/*.ts'], ['**/transport/**', '**/producer/**', '**/admin/**', ...SERVER], 'lib/consumer goes through lib/client and imports no sibling.'),
-  restrict(['lib/admin/**/*.ts'], ['**/transport/**', '**/producer/**', '**/consumer/**', ...SERVER], 'lib/admin goes through lib/client and imports no sibling.'),
-  restrict(['lib/store/**/*.ts'], ['**/transport/**', '**/broker/**', '**/namesrv/**', ...SDK, 'net', 'node:net'], 'lib/store knows nothing of the network.'),
-  restrict(['lib/namesrv/**/*.ts'], ['**/broker/**', '**/store/**', ...SDK], 'lib/namesrv imports neither the SDK nor the broker.'),
-  restrict(['lib/broker/**/*.ts'], ['**/namesrv/**', ...SDK], 'lib/broker never imports the SDK layers.'),
+  restrict(['lib/client/**/*.ts'], [...dir('producer', 'consumer', 'admin'), ...SERVER], 'lib/client sits below producer, consumer and admin, and never loads server code.'),
+  restrict(['lib/producer/**/*.ts'], [...dir('transport', 'consumer', 'admin'), ...SERVER], 'lib/producer goes through lib/client and imports no sibling.'),
+  restrict(['lib/consumer/**/*.ts'], [...dir('transport', 'producer', 'admin'), ...SERVER], 'lib/consumer goes through lib/client and imports no sibling.'),
+  restrict(['lib/admin/**/*.ts'], [...dir('transport', 'producer', 'consumer'), ...SERVER], 'lib/admin goes through lib/client and imports no sibling.'),
+  restrict(['lib/store/**/*.ts'], [...dir('transport', 'broker', 'namesrv'), ...SDK, 'net', 'node:net'], 'lib/store knows nothing of the network.'),
+  restrict(['lib/namesrv/**/*.ts'], [...dir('broker', 'store'), ...SDK], 'lib/namesrv imports neither the SDK nor the broker.'),
+  restrict(['lib/broker/**/*.ts'], [...dir('namesrv'), ...SDK], 'lib/broker never imports the SDK layers.'),
   restrict(['lib/index.ts'], SERVER, 'The main export never pulls the servers in.'),
   restrict(['examples/**/*.ts'], ['../lib/*/**', '../protocol/**', '../protocol'], 'examples import only lib/index and lib/server.'),
 );

@@ -35,6 +35,7 @@ import {
 } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { RemotingClient, type RemotingClientOptions, type RPCHook, type RemotingProcessor } from '../transport';
+export type { RPCHook };
 import type { ClientConfig } from './client-config';
 import * as consumerApi from './mq-client-api-consumer';
 import { MixAll } from './mix-all';

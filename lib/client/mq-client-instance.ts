@@ -360,9 +360,9 @@ export class MQClientInstance {
    */
   async checkClientInBroker(): Promise<void> {
     for (const [group, consumer] of this.#consumerTable) {
-      const subs = consumer.subscriptions();
-      if (subs.length === 0) return;
-      for (const sd of subs) {
+      // Java returns here, which stops the checks of every consumer after one without subscriptions; the intent is
+      // "nothing to check for this one", so we go on to the next consumer.
+      for (const sd of consumer.subscriptions()) {
         if (!sd.expressionType || sd.expressionType === 'TAG') continue;
         const addr = this.findBrokerAddrByTopic(sd.topic);
         if (addr === undefined) continue;

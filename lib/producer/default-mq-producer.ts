@@ -38,7 +38,7 @@ import {
 } from '../errors';
 import { type InstrumentationEvent, InstrumentationEmitter } from '../instrumentation/emitter';
 import { type Logger, componentLogger } from '../logger';
-import type { RPCHook } from '../transport';
+import type { RPCHook } from '../client/mq-client-api';
 import { Lifecycle } from '../util/lifecycle';
 import { MQFaultStrategy } from './latency/mq-fault-strategy';
 import { checkBatch } from './message-batch';

@@ -136,6 +136,27 @@ describe('lib/client MQClientAPI, MQClientInstance, MQClientManager', function (
     expect(missing.code).to.equal(ResponseCode.SYSTEM_ERROR);
   });
 
+  it('checkClientInBroker checks every SQL92 consumer, also those registered after one without subscriptions', async () => {
+    const config = new ClientConfig({ namesrvAddr: cluster.namesrvAddr, clientIP: '127.0.0.1', instanceName: 'inst-check' });
+    const instance = new MQClientInstance(config, config.buildMQClientId(), { rebalanceIntervalMillis: 60_000 });
+    cleanups.push(() => instance.shutdown());
+    await instance.start();
+    const empty = fakeConsumer('CG_EMPTY', 'T');
+    empty.subscriptions = () => [];
+    const sql = fakeConsumer('CG_SQL', 'T');
+    sql.subscriptions = () => [{ classFilterMode: false, topic: 'T', subString: 'a > 1', tagsSet: [], codeSet: [], subVersion: 1, expressionType: 'SQL92' }];
+    instance.registerConsumer('CG_EMPTY', empty);
+    instance.registerConsumer('CG_SQL', sql);
+    await instance.updateTopicRouteInfoFromNameServer('T');
+    const checked: string[] = [];
+    cluster.brokers[0].server.registerProcessor(RequestCode.CHECK_CLIENT_CONFIG, (r) => {
+      checked.push((JSON.parse(r.body!.toString()) as { group: string }).group);
+      return RemotingCommand.createResponse(r, ResponseCode.SUCCESS);
+    });
+    await instance.checkClientInBroker();
+    expect(checked).to.deep.equal(['CG_SQL']);
+  });
+
   it('manager: one instance per client id, reference-counted', async () => {
     const manager = new MQClientManager();
     const c1 = new ClientConfig({ namesrvAddr: cluster.namesrvAddr, clientIP: '127.0.0.1', instanceName: 'mgr' });

@@ -1,0 +1,48 @@
+/**
+ * The layer rules of eslint.config.mjs catch every breach, also bare folder imports (`'../transport'` resolves to the
+ * folder's index and must be refused like `'../transport/remoting-client'`).
+ */
+import path from 'node:path';
+import { expect } from 'chai';
+import { ESLint } from 'eslint';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+async function breaches(file: string, source: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const [result] = await eslint.lintText(source, { filePath: path.join(ROOT, file) });
+  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('lint: layer rules', function () {
+  this.timeout(60_000);
+
+  const refused: Array<[string, string]> = [
+    ['lib/producer/x.ts', "import type { RPCHook } from '../transport';"],
+    ['lib/producer/x.ts', "import { RemotingClient } from '../transport/remoting-client';"],
+    ['lib/consumer/x.ts', "import { DefaultMQProducer } from '../producer';"],
+    ['lib/consumer/x.ts', "import { BrokerController } from '../broker';"],
+    ['lib/client/x.ts', "import { DefaultMQPushConsumer } from '../consumer';"],
+    ['lib/admin/x.ts', "import { DefaultMQProducer } from '../producer/default-mq-producer';"],
+    ['lib/store/x.ts', "import { BrokerController } from '../broker';"],
+    ['lib/store/x.ts', "import net from 'node:net';"],
+    ['lib/namesrv/x.ts', "import { DefaultMessageStore } from '../store';"],
+    ['lib/broker/x.ts', "import { NamesrvController } from '../namesrv';"],
+    ['lib/broker/x.ts', "import { DefaultMQProducer } from '../producer';"],
+    ['lib/transport/x.ts', "import { MQClientAPI } from '../client/mq-client-api';"],
+    ['lib/index.ts', "export * from './broker';"],
+    ['protocol/x.ts', "import fs from 'node:fs';"],
+    ['protocol/x.ts', "import { RemotingClient } from '../lib/transport';"],
+  ];
+  for (const [file, source] of refused) {
+    it(`refuses in ${file}: ${source}`, async () => {
+      expect(await breaches(file, `${source}\nexport {};\n`)).to.have.length(1);
+    });
+  }
+
+  it('allows the directions the architecture allows', async () => {
+    expect(await breaches('lib/producer/x.ts', "import type { RPCHook } from '../client/mq-client-api';\nexport {};\n")).to.deep.equal([]);
+    expect(await breaches('lib/broker/x.ts', "import { DefaultMessageStore } from '../store/message-store';\nexport {};\n")).to.deep.equal([]);
+    expect(await breaches('lib/client/x.ts', "import { RemotingClient } from '../transport';\nexport {};\n")).to.deep.equal([]);
+  });
+});
