@@ -10,9 +10,10 @@ import type { MessageExt } from '../../protocol/message/message';
 import { ConsumeConcurrentlyStatus, ConsumeOrderlyStatus } from '../consumer/listener';
 import { MessageSelector } from '../consumer/message-selector';
 import { DefaultMQPushConsumer } from '../consumer/push-consumer';
+import { endProgress, percentile, progressText, reportMode, summarize, table, writeProgress } from './bench-report';
 
 export const BENCH_CONSUME_USAGE = `usage: rocketmq-ts bench consume --namesrv H:P --topic T --group G [--count N] [--timeout S]
-       [--tag-expr EXPR | --sql EXPR] [--broadcast] [--orderly] [--from first|last] [--print] [--quiet]
+       [--tag-expr EXPR | --sql EXPR] [--broadcast] [--orderly] [--from first|last] [--print] [--quiet] [--json]
   --count N      exit 0 once N messages arrived, 1 if they did not within --timeout
   --timeout S    seconds to wait (default 60); without --count the run ends there with exit 0
   --tag-expr     tag expression ("*", "TagA || TagB"), default "*"; --sql: an SQL92 filter instead
@@ -21,12 +22,9 @@ export const BENCH_CONSUME_USAGE = `usage: rocketmq-ts bench consume --namesrv H
   --from         where a group without a committed offset starts (default first)
   --print        one line per message: topic, queueId, queueOffset, msgId, tags, keys, body length, reconsumeTimes
   --quiet        no per-second report
+  --json         nothing while running, then one JSON object with the totals
+  On a terminal: a live progress line and a final table; otherwise one key=value line per second and a [total] line.
 `;
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 interface Window {
   count: number;
@@ -56,7 +54,7 @@ export async function benchConsume(argv: string[], out: NodeJS.WritableStream = 
         timeout: { type: 'string', default: '60' }, 'tag-expr': { type: 'string' }, sql: { type: 'string' },
         broadcast: { type: 'boolean', default: false }, orderly: { type: 'boolean', default: false },
         from: { type: 'string', default: 'first' }, print: { type: 'boolean', default: false },
-        quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
+        quiet: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
       },
     }));
   } catch (e) {
@@ -118,9 +116,15 @@ export async function benchConsume(argv: string[], out: NodeJS.WritableStream = 
 
   const started = Date.now();
   let last = started;
-  const ticker = values.quiet ? null : setInterval(() => {
+  const mode = reportMode(out, values.json === true);
+  const ticker = values.quiet || mode === 'json' ? null : setInterval(() => {
     const now = Date.now();
-    out.write(report(`[${((now - started) / 1000).toFixed(0)}s]`, windowStats, (now - last) / 1000, total));
+    if (mode === 'tty' && !values.print) {
+      const rate = windowStats.count / Math.max(0.001, (now - last) / 1000);
+      writeProgress(out, progressText((now - started) / 1000, rate, 'received', total, summarize(windowStats.latencies)));
+    } else {
+      out.write(report(`[${((now - started) / 1000).toFixed(0)}s]`, windowStats, (now - last) / 1000, total));
+    }
     windowStats = { count: 0, latencies: [] };
     last = now;
   }, 1000);
@@ -139,7 +143,17 @@ export async function benchConsume(argv: string[], out: NodeJS.WritableStream = 
     await consumer.shutdown();
   }
   const seconds = (Date.now() - started) / 1000;
-  out.write(report('[total]', { count: total, latencies: all }, seconds, total));
+  if (mode === 'json') {
+    const lat = summarize(all);
+    out.write(JSON.stringify({ received: total, seconds, tps: seconds > 0 ? Math.round(total / seconds) : 0, e2eP50Ms: lat.p50, e2eP99Ms: lat.p99, e2eMaxMs: lat.max }) + '\n');
+  } else if (mode === 'tty' && !values.print) {
+    const lat = summarize(all);
+    endProgress(out);
+    out.write(table(['received', 'seconds', 'msg/s', 'e2e p50 ms', 'e2e p99 ms', 'e2e max ms'],
+      [[total, seconds, seconds > 0 ? Math.round(total / seconds) : 0, lat.p50, lat.p99, lat.max]]));
+  } else {
+    out.write(report('[total]', { count: total, latencies: all }, seconds, total));
+  }
   if (count !== undefined && total < count) {
     err.write(`bench consume: ${total} of ${count} messages arrived within ${values.timeout} s\n`);
     return 1;

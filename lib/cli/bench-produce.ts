@@ -1,15 +1,19 @@
 /**
  * `rocketmq-ts bench produce`: sends messages and reports throughput, p50/p99/max latency and failures every
- * second and at the end. With `--count N --quiet` it is a plain sender for other tools.
+ * second and at the end (a live line and a table on a terminal, key=value lines otherwise, one JSON object with
+ * `--json`; see bench-report.ts). With `--count N --quiet` it is a plain sender for other tools.
  */
 import { parseArgs } from 'node:util';
 import { createMessage } from '../../protocol/message/message';
 import type { Message } from '../../protocol/message/message';
 import { DefaultMQProducer } from '../producer/default-mq-producer';
 import { LocalTransactionState, TransactionMQProducer } from '../producer/transaction-mq-producer';
+import { endProgress, percentile, progressText, reportMode, summarize, table, writeProgress } from './bench-report';
 
 export const BENCH_PRODUCE_USAGE = `usage: rocketmq-ts bench produce --namesrv H:P --topic T [--count N | --duration S] [--size BYTES]
-       [--mode sync|async|oneway|batch|transaction] [--concurrency N] [--batch-size N] [--tag TAG] [--keys K] [--group G] [--quiet]
+       [--mode sync|async|oneway|batch|transaction] [--concurrency N] [--batch-size N] [--tag TAG] [--keys K] [--group G]
+       [--quiet] [--json]
+       a live progress line and a final table on a terminal, key=value lines otherwise; --json: one JSON object at the end
        transaction mode: [--local commit|rollback|unknown] (the local transaction's answer, default commit)
                          [--check commit|rollback] (the answer to the broker's checks, default commit)
                          [--linger S] (stay up S seconds after the sends to answer checks, default 0)
@@ -27,11 +31,6 @@ interface Stats {
   latencies: number[];
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 function line(label: string, stats: Stats, seconds: number): string {
   const sorted = stats.latencies.slice().sort((a, b) => a - b);
   const tps = seconds > 0 ? Math.round(stats.sent / seconds) : 0;
@@ -46,7 +45,7 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
       size: { type: 'string', default: '1024' }, mode: { type: 'string', default: 'sync' }, concurrency: { type: 'string', default: '1' },
       'batch-size': { type: 'string', default: '16' }, tag: { type: 'string' }, keys: { type: 'string' }, group: { type: 'string' },
       local: { type: 'string', default: 'commit' }, check: { type: 'string', default: 'commit' }, linger: { type: 'string', default: '0' },
-      quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
+      quiet: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
@@ -94,9 +93,15 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
   let issued = 0;
   const perSend = mode === 'batch' ? batchSize : 1;
   const more = () => (count !== undefined ? issued < count : Date.now() - begin < (durationMs ?? 0));
-  const ticker = values.quiet ? null : setInterval(() => {
+  const report = reportMode(out, values.json === true);
+  const ticker = values.quiet || report === 'json' ? null : setInterval(() => {
     const now = Date.now();
-    out.write(line(`[${((now - begin) / 1000).toFixed(0)}s]`, window, (now - windowBegin) / 1000));
+    if (report === 'tty') {
+      const rate = window.sent / Math.max(0.001, (now - windowBegin) / 1000);
+      writeProgress(out, progressText((now - begin) / 1000, rate, 'sent', total.sent, summarize(window.latencies), total.failed));
+    } else {
+      out.write(line(`[${((now - begin) / 1000).toFixed(0)}s]`, window, (now - windowBegin) / 1000));
+    }
     window = { sent: 0, failed: 0, latencies: [] };
     windowBegin = now;
   }, 1000);
@@ -121,7 +126,7 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
       } catch (err) {
         total.failed += n;
         window.failed += n;
-        if (!values.quiet && total.failed <= 5) process.stderr.write(`send failed: ${(err as Error).message}\n`);
+        if (!values.quiet && report !== 'json' && total.failed <= 5) process.stderr.write(`${report === 'tty' ? '\n' : ''}send failed: ${(err as Error).message}\n`);
       }
     }
   };
@@ -132,6 +137,17 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
     if (tx && lingerMs > 0) await new Promise((r) => setTimeout(r, lingerMs));
     await producer.shutdown();
   }
-  if (!values.quiet) out.write(line('[total]', total, (Date.now() - begin) / 1000));
+  const seconds = (Date.now() - begin) / 1000;
+  const lat = summarize(total.latencies);
+  const tps = seconds > 0 ? total.sent / seconds : 0;
+  if (report === 'json') {
+    out.write(JSON.stringify({ mode, sent: total.sent, failed: total.failed, seconds, tps: Math.round(tps), p50Ms: lat.p50, p99Ms: lat.p99, maxMs: lat.max }) + '\n');
+  } else if (report === 'tty' && !values.quiet) {
+    endProgress(out);
+    out.write(table(['mode', 'sent', 'failed', 'seconds', 'msg/s', 'p50 ms', 'p99 ms', 'max ms'],
+      [[mode, total.sent, total.failed, seconds, Math.round(tps), lat.p50, lat.p99, lat.max]]));
+  } else if (!values.quiet) {
+    out.write(line('[total]', total, seconds));
+  }
   return total.failed > 0 ? 1 : 0;
 }
