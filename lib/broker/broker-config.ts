@@ -68,6 +68,14 @@ export interface BrokerConfig {
   storePathRootDir: string;
   /** Channel expiry without heartbeat (ms); Java's ClientHousekeepingService uses 120 s. */
   channelExpiredTimeout: number;
+  /** Metrics exporter (Java 5.x): DISABLE (default) or PROM, a Prometheus endpoint at /metrics. */
+  metricsExporterType: string;
+  /** Address the Prometheus endpoint binds ('' = every address), Java 5.x metricsPromExporterHost. */
+  metricsPromExporterHost: string;
+  /** Port of the Prometheus endpoint, Java 5.x metricsPromExporterPort (5557). */
+  metricsPromExporterPort: number;
+  /** Shorthand of ours: a port here turns the Prometheus endpoint on at that port (-1: not set). */
+  metricsPort: number;
 }
 
 export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
@@ -125,7 +133,18 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   autoDeleteUnusedStats: false,
   storePathRootDir: path.join(os.homedir(), 'store'),
   channelExpiredTimeout: 120000,
+  metricsExporterType: 'DISABLE',
+  metricsPromExporterHost: '',
+  metricsPromExporterPort: 5557,
+  metricsPort: -1,
 });
+
+/** Where the Prometheus endpoint listens, or null when metrics are off (or an exporter we do not have is named). */
+export function prometheusEndpoint(bc: Pick<BrokerConfig, 'metricsExporterType' | 'metricsPromExporterHost' | 'metricsPromExporterPort' | 'metricsPort'>): { host: string; port: number } | null {
+  if (bc.metricsPort >= 0) return { host: bc.metricsPromExporterHost, port: bc.metricsPort };
+  if (bc.metricsExporterType.toUpperCase() === 'PROM') return { host: bc.metricsPromExporterHost, port: bc.metricsPromExporterPort };
+  return null;
+}
 
 /** Merges user options over the defaults once. */
 export function resolveBrokerConfig(config: Partial<BrokerConfig> = {}): BrokerConfig {

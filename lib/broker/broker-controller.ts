@@ -3,7 +3,7 @@
  *
  * @see org.apache.rocketmq.broker.BrokerController
  */
-import { type BrokerConfig, localAddress, resolveBrokerConfig } from './broker-config';
+import { type BrokerConfig, localAddress, prometheusEndpoint, resolveBrokerConfig } from './broker-config';
 import type { BrokerService, ScheduleMessageServiceHook } from './broker-hooks';
 import type { BrokerProcessor } from './processor/broker-processor';
 import { TopicConfigManager } from './topic/topic-config-manager';
@@ -14,6 +14,8 @@ import { ConsumerGroupEvent, ConsumerManager } from './client-manager/consumer-m
 import { Broker2Client } from './client-manager/broker2-client';
 import { PullRequestHoldService } from './longpolling/pull-request-hold-service';
 import { BrokerOuterAPI } from './out/broker-outer-api';
+import { BrokerLatencyMetrics, BrokerMetricsService } from './metrics/broker-metrics';
+import { BrokerStatsManager } from './stats/broker-stats-manager';
 import { SendMessageProcessor } from './processor/send-message-processor';
 import { PullMessageProcessor } from './processor/pull-message-processor';
 import { ClientManageProcessor } from './processor/client-manage-processor';
@@ -72,6 +74,12 @@ export class BrokerController {
   /** The processors by request code (filled by registerProcessors()). */
   readonly processors = new Map<number, BrokerProcessor>();
   readonly pullMessageProcessor: PullMessageProcessor;
+  /** Traffic counters by topic, group and broker (VIEW_BROKER_STATS_DATA, metrics). */
+  readonly brokerStatsManager: BrokerStatsManager;
+  /** Put / get latency histograms fed by the send and pull processors. */
+  readonly latencyMetrics = new BrokerLatencyMetrics();
+  /** The Prometheus endpoint, when metricsExporterType=PROM or metricsPort is set. */
+  readonly metricsService: BrokerMetricsService | null = null;
   readonly sendMessageProcessor: SendMessageProcessor;
   /** Half messages, END_TRANSACTION and the check (Java initialTransaction). */
   readonly transactionalMessageService: TransactionalMessageService;
@@ -118,6 +126,15 @@ export class BrokerController {
       storeHost: { host: bc.brokerIP1, port: bc.listenPort },
       logger: this.logger,
     });
+    this.brokerStatsManager = new BrokerStatsManager({ clusterName: bc.brokerClusterName });
+    this.services.push(this.brokerStatsManager);
+    const metrics = prometheusEndpoint(bc);
+    if (metrics) {
+      this.metricsService = new BrokerMetricsService(this, { ...metrics, logger: componentLogger('metrics', this.logger) });
+      this.services.push(this.metricsService);
+    } else if (bc.metricsExporterType.toUpperCase() !== 'DISABLE') {
+      this.logger.warn({ metricsExporterType: bc.metricsExporterType }, 'only the PROM metrics exporter is available; metrics are off');
+    }
     this.pullMessageProcessor = new PullMessageProcessor(this);
     this.sendMessageProcessor = new SendMessageProcessor(this);
     this.pullRequestHoldService = new PullRequestHoldService({

@@ -35,6 +35,10 @@ export interface NamesrvConfig {
   enableAllTopicList: boolean;
   /** 5.x: answer the unit/system/cluster topic lists (false: SYSTEM_ERROR "disable"). */
   enableTopicList: boolean;
+  /** Ours: a port here serves Prometheus metrics at /metrics (-1: off). */
+  metricsPort: number;
+  /** Address the metrics endpoint binds ('' = every address), as the broker's metricsPromExporterHost. */
+  metricsPromExporterHost: string;
   // ---- server (NettyServerConfig)
   /** Address to bind (5.x bindAddress). */
   bindAddress: string;
@@ -58,6 +62,8 @@ export const DEFAULT_NAMESRV_CONFIG: Readonly<NamesrvConfig> = Object.freeze({
   brokerChannelExpiredTime: 120_000,
   configBlackList: 'configBlackList;configStorePath;kvConfigPath;rocketmqHome',
   enableAllTopicList: true,
+  metricsPort: -1,
+  metricsPromExporterHost: '',
   enableTopicList: true,
   bindAddress: '0.0.0.0',
   listenPort: 9876,

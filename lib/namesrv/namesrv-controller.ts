@@ -14,6 +14,7 @@
  * @see org.apache.rocketmq.namesrv.routeinfo.BrokerHousekeepingService
  */
 import { type Logger, componentLogger } from '../logger';
+import { Exposition, type MetricsServer, processMetrics, startMetricsServer } from '../util/prometheus';
 import type { Channel } from '../transport/connection';
 import { RemotingServer } from '../transport/remoting-server';
 import { Lifecycle } from '../util/lifecycle';
@@ -34,6 +35,7 @@ export class NamesrvController {
   readonly routeInfoManager: RouteInfoManager;
   readonly kvConfigManager: KVConfigManager;
   readonly remotingServer: RemotingServer;
+  #metrics: MetricsServer | null = null;
   readonly processor: DefaultRequestProcessor;
   readonly #logger: Logger;
   readonly #lifecycle: Lifecycle;
@@ -102,15 +104,47 @@ export class NamesrvController {
     return `${host}:${this.#port}`;
   }
 
+  /** host:port of the Prometheus endpoint (metricsPort), or null when it is off. */
+  get metricsAddress(): string | null {
+    return this.#metrics?.address ?? null;
+  }
+
+  /** One scrape: brokers, clusters, topics and connections, plus the process figures. */
+  collectMetrics(): string {
+    const r = this.routeInfoManager;
+    let masters = 0;
+    for (const bd of r.brokerAddrTable.values()) if (bd.brokerAddrs.has(0)) masters++;
+    return processMetrics(new Exposition()
+      .gauge('rocketmq_namesrv_live_brokers', 'Broker addresses registered and not expired.', [[undefined, r.brokerLiveTable.size]])
+      .gauge('rocketmq_namesrv_broker_groups', 'Broker names (groups) known, and how many have a master.', [[{ role: 'all' }, r.brokerAddrTable.size], [{ role: 'with_master' }, masters]])
+      .gauge('rocketmq_namesrv_clusters', 'Clusters known.', [[undefined, r.clusterAddrTable.size]])
+      .gauge('rocketmq_namesrv_topics', 'Topics with a route.', [[undefined, r.topicQueueTable.size]])
+      .gauge('rocketmq_remoting_connections', 'Open connections.', [[undefined, this.remotingServer.channels.length]])
+      .gauge('rocketmq_remoting_inflight_requests', 'Requests being processed now.', [[undefined, this.remotingServer.inflightRequests]])).text();
+  }
+
   async #doStart(): Promise<void> {
     await this.kvConfigManager.load();
     this.#port = await this.remotingServer.listen();
+    if (this.config.metricsPort >= 0) {
+      try {
+        this.#metrics = await startMetricsServer({
+          host: this.config.metricsPromExporterHost, port: this.config.metricsPort, logger: this.#logger, collect: () => this.collectMetrics(),
+        });
+      } catch (err) {
+        await this.remotingServer.shutdown();
+        throw err;
+      }
+      this.#logger.info({ address: this.#metrics.address }, 'Prometheus metrics at /metrics');
+    }
     this.#scanLoop.start();
     this.#logger.info({ address: this.address }, 'The Name Server boot success');
   }
 
   async #doShutdown(): Promise<void> {
     await this.#scanLoop.stop();
+    await this.#metrics?.close();
+    this.#metrics = null;
     await this.remotingServer.shutdown();
     await this.kvConfigManager.flush();
     this.#logger.info('name server shut down');

@@ -86,6 +86,13 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
     return [...this.#channels];
   }
 
+  /** Requests being processed now, over every channel (for metrics). */
+  get inflightRequests(): number {
+    let n = 0;
+    for (const c of this.#channels) n += c.inflight;
+    return n;
+  }
+
   /** Starts listening; resolves with the bound port. Idempotent. */
   listen(): Promise<number> {
     if (this.#shutdown) return Promise.reject(new Error('the remoting server is shut down'));

@@ -6,6 +6,8 @@
  * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor (4.9.8)
  */
 import fs from 'node:fs';
+import { encodeBrokerStatsData } from '../../../protocol/body/broker-stats-data';
+import { ViewBrokerStatsDataRequestHeader } from '../../../protocol/header/view-broker-stats-data-request-header';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { CreateTopicRequestHeader } from '../../../protocol/header/create-topic-request-header';
@@ -49,6 +51,7 @@ const ADMIN_CODES = [
   RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.GET_PRODUCER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
   RequestCode.GET_BROKER_CONFIG, RequestCode.UPDATE_BROKER_CONFIG, RequestCode.GET_CONSUMER_RUNNING_INFO,
   RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+  RequestCode.VIEW_BROKER_STATS_DATA,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -95,6 +98,12 @@ export class AdminBrokerProcessor {
         this.controller.logger.info({ topic: h.topic, group: h.group, clientAddr: h.clientAddr, remoteAddr: ctx.remoteAddress },
           '[get-consumer-status] get consumer status by other');
         return this.controller.broker2Client.getConsumeStatus(request, h.topic, h.group, h.clientAddr);
+      }
+      case RequestCode.VIEW_BROKER_STATS_DATA: {
+        const h = ViewBrokerStatsDataRequestHeader.decode(request.extFields);
+        const data = this.controller.brokerStatsManager.statsData(h.statsName, h.statsKey);
+        if (!data) return this.error(request, ResponseCode.SYSTEM_ERROR, `The stats <${h.statsName}> <${h.statsKey}> not exist`);
+        return this.ok(request, encodeBrokerStatsData(data));
       }
       default:
         return RemotingCommand.createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ` request type ${request.code} not supported`);

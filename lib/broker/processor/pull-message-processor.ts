@@ -156,14 +156,21 @@ export class PullMessageProcessor implements BrokerProcessor {
       throw err;
     }
 
+    const t0 = performance.now();
     const result = await c.messageStore.getMessage(
       header.consumerGroup, header.topic, header.queueId, header.queueOffset, header.maxMsgNums, header.maxMsgBytes, storeFilter(messageFilter),
     );
+    c.latencyMetrics.get.observe((performance.now() - t0) / 1000);
     let code: number;
     switch (result.status) {
-      case GetMessageStatus.FOUND:
+      case GetMessageStatus.FOUND: {
         code = ResponseCode.SUCCESS;
+        const stats = c.brokerStatsManager;
+        stats.incGroupGetNums(header.consumerGroup, header.topic, result.messages.length);
+        stats.incGroupGetSize(header.consumerGroup, header.topic, result.bufferTotalSize);
+        stats.incBrokerGetNums(result.messages.length);
         break;
+      }
       case GetMessageStatus.MESSAGE_WAS_REMOVING:
       case GetMessageStatus.NO_MATCHED_MESSAGE:
         code = ResponseCode.PULL_RETRY_IMMEDIATELY;

@@ -169,10 +169,12 @@ export class SendMessageProcessor implements BrokerProcessor {
       if (wait !== undefined) msg.propertiesString = appendProperty(msg.propertiesString, MessageConst.PROPERTY_WAIT_STORE_MSG_OK, wait);
       this.controller.scheduleMessageService?.rewriteDelayMessage(msg);
     }
+    const t0 = performance.now();
     const result = tranFlag !== undefined && tranFlag.toLowerCase() === 'true'
       ? await this.controller.transactionalMessageService.prepareMessage(msg, withWait(stringToProperties(msg.propertiesString), header.properties))
       : await this.controller.messageStore.putMessage(msg);
-    return this.#handlePutMessageResult(result, request, queueId);
+    this.controller.latencyMetrics.put.observe((performance.now() - t0) / 1000);
+    return this.#handlePutMessageResult(result, request, queueId, msg.topic);
   }
 
   async #sendBatch(request: RemotingCommand, ctx: RemotingContext, header: SendMessageRequestHeader, topicConfig: TopicConfig): Promise<RemotingCommand> {
@@ -198,8 +200,10 @@ export class SendMessageProcessor implements BrokerProcessor {
       sysFlag,
       reconsumeTimes: header.reconsumeTimes ?? 0,
     };
+    const t0 = performance.now();
     const result = await this.controller.messageStore.putMessages(batch);
-    return this.#handlePutMessageResult(result, request, queueId);
+    this.controller.latencyMetrics.put.observe((performance.now() - t0) / 1000);
+    return this.#handlePutMessageResult(result, request, queueId, batch.topic);
   }
 
   /** Java handleRetryAndDLQ: a `%RETRY%` send past its max reconsume times goes to the group's DLQ. */
@@ -232,7 +236,7 @@ export class SendMessageProcessor implements BrokerProcessor {
     return { response: null, clearDelay };
   }
 
-  #handlePutMessageResult(result: PutMessageResult | null, request: RemotingCommand, queueId: number): RemotingCommand {
+  #handlePutMessageResult(result: PutMessageResult | null, request: RemotingCommand, queueId: number, topic: string): RemotingCommand {
     const extFields = this.#regionFields();
     if (!result) return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'store putMessage return null', extFields);
     let code: number = ResponseCode.SYSTEM_ERROR;
@@ -282,6 +286,10 @@ export class SendMessageProcessor implements BrokerProcessor {
       extFields.msgId = a.msgId;
       extFields.queueId = String(queueId);
       extFields.queueOffset = String(a.logicsOffset);
+      const stats = this.controller.brokerStatsManager;
+      stats.incTopicPutNums(topic, a.msgNum, 1);
+      stats.incTopicPutSize(topic, a.wroteBytes);
+      stats.incBrokerPutNums(a.msgNum);
     }
     return RemotingCommand.createResponse(request, code, remark, extFields);
   }
