@@ -52,7 +52,7 @@ export const DEFAULT_CONSUMER_BENCH_OPTIONS: Readonly<ConsumerBenchOptions> = Ob
 
 const httpclient = { request: async () => { throw new Error('no HTTP name-server lookup in the bench'); } };
 
-async function preload(producer: DefaultMQProducer, topic: string, count: number, body: Buffer): Promise<void> {
+export async function preload(producer: DefaultMQProducer, topic: string, count: number, body: Buffer): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < count) {
@@ -67,9 +67,9 @@ async function preload(producer: DefaultMQProducer, topic: string, count: number
 }
 
 /** Drains `count` messages with a new group of ours; ms from start() to the last message. */
-async function drainOurs(namesrvAddr: string, topic: string, count: number): Promise<number> {
+export async function drainOurs(namesrvAddr: string, topic: string, count: number): Promise<number> {
   const c = new DefaultMQPushConsumer({
-    consumerGroup: `bench_drain_ours_${process.pid}_${Date.now().toString(36)}`, namesrvAddr, instanceName: `bench-ours-${process.pid}`,
+    consumerGroup: `bench_drain_ours_${process.pid}_${Date.now().toString(36)}`, namesrvAddr, instanceName: `bench-ours-drain-${process.pid}-${Date.now().toString(36)}`,
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
   });
   let n = 0;
@@ -89,10 +89,10 @@ async function drainOurs(namesrvAddr: string, topic: string, count: number): Pro
   return ms;
 }
 
-async function drainAliOns(namesrvAddr: string, topic: string, count: number): Promise<number> {
+export async function drainAliOns(namesrvAddr: string, topic: string, count: number): Promise<number> {
   const c = new ons.Consumer({
     httpclient, nameSrv: namesrvAddr, accessKeyId: 'ak', accessKeySecret: 'sk', persistent: false,
-    consumerGroup: `bench_drain_ons_${process.pid}_${Date.now().toString(36)}`, instanceName: `bench-ons-${process.pid}`,
+    consumerGroup: `bench_drain_ons_${process.pid}_${Date.now().toString(36)}`, instanceName: `bench-ons-drain-${process.pid}-${Date.now().toString(36)}`,
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', parallelConsumeLimit: 32,
   });
   c.on('error', () => undefined);
