@@ -119,7 +119,8 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
       if (err instanceof RemotingTimeoutError) {
         if (this.options.clientCloseSocketIfTimeout) conn.close();
         this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
-      } else if (err instanceof RemotingSendRequestError) {
+      } else if (err instanceof RemotingSendRequestError && !this.#shutdown) {
+        // (requests still pending when we shut down, a push consumer's long-polling pulls, fail quietly)
         this.#logger.warn({ remoteAddr: addr, code: request.code, err }, 'invoke send request failed');
       }
       throw err;
