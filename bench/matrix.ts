@@ -9,8 +9,11 @@
  *   new group from the first offset (msg/s from start to the last message).
  *
  *   npm run bench -- matrix
- *   node dist/bench/matrix.js [--servers java,ours] [--clients ours,ali-ons,java] [--duration MS] [--warmup MS]
- *     [--drain-count N] [--size BYTES] [--scenario 'sync x1'|'sync x16'|'async x256'|'drain' ...]
+ *   node dist/bench/matrix.js [--servers java,ours] [--clients ours,ali-ons,java] [--duration MS] [--rounds N]
+ *     [--warmup MS] [--drain-count N] [--size BYTES] [--scenario 'sync x1'|'sync x16'|'async x256'|'drain' ...]
+ *
+ * The in-process clients send (and drain) in turns (rounds, default 3, sends of 2 s each, who goes first alternating)
+ * and the median turn counts, so a change of the machine's load mid-run hits both about alike.
  *
  * Prints one table, msg/s per client and the ratios ours/ali-ons and ours/Java per server. Without Java (no `java`,
  * no javaref folder) the Java server and client are left out with a line saying why. No assertions.
@@ -32,8 +35,11 @@ type ClientName = 'ours' | 'ali-ons' | 'java';
 export interface MatrixBenchOptions {
   servers: readonly ServerName[];
   clients: readonly ClientName[];
+  /** Measured time of each send scenario per client, split into `rounds` turns. */
   durationMillis: number;
+  /** Warm-up before each turn. */
   warmupMillis: number;
+  rounds: number;
   drainCount: number;
   size: number;
   queues: number;
@@ -44,8 +50,9 @@ export interface MatrixBenchOptions {
 export const DEFAULT_MATRIX_BENCH_OPTIONS: Readonly<MatrixBenchOptions> = Object.freeze({
   servers: Object.freeze(['java', 'ours'] as const),
   clients: Object.freeze(['ours', 'ali-ons', 'java'] as const),
-  durationMillis: 5000,
-  warmupMillis: 1000,
+  durationMillis: 6000,
+  warmupMillis: 500,
+  rounds: 3,
   drainCount: 100_000,
   size: 1024,
   queues: 8,
@@ -70,7 +77,16 @@ async function startServer(name: ServerName): Promise<Server> {
   let broker: JavaBroker | undefined;
   try {
     ns = await startJavaNamesrv('4.9.8');
-    broker = await startJavaBroker('4.9.8', { namesrvAddr: ns.addr, heap: '-Xms1g -Xmx1g' });
+    // the broker's ports (listenPort, -2, +1) were free when chosen; on a shared machine one can be taken before the
+    // JVM binds it: try fresh ports a few times
+    for (let attempt = 1; !broker; attempt++) {
+      try {
+        broker = await startJavaBroker('4.9.8', { namesrvAddr: ns.addr, heap: '-Xms1g -Xmx1g' });
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        process.stderr.write(`the Java broker did not start (attempt ${attempt}): ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
+      }
+    }
   } catch (err) {
     await ns?.stop();
     throw err;
@@ -142,12 +158,19 @@ async function runServer(server: ServerName, o: MatrixBenchOptions, results: Res
         // warm the broker (JIT, first commit-log pages) before anything is measured
         for (const c of clients) await runScenario(c.sender(SCENARIOS[0])!, SCENARIOS[0], { ...o, durationMillis: 0 }, () => Number.NaN);
         for (const [i, s] of sends.entries()) {
-          // alternate who goes first, so neither always meets a fresh commit-log file
-          const order = i % 2 === 0 ? clients : [...clients].reverse();
-          for (const c of order) {
-            const m = await runScenario(c.sender(s)!, s, o, () => Number.NaN);
-            record(s.name, c.name, m.msgPerSec);
+          // Rounds of durationMillis / rounds each, the clients taking turns (who goes first alternates), median per
+          // client: the machine's load changes during a run, and turns let both clients see about the same.
+          const rates = new Map<string, number[]>();
+          for (let round = 0; round < o.rounds; round++) {
+            const order = (i + round) % 2 === 0 ? clients : [...clients].reverse();
+            for (const c of order) {
+              const m = await runScenario(c.sender(s)!, s, { warmupMillis: o.warmupMillis, durationMillis: o.durationMillis / o.rounds }, () => Number.NaN);
+              let l = rates.get(c.name);
+              if (!l) rates.set(c.name, (l = []));
+              l.push(m.msgPerSec);
+            }
           }
+          for (const c of clients) record(s.name, c.name, median(rates.get(c.name) ?? []));
           if (o.clients.includes('java')) {
             // durationMillis of sending at the rate ours reached (the Java client counts messages, not time, and its
             // rate includes its JIT warm-up: a longer run for a slower client keeps that share small)
@@ -179,23 +202,34 @@ async function runServer(server: ServerName, o: MatrixBenchOptions, results: Res
         if (c === 'ours') await drainOurs(namesrvAddr, topic, warm);
         else if (c === 'ali-ons') await drainAliOns(namesrvAddr, topic, warm);
       }
-      for (const c of o.clients) {
-        let rate = Number.NaN;
-        try {
-          if (c === 'java') rate = await javaDrain(namesrvAddr, topic, o.drainCount);
-          else {
+      // the in-process clients drain in turns as they send (median of the rounds); the Java client once
+      const inProcess = o.clients.filter((c) => c !== 'java');
+      const rates = new Map<ClientName, number[]>();
+      for (let round = 0; round < o.rounds; round++) {
+        for (const c of round % 2 === 0 ? inProcess : [...inProcess].reverse()) {
+          try {
             const ms = c === 'ours' ? await drainOurs(namesrvAddr, topic, o.drainCount) : await drainAliOns(namesrvAddr, topic, o.drainCount);
-            rate = (o.drainCount * 1000) / ms;
+            let l = rates.get(c);
+            if (!l) rates.set(c, (l = []));
+            l.push((o.drainCount * 1000) / ms);
+          } catch (err) {
+            process.stderr.write(`${c} drain failed: ${err instanceof Error ? err.message : String(err)}\n`);
           }
-        } catch (err) {
-          process.stderr.write(`${c} drain failed: ${err instanceof Error ? err.message : String(err)}\n`);
         }
-        record('drain', c, rate);
       }
+      for (const c of inProcess) record('drain', c, median(rates.get(c) ?? []));
+      if (o.clients.includes('java')) record('drain', 'java', await javaDrain(namesrvAddr, topic, o.drainCount));
     }
   } finally {
     await srv.stop();
   }
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const v = [...values].sort((a, b) => a - b);
+  const m = v.length >> 1;
+  return v.length % 2 === 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 function fmtRate(n: number | undefined): string {
@@ -237,6 +271,7 @@ function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
     else if (a === '--clients') o.clients = list<ClientName>(argv[++i]);
     else if (a === '--duration') o.durationMillis = Number(argv[++i]);
     else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
+    else if (a === '--rounds') o.rounds = Math.max(1, Number(argv[++i]));
     else if (a === '--drain-count') o.drainCount = Number(argv[++i]);
     else if (a === '--size') o.size = Number(argv[++i]);
     else if (a === '--queues') o.queues = Number(argv[++i]);
@@ -247,7 +282,7 @@ function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
 }
 
 export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}): Promise<BenchResult[]> {
-  process.env.ROCKETMQ_LOG_LEVEL ??= 'warn';
+  process.env.ROCKETMQ_LOG_LEVEL ??= 'error';
   const o: MatrixBenchOptions = { ...DEFAULT_MATRIX_BENCH_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
   const skip = javaSkipReason('4.9.8');
   if (skip) {
