@@ -512,7 +512,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
    * A broker refuses a pull whose subVersion is newer than the one it holds (SUBSCRIPTION_NOT_LATEST), and the queue
    * then waits PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION (3 s). A Java broker runs heartbeats and pulls on different
    * thread pools, so a pull sent right behind the heartbeat often overtook it: after each rebalance change, a few
-   * queues of a draining consumer stalled for 3 s (the pulls of a Java client race the same way).
+   * queues of a draining consumer stalled for 3 s (test/integration/consumer/subscription-version.test.ts).
    */
   #announceSubscriptions(): void {
     const client = this.#client;
