@@ -11,6 +11,7 @@
  *   npm run bench -- matrix
  *   node dist/bench/matrix.js [--servers java,ours] [--clients ours,ali-ons,java] [--duration MS] [--rounds N]
  *     [--warmup MS] [--drain-count N] [--size BYTES] [--scenario 'sync x1'|'sync x16'|'async x256'|'drain' ...]
+ *     [--pull-trace]   (what our first measured drain's pulls saw: answers, request->answer times, socket reads)
  *
  * The in-process clients send (and drain) in turns (rounds, default 3, sends of 2 s each, who goes first alternating)
  * and the median turn counts, so a change of the machine's load mid-run hits both about alike.
@@ -18,6 +19,7 @@
  * Prints one table, msg/s per client and the ratios ours/ali-ons and ours/Java per server. Without Java (no `java`,
  * no javaref folder) the Java server and client are left out with a line saying why. No assertions.
  */
+import './quiet-logs';
 import { performance } from 'node:perf_hooks';
 import { DefaultMQProducer } from '../lib/index';
 import {
@@ -40,6 +42,8 @@ export interface MatrixBenchOptions {
   /** Warm-up before each turn. */
   warmupMillis: number;
   rounds: number;
+  /** Print the pull trace of our first measured drain per server (bench/consumer.ts PullTrace). */
+  pullTrace?: boolean;
   drainCount: number;
   size: number;
   queues: number;
@@ -208,7 +212,9 @@ async function runServer(server: ServerName, o: MatrixBenchOptions, results: Res
       for (let round = 0; round < o.rounds; round++) {
         for (const c of round % 2 === 0 ? inProcess : [...inProcess].reverse()) {
           try {
-            const ms = c === 'ours' ? await drainOurs(namesrvAddr, topic, o.drainCount) : await drainAliOns(namesrvAddr, topic, o.drainCount);
+            const ms = c === 'ours'
+              ? await drainOurs(namesrvAddr, topic, o.drainCount, { pullTrace: o.pullTrace && round === 0 })
+              : await drainAliOns(namesrvAddr, topic, o.drainCount);
             let l = rates.get(c);
             if (!l) rates.set(c, (l = []));
             l.push((o.drainCount * 1000) / ms);
@@ -272,6 +278,7 @@ function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
     else if (a === '--duration') o.durationMillis = Number(argv[++i]);
     else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
     else if (a === '--rounds') o.rounds = Math.max(1, Number(argv[++i]));
+    else if (a === '--pull-trace') o.pullTrace = true;
     else if (a === '--drain-count') o.drainCount = Number(argv[++i]);
     else if (a === '--size') o.size = Number(argv[++i]);
     else if (a === '--queues') o.queues = Number(argv[++i]);
@@ -282,7 +289,6 @@ function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
 }
 
 export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}): Promise<BenchResult[]> {
-  process.env.ROCKETMQ_LOG_LEVEL ??= 'error';
   const o: MatrixBenchOptions = { ...DEFAULT_MATRIX_BENCH_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
   const skip = javaSkipReason('4.9.8');
   if (skip) {
