@@ -8,13 +8,15 @@
  *
  *   node dist/bench/index.js consumer
  *   node dist/bench/consumer.js [--namesrv H:P] [--count N] [--size BYTES] [--rate MSG_PER_SEC] [--latency-seconds S]
- *     [--only ours|ali-ons] [--trace]
+ *     [--only ours|ali-ons] [--trace] [--pull-trace]
  *
  * No assertions: numbers for humans.
  */
 import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { ConsumeConcurrentlyStatus, DefaultMQProducer, DefaultMQPushConsumer, createMessage, type Message } from '../lib/index';
 import { PullAPIWrapper } from '../lib/consumer/pull-api-wrapper';
+import { MQBrokerError } from '../lib/errors';
+import { FrameDecoder } from '../protocol/frame';
 import type { MessageExt } from '../protocol/message/message';
 import type { BenchResult } from './bench-util';
 import { createTopic, startBrokerProcess } from './producer';
@@ -40,6 +42,8 @@ export interface ConsumerBenchOptions {
   clients: ReadonlyArray<'ours' | 'ali-ons'>;
   /** Print the per-stage path trace of the latency run. */
   trace?: boolean;
+  /** Print the pull trace of our drain (see PullTrace). */
+  pullTrace?: boolean;
 }
 
 export const DEFAULT_CONSUMER_BENCH_OPTIONS: Readonly<ConsumerBenchOptions> = Object.freeze({
@@ -52,7 +56,7 @@ export const DEFAULT_CONSUMER_BENCH_OPTIONS: Readonly<ConsumerBenchOptions> = Ob
 
 const httpclient = { request: async () => { throw new Error('no HTTP name-server lookup in the bench'); } };
 
-async function preload(producer: DefaultMQProducer, topic: string, count: number, body: Buffer): Promise<void> {
+export async function preload(producer: DefaultMQProducer, topic: string, count: number, body: Buffer): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < count) {
@@ -66,10 +70,98 @@ async function preload(producer: DefaultMQProducer, topic: string, count: number
   await Promise.all(Array.from({ length: 8 }, worker));
 }
 
+/**
+ * `--pull-trace`: what the pull path of our drain saw: pulls per queue, the time from a pull's request to its answer,
+ * the most pulls outstanding on one queue, the broker's answers (pull status or error code, when each first came
+ * and on which queues), and socket reads per pull response. PullAPIWrapper.pullKernelImpl and FrameDecoder.push are
+ * wrapped for the run (bench only). This is how a 3 s stall of a few queues after the rebalance showed up against
+ * the Java broker (SUBSCRIPTION_NOT_LATEST, see DefaultMQPushConsumer #announceSubscriptions).
+ */
+export class PullTrace {
+  #t0 = 0;
+  #reads = 0;
+  #readBytes = 0;
+  #pulls = 0;
+  #pullBytes = 0;
+  readonly #rtt: number[] = [];
+  readonly #answers = new Map<string, { n: number; first: number; queues: Set<number> }>();
+  readonly #inflight = new Map<number, number>();
+  #maxInflight = 0;
+  #restore: (() => void) | undefined;
+
+  start(topic: string): void {
+    const proto = PullAPIWrapper.prototype;
+    const kernel = proto.pullKernelImpl;
+    const decoderProto = FrameDecoder.prototype;
+    const push = decoderProto.push;
+    this.#t0 = performance.now();
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const trace = this;
+    decoderProto.push = function tracedPush(this: FrameDecoder, chunk: Buffer) {
+      trace.#reads++;
+      trace.#readBytes += chunk.length;
+      return push.call(this, chunk);
+    };
+    proto.pullKernelImpl = async function tracedKernel(this: PullAPIWrapper, ...args: Parameters<typeof kernel>) {
+      const q = args[0].mq.queueId;
+      const ours = args[0].mq.topic === topic;
+      const sent = performance.now();
+      if (ours) {
+        const n = (trace.#inflight.get(q) ?? 0) + 1;
+        trace.#inflight.set(q, n);
+        trace.#maxInflight = Math.max(trace.#maxInflight, n);
+      }
+      let answer = '';
+      try {
+        const raw = await kernel.apply(this, args);
+        answer = raw.pullStatus;
+        if (ours) {
+          trace.#pulls++;
+          trace.#pullBytes += raw.messageBinary?.length ?? 0;
+        }
+        return raw;
+      } catch (err) {
+        answer = err instanceof MQBrokerError ? `error ${err.responseCode} (${err.remark ?? ''})` : `error ${(err as Error).name}`;
+        throw err;
+      } finally {
+        if (ours) {
+          const now = performance.now();
+          trace.#inflight.set(q, trace.#inflight.get(q)! - 1);
+          trace.#rtt.push(now - sent);
+          let a = trace.#answers.get(answer);
+          if (!a) trace.#answers.set(answer, (a = { n: 0, first: now - trace.#t0, queues: new Set() }));
+          a.n++;
+          a.queues.add(q);
+        }
+      }
+    };
+    this.#restore = () => {
+      proto.pullKernelImpl = kernel;
+      decoderProto.push = push;
+    };
+  }
+
+  stop(): string {
+    this.#restore?.();
+    this.#restore = undefined;
+    const p = percentiles(this.#rtt);
+    const answers = [...this.#answers].map(([k, a]) => `    ${k}: ${a.n}, first at +${a.first.toFixed(0)} ms, queues ${[...a.queues].sort((x, y) => x - y).join(',')}`);
+    return [
+      `pull trace of our drain: ${this.#pulls} pull responses (${(this.#pullBytes / Math.max(1, this.#pulls)).toFixed(0)} B of records each), ` +
+        `${this.#reads} socket reads of ${(this.#readBytes / 1048576).toFixed(1)} MiB (${(this.#reads / Math.max(1, this.#pulls)).toFixed(2)} reads per pull response)`,
+      `  request -> answer ms: p50 ${p.p50.toFixed(2)}  p99 ${p.p99.toFixed(2)}  max ${p.max.toFixed(2)}; at most ${this.#maxInflight} pull(s) outstanding on one queue`,
+      '  answers:',
+      ...answers,
+    ].join('\n');
+  }
+}
+
 /** Drains `count` messages with a new group of ours; ms from start() to the last message. */
-async function drainOurs(namesrvAddr: string, topic: string, count: number): Promise<number> {
+export async function drainOurs(namesrvAddr: string, topic: string, count: number, opts: { pullTrace?: boolean } = {}): Promise<number> {
+  const trace = opts.pullTrace ? new PullTrace() : undefined;
+  trace?.start(topic);
   const c = new DefaultMQPushConsumer({
-    consumerGroup: `bench_drain_ours_${process.pid}_${Date.now().toString(36)}`, namesrvAddr, instanceName: `bench-ours-${process.pid}`,
+    consumerGroup: `bench_drain_ours_${process.pid}_${Date.now().toString(36)}`, namesrvAddr, instanceName: `bench-ours-drain-${process.pid}-${Date.now().toString(36)}`,
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
   });
   let n = 0;
@@ -82,17 +174,22 @@ async function drainOurs(namesrvAddr: string, topic: string, count: number): Pro
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
   });
   const t0 = performance.now();
-  await c.start();
-  await finished;
+  try {
+    await c.start();
+    await finished;
+  } finally {
+    const report = trace?.stop();
+    if (report) process.stderr.write(`${report}\n`);
+  }
   const ms = performance.now() - t0;
   await c.shutdown();
   return ms;
 }
 
-async function drainAliOns(namesrvAddr: string, topic: string, count: number): Promise<number> {
+export async function drainAliOns(namesrvAddr: string, topic: string, count: number): Promise<number> {
   const c = new ons.Consumer({
     httpclient, nameSrv: namesrvAddr, accessKeyId: 'ak', accessKeySecret: 'sk', persistent: false,
-    consumerGroup: `bench_drain_ons_${process.pid}_${Date.now().toString(36)}`, instanceName: `bench-ons-${process.pid}`,
+    consumerGroup: `bench_drain_ons_${process.pid}_${Date.now().toString(36)}`, instanceName: `bench-ons-drain-${process.pid}-${Date.now().toString(36)}`,
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', parallelConsumeLimit: 32,
   });
   c.on('error', () => undefined);
@@ -275,6 +372,7 @@ function parseArgs(argv: string[]): Partial<ConsumerBenchOptions> {
     else if (a === '--rate') o.rate = Number(argv[++i]);
     else if (a === '--latency-seconds') o.latencySeconds = Number(argv[++i]);
     else if (a === '--trace') o.trace = true;
+    else if (a === '--pull-trace') o.pullTrace = true;
     else if (a === '--only') o.clients = [argv[++i] as 'ours' | 'ali-ons'];
     else throw new Error(`unknown option ${a}`);
   }
@@ -299,7 +397,7 @@ export async function runConsumerBench(options: Partial<ConsumerBenchOptions> = 
     await preload(producer, topic, o.count, body);
     process.stderr.write(`pre-loaded ${o.count} messages of ${o.size} B in ${Math.round(performance.now() - t0)} ms\n`);
     for (const name of o.clients) {
-      const ms = name === 'ours' ? await drainOurs(namesrvAddr, topic, o.count) : await drainAliOns(namesrvAddr, topic, o.count);
+      const ms = name === 'ours' ? await drainOurs(namesrvAddr, topic, o.count, { pullTrace: o.pullTrace }) : await drainAliOns(namesrvAddr, topic, o.count);
       const rate = (o.count * 1000) / ms;
       drain.set(name, rate);
       out.push({ name: `consumer.${name}.drain`, opsPerSec: rate, meanMicros: 1e6 / rate, ops: o.count });

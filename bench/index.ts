@@ -2,7 +2,7 @@
  * Benchmark runner: `node dist/bench/index.js [scenario...]` (or `npm run bench -- [scenario...]`) runs the named
  * scenarios (all when none) and prints one table at the end; `--list` prints the names. Scenarios: codec, store,
  * namesrv, filter, broker (raw client, cold start), coldstart (precise, median of 5), producer and consumer (ours vs ali-ons against a broker child
- * process). Each scenario module is loaded only when it runs.
+ * process), matrix (ours, ali-ons and the Java client against the Java broker and ours, with ratios). Each scenario module is loaded only when it runs.
  */
 import { formatResults, type BenchResult } from './bench-util';
 
@@ -84,6 +84,10 @@ const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[
   consumer: {
     about: 'push consumer drain, ours vs ali-ons',
     run: async () => (await import('./consumer')).runConsumerBench(),
+  },
+  matrix: {
+    about: 'ours / ali-ons / Java 4.9.8 client against the Java 4.9.8 broker and ours: sync x1, sync x16, async x256, drain 100k',
+    run: async () => (await import('./matrix')).runMatrixBench(),
   },
 };
 

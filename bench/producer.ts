@@ -51,7 +51,7 @@ export const DEFAULT_PRODUCER_BENCH_OPTIONS: Readonly<ProducerBenchOptions> = Ob
   scenarios: Object.freeze([]),
 });
 
-interface Scenario {
+export interface Scenario {
   name: string;
   inflight: number;
   /** Messages per send call. */
@@ -59,14 +59,14 @@ interface Scenario {
   async: boolean;
 }
 
-const SCENARIOS: readonly Scenario[] = [
+export const SCENARIOS: readonly Scenario[] = [
   { name: 'sync x1', inflight: 1, batch: 1, async: false },
   { name: 'sync x16', inflight: 16, batch: 1, async: false },
   { name: 'async x256', inflight: 256, batch: 1, async: true },
   { name: 'batch32 x1', inflight: 1, batch: 32, async: false },
 ];
 
-interface Measured {
+export interface Measured {
   msgPerSec: number;
   p50: number;
   p99: number;
@@ -78,7 +78,7 @@ interface Measured {
 
 type SendFn = (scenario: Scenario) => Promise<unknown>;
 
-interface BenchClient {
+export interface BenchClient {
   name: 'ours' | 'ali-ons';
   /** null when the client cannot run the scenario (ali-ons has no batch send). */
   sender(scenario: Scenario): SendFn | null;
@@ -90,7 +90,7 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 }
 
-async function runScenario(send: SendFn, s: Scenario, o: ProducerBenchOptions, brokerCpuMicros: () => number): Promise<Measured> {
+export async function runScenario(send: SendFn, s: Scenario, o: Pick<ProducerBenchOptions, 'warmupMillis' | 'durationMillis'>, brokerCpuMicros: () => number): Promise<Measured> {
   let measuring = false;
   let stop = false;
   let count = 0;
@@ -238,12 +238,22 @@ export async function startBrokerProcess(): Promise<BrokerProcess> {
   };
 }
 
-export async function createTopic(namesrvAddr: string, topic: string): Promise<void> {
+/** Creates `topic` with `queueNums` queues on every broker serving TBW102 and waits for its route. */
+export async function createTopic(namesrvAddr: string, topic: string, queueNums = 4): Promise<void> {
   const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: `bench-admin-${process.pid}` });
   await admin.start();
   try {
-    await admin.createTopic('TBW102', topic, 4);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
+    // a broker that just started may not be in the name server's TBW102 route yet
+    for (;;) {
+      try {
+        await admin.createTopic('TBW102', topic, queueNums);
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
     for (;;) {
       try {
         const route = await admin.examineTopicRouteInfo(topic);
@@ -258,8 +268,8 @@ export async function createTopic(namesrvAddr: string, topic: string): Promise<v
   }
 }
 
-async function ourClient(namesrvAddr: string, topic: string, body: Buffer): Promise<BenchClient> {
-  const producer = new DefaultMQProducer({ producerGroup: `bench_ours_${process.pid}`, namesrvAddr, instanceName: `bench-ours-${process.pid}` });
+export async function ourClient(namesrvAddr: string, topic: string, body: Buffer): Promise<BenchClient> {
+  const producer = new DefaultMQProducer({ producerGroup: `bench_ours_${process.pid}`, namesrvAddr, instanceName: `bench-ours-${process.pid}-${Date.now().toString(36)}` });
   await producer.start();
   const one = (): Message => createMessage(topic, body, { tags: 'TagA' });
   return {
@@ -278,11 +288,12 @@ async function ourClient(namesrvAddr: string, topic: string, body: Buffer): Prom
   };
 }
 
-async function aliOnsClient(namesrvAddr: string, topic: string, body: Buffer): Promise<BenchClient> {
+export async function aliOnsClient(namesrvAddr: string, topic: string, body: Buffer): Promise<BenchClient> {
   const httpclient = { request: async () => { throw new Error('no HTTP name-server lookup in the bench'); } };
   const producer = new ons.Producer({
     httpclient, nameSrv: namesrvAddr, accessKeyId: 'ak', accessKeySecret: 'sk', persistent: false,
-    producerGroup: `bench_ons_${process.pid}`, instanceName: `bench-ons-${process.pid}`,
+    producerGroup: `bench_ons_${process.pid}`, instanceName: `bench-ons-${process.pid}-${Date.now().toString(36)}`,
+    // a fresh instanceName per client: ali-ons keeps a closed client of a name and hands it out again
   });
   // ali-ons reports background failures (e.g. its MQClient reconnecting once the broker has stopped) as 'error'.
   producer.on('error', () => undefined);

@@ -86,6 +86,8 @@ export class MQClientInstance {
   readonly #rebalanceLoop: ServiceLoop;
   readonly #lifecycle: Lifecycle;
   #heartbeat: Promise<void> | null = null;
+  /** The round queued behind #heartbeat (its data is prepared when it starts). */
+  #heartbeatNext: Promise<void> | null = null;
   /** Called once the instance is shut down (the manager drops it). */
   onShutdown: (() => void) | null = null;
 
@@ -154,6 +156,7 @@ export class MQClientInstance {
 
   async #doShutdown(): Promise<void> {
     await Promise.all(this.#loops.map((l) => l.stop()));
+    if (this.#heartbeatNext) await this.#heartbeatNext.catch(() => undefined);
     if (this.#heartbeat) await this.#heartbeat.catch(() => undefined);
     await Promise.allSettled([...this.#routeInflight.values()]);
     await this.api.shutdown();
@@ -426,11 +429,28 @@ export class MQClientInstance {
 
   // ---------------------------------------------------------------- heartbeats
 
-  /** Heartbeats to every known broker; concurrent calls share one round. */
+  /**
+   * Heartbeats to every known broker. The promise settles once a round that started after this call (so its data
+   * holds every change the caller made before calling, e.g. a new subscription version) was answered: a call while a
+   * round is in flight queues one more round after it, and every call meanwhile shares that queued round.
+   */
   sendHeartbeatToAllBrokerWithLock(): Promise<void> {
-    if (this.#heartbeat) return this.#heartbeat;
-    this.#heartbeat = this.#sendHeartbeatToAllBroker().finally(() => { this.#heartbeat = null; });
-    return this.#heartbeat;
+    if (this.#heartbeatNext) return this.#heartbeatNext;
+    if (!this.#heartbeat) return this.#startHeartbeat();
+    const next = this.#heartbeat.catch(() => undefined).then(() => {
+      this.#heartbeatNext = null;
+      return this.#startHeartbeat();
+    });
+    this.#heartbeatNext = next;
+    return next;
+  }
+
+  #startHeartbeat(): Promise<void> {
+    const round: Promise<void> = this.#sendHeartbeatToAllBroker().finally(() => {
+      if (this.#heartbeat === round) this.#heartbeat = null;
+    });
+    this.#heartbeat = round;
+    return round;
   }
 
   prepareHeartbeatData(): HeartbeatData {

@@ -145,6 +145,8 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
   #queueThresholds = { count: 0, sizeMiB: 0 };
   #pulls = { count: 0, rtTotal: 0 };
   #instance: MQClientInstance | undefined;
+  /** The heartbeat round announcing a new subVersion, until the brokers answered it. */
+  #subscriptionsAnnounced: Promise<void> | null = null;
 
   constructor(options: Partial<PushConsumerOptions> & { consumerGroup: string }) {
     const { client, offsetStore, ...rest } = options;
@@ -176,7 +178,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     this.#subscriptions.set(t, sd);
     if (this.#rebalance) {
       this.#rebalance.subscriptionInner.set(t, sd);
-      void this.#client?.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+      this.#announceSubscriptions();
     }
   }
 
@@ -502,7 +504,23 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
       }
     }
     this.#log.info({ topic, owned: mqDivided.length }, 'messageQueueChanged');
-    void this.#client?.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+    this.#announceSubscriptions();
+  }
+
+  /**
+   * Heartbeats the subscriptions (with their new subVersion) to the brokers; pulls wait until the brokers answered.
+   * A broker refuses a pull whose subVersion is newer than the one it holds (SUBSCRIPTION_NOT_LATEST), and the queue
+   * then waits PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION (3 s). A Java broker runs heartbeats and pulls on different
+   * thread pools, so a pull sent right behind the heartbeat often overtook it: after each rebalance change, a few
+   * queues of a draining consumer stalled for 3 s (test/integration/consumer/subscription-version.test.ts).
+   */
+  #announceSubscriptions(): void {
+    const client = this.#client;
+    if (!client) return;
+    const round: Promise<void> = client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined).finally(() => {
+      if (this.#subscriptionsAnnounced === round) this.#subscriptionsAnnounced = null;
+    });
+    this.#subscriptionsAnnounced = round;
   }
 
   // ------------------------------------------------------------------ pull loop
@@ -555,11 +573,18 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
       this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
       return;
     }
+    if (this.#subscriptionsAnnounced) {
+      // the brokers have not acknowledged the latest subVersion yet (see #announceSubscriptions)
+      await this.#subscriptionsAnnounced;
+      if (pq.dropped || !this.#running) return;
+    }
     const sd = this.#rebalance!.subscriptionInner.get(mq.topic);
     if (!sd) {
       this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
       return;
     }
+    // read before any await: a pull that passed the check above must not carry a subVersion bumped meanwhile
+    const subVersion = sd.subVersion;
     let commitOffsetEnable = false;
     let commitOffsetValue = 0;
     if (this.options.messageModel === MessageModel.CLUSTERING) {
@@ -575,7 +600,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     let result;
     try {
       result = await this.#pullAPIWrapper!.pull({
-        mq, subExpression, expressionType: sd.expressionType, subVersion: sd.subVersion, offset: req.nextOffset,
+        mq, subExpression, expressionType: sd.expressionType, subVersion, offset: req.nextOffset,
         maxNums: this.options.pullBatchSize, sysFlag, commitOffset: commitOffsetValue,
         brokerSuspendMaxTimeMillis: BROKER_SUSPEND_MAX_TIME_MILLIS, timeoutMillis: CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND,
       }, sd);

@@ -117,6 +117,40 @@ describe('lib/client MQClientAPI, MQClientInstance, MQClientManager', function (
     expect(body.consumerDataSet[0].groupName).to.equal('CG_1');
   });
 
+  it('instance: a heartbeat asked for while one is in flight sends one more round, with the data as of the call', async () => {
+    const config = new ClientConfig({ namesrvAddr: cluster.namesrvAddr, clientIP: '127.0.0.1', instanceName: 'inst-hb-rounds' });
+    const instance = new MQClientInstance(config, config.buildMQClientId(), { rebalanceIntervalMillis: 60_000 });
+    cleanups.push(() => instance.shutdown());
+    await instance.start();
+    const consumer = fakeConsumer('CG_HB', 'T');
+    let subVersion = 1;
+    consumer.subscriptions = () => [{ classFilterMode: false, topic: 'T', subString: '*', tagsSet: [], codeSet: [], subVersion, expressionType: 'TAG' }];
+    instance.registerConsumer('CG_HB', consumer);
+    await instance.updateTopicRouteInfoFromNameServer('T');
+    // the broker holds the first heartbeat until the test lets it go
+    const broker = cluster.brokers[0];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const versions: number[] = [];
+    broker.server.registerProcessor(RequestCode.HEART_BEAT, async (r) => {
+      const body = JSON.parse(r.body!.toString()) as { consumerDataSet: Array<{ subscriptionDataSet: Array<{ subVersion: number }> }> };
+      versions.push(body.consumerDataSet[0].subscriptionDataSet[0].subVersion);
+      if (versions.length === 1) await gate;
+      return RemotingCommand.createResponse(r, ResponseCode.SUCCESS);
+    });
+    const first = instance.sendHeartbeatToAllBrokerWithLock();
+    await waitFor(() => versions.length === 1, 2000, 'the first heartbeat');
+    subVersion = 2; // e.g. a rebalance changed the subscription's version while the first round is in flight
+    let secondDone = false;
+    const second = instance.sendHeartbeatToAllBrokerWithLock().then(() => { secondDone = true; });
+    const third = instance.sendHeartbeatToAllBrokerWithLock();
+    await new Promise((r) => setImmediate(r));
+    expect(secondDone, 'settled before a round with version 2 was answered').to.equal(false);
+    release();
+    await Promise.all([first, second, third]);
+    expect(versions).to.deep.equal([1, 2]);
+  });
+
   it('dispatches NOTIFY_CONSUMER_IDS_CHANGED from the broker to a rebalance, and GET_CONSUMER_RUNNING_INFO to the consumer', async () => {
     const config = new ClientConfig({ namesrvAddr: cluster.namesrvAddr, clientIP: '127.0.0.1', instanceName: 'inst-notify' });
     const instance = new MQClientInstance(config, config.buildMQClientId(), { rebalanceIntervalMillis: 60_000 });
