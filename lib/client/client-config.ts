@@ -38,7 +38,7 @@ export interface ClientConfigOptions {
   persistConsumerOffsetInterval: number;
   /** Pause before a pull is retried after an error, ms. */
   pullTimeDelayMillsWhenException: number;
-  /** Java unit mode. */
+  /** Java's unit mode (unit topics and groups of Alibaba's unitized deployments). */
   unitMode: boolean;
   /** Added to the client id in unit mode. */
   unitName?: string;

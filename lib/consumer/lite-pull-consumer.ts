@@ -57,9 +57,9 @@ export interface TopicMessageQueueChangeListener {
 }
 
 export interface LitePullConsumerOptions extends ClientConfigOptions {
-  /** Consumer group (required). */
+  /** Consumer group (required): consumers of a group share the queues (CLUSTERING) and the offsets. */
   consumerGroup: string;
-  /** CLUSTERING or BROADCASTING. */
+  /** CLUSTERING: each message to one consumer of the group, offsets on the broker; BROADCASTING: to every consumer, offsets in a local file. */
   messageModel: MessageModel;
   /**
    * How subscribed queues are divided.
@@ -68,7 +68,7 @@ export interface LitePullConsumerOptions extends ClientConfigOptions {
   allocateMessageQueueStrategy: AllocateMessageQueueStrategy;
   /** Commit the offsets of polled messages every autoCommitIntervalMillis (else call commitSync()). */
   autoCommit: boolean;
-  /** At least 1000. */
+  /** How often autoCommit commits, ms (at least 1000). */
   autoCommitIntervalMillis: number;
   /** Most messages asked for by one pull. */
   pullBatchSize: number;
@@ -80,7 +80,7 @@ export interface LitePullConsumerOptions extends ClientConfigOptions {
   consumeMaxSpan: number;
   /** Pause pulling a queue when this many messages are cached for it. */
   pullThresholdForQueue: number;
-  /** MiB. */
+  /** Pause pulling a queue when its cached message bodies exceed this many MiB. */
   pullThresholdSizeForQueue: number;
   /** The default timeout of poll(). */
   pollTimeoutMillis: number;
@@ -95,7 +95,7 @@ export interface LitePullConsumerOptions extends ClientConfigOptions {
   consumeTimestamp: string;
   /** How long the broker may hold a pull that finds nothing, ms. */
   brokerSuspendMaxTimeMillis: number;
-  /** Timeout of a held pull, ms. */
+  /** Timeout of a held pull on the client side, ms (above brokerSuspendMaxTimeMillis). */
   consumerTimeoutMillisWhenSuspend: number;
   /** Timeout of a pull that is not held, ms. */
   consumerPullTimeoutMillis: number;

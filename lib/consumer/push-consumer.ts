@@ -73,17 +73,17 @@ export interface PushConsumerOptions extends ClientConfigOptions {
   consumeThreadMin: number;
   /** The most listener calls running at once. */
   consumeThreadMax: number;
-  /** Kept for Java parity. */
+  /** Kept for Java parity (no thread pool to adjust). */
   adjustThreadPoolNumsThreshold: number;
   /** Pause pulling a queue when its cached messages span more offsets than this (concurrent mode). */
   consumeConcurrentlyMaxSpan: number;
   /** Pause pulling a queue when this many messages are cached for it. */
   pullThresholdForQueue: number;
-  /** MiB. */
+  /** Pause pulling a queue when its cached message bodies exceed this many MiB. */
   pullThresholdSizeForQueue: number;
-  /** -1: no limit. */
+  /** Messages cached for a whole topic, spread over its queues (overrides pullThresholdForQueue); -1: no limit. */
   pullThresholdForTopic: number;
-  /** MiB, -1: no limit. */
+  /** MiB cached for a whole topic, spread over its queues (overrides pullThresholdSizeForQueue); -1: no limit. */
   pullThresholdSizeForTopic: number;
   /** Pause between two pulls of a queue, ms. */
   pullInterval: number;
@@ -93,11 +93,11 @@ export interface PushConsumerOptions extends ClientConfigOptions {
   pullBatchSize: number;
   /** Send the subscription with each pull. */
   postSubscriptionWhenPull: boolean;
-  /** -1: 16 for concurrent consumption, unlimited for orderly. */
+  /** Retries of a failing message before it goes to %DLQ%<group>; -1: 16 for concurrent consumption, unlimited for orderly. */
   maxReconsumeTimes: number;
   /** Orderly: pause before a queue is retried after SUSPEND_CURRENT_QUEUE_A_MOMENT, ms. */
   suspendCurrentQueueTimeMillis: number;
-  /** Minutes. */
+  /** Concurrent mode: a message still being consumed after this many minutes is sent back for a retry. */
   consumeTimeout: number;
   /** How long shutdown() waits for running listener calls, ms. */
   awaitTerminationMillisWhenShutdown: number;

@@ -30,9 +30,9 @@ export interface NamesrvConfig {
    * @default ~/namesrv/namesrv.properties
    */
   configStorePath: string;
-  /** Java's product environment name. */
+  /** Java's product environment name. No effect in this name server. */
   productEnvName: string;
-  /** Java cluster-test mode. */
+  /** Java's cluster-test mode. No effect in this name server. */
   clusterTest: boolean;
   /** Adds the ORDER_TOPIC_CONFIG KV entry of a topic to its route (orderTopicConf). */
   orderMessageEnable: boolean;

@@ -1,5 +1,5 @@
 /**
- * The fenced code blocks of docs/*.md: the TypeScript ones are type-checked against the package, the getting-started
+ * The fenced code blocks of docs/*.md and README.md: the TypeScript ones are type-checked against the package, the getting-started
  * ones marked ```ts run are run against the in-process cluster.
  */
 import fs from 'node:fs';
@@ -20,18 +20,19 @@ export interface DocBlock {
   code: string;
 }
 
-/** Every fenced block of every docs/*.md page, in page and line order. */
+/** Every fenced block of every docs/*.md page and of README.md, in page and line order. */
 export function docBlocks(): DocBlock[] {
   const out: DocBlock[] = [];
-  for (const name of fs.readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort()) {
-    const lines = fs.readFileSync(path.join(DOCS_DIR, name), 'utf8').split('\n');
+  const pages = [...fs.readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`), 'README.md'];
+  for (const page of pages) {
+    const lines = fs.readFileSync(path.join(REPO_ROOT, page), 'utf8').split('\n');
     for (let i = 0; i < lines.length; i++) {
       const open = /^```(\S.*)?$/.exec(lines[i]);
       if (!open) continue;
       const start = i + 1;
       let end = start;
       while (end < lines.length && lines[end] !== '```') end++;
-      out.push({ page: `docs/${name}`, line: start + 1, info: (open[1] ?? '').trim(), code: lines.slice(start, end).join('\n') });
+      out.push({ page, line: start + 1, info: (open[1] ?? '').trim(), code: lines.slice(start, end).join('\n') });
       i = end;
     }
   }

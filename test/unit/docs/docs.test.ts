@@ -19,7 +19,7 @@ describe('docs/', function () {
     expect(missing).to.deep.equal([]);
   });
 
-  it('has TypeScript blocks that compile against the package (and reports one that does not)', () => {
+  it('has TypeScript blocks (docs/ and README.md) that compile against the package (and reports one that does not)', () => {
     const blocks = docBlocks().filter(isTypeScript);
     expect(blocks.length).to.be.greaterThan(20);
     // A wrong block checked in the same program shows the check can fail, and where it points.
