@@ -132,15 +132,21 @@ interface OptionTable {
   java: string[];
   /** Members not to list (test hooks). */
   skip?: string[];
+  /** No Java column (options Java has no counterpart for). */
+  noJava?: boolean;
 }
 
 function optionTable(root: string, t: OptionTable, keys: JavaKeys): string {
-  const rows = ['| Option | Default | Meaning | Java 4.9.8 |', '| --- | --- | --- | --- |'];
+  const rows = t.noJava ? ['| Option | Default | Meaning |', '| --- | --- | --- |'] : ['| Option | Default | Meaning | Java 4.9.8 |', '| --- | --- | --- | --- |'];
   for (const m of interfaceMembers(root, t.file, t.iface)) {
     if (t.skip?.includes(m.name)) continue;
+    const row = `| \`${m.name}\` | ${defaultCell(m, t.defaults)} | ${cell(m.doc || '—')} |`;
+    if (t.noJava) {
+      rows.push(row);
+      continue;
+    }
     const javaClass = t.java.find((c) => keys['4.9.8'][c]?.includes(m.name));
-    const java = javaClass ? `\`${javaClass}.${setterName(m.name)}\`` : '— (not in Java)';
-    rows.push(`| \`${m.name}\` | ${defaultCell(m, t.defaults)} | ${cell(m.doc || '—')} | ${java} |`);
+    rows.push(`${row} ${javaClass ? `\`${javaClass}.${setterName(m.name)}\`` : '— (not in Java)'} |`);
   }
   return rows.join('\n');
 }
@@ -238,6 +244,7 @@ export function regionGenerators(root: string): Map<string, () => string> {
     })],
     ['options:admin', table({ file: 'lib/admin/default-mq-admin-ext.ts', iface: 'DefaultMQAdminExtOptions', defaults: { ...DEFAULT_MQ_ADMIN_EXT_OPTIONS }, java: [] })],
     ['options:namesrv', table({ file: 'lib/namesrv/namesrv-config.ts', iface: 'NamesrvConfig', defaults: { ...DEFAULT_NAMESRV_CONFIG }, java: ['NamesrvConfig', 'NettyServerConfig'] })],
+    ['options:start-cluster', table({ file: 'lib/cluster.ts', iface: 'StartClusterOptions', defaults: {}, java: [], noJava: true })],
     ['broker-conf', () => brokerConfTable(root, keys)],
     ['cli:main', () => codeBlock(MAIN_USAGE)],
     ['cli:start', () => codeBlock(START_USAGE)],
