@@ -12,10 +12,25 @@ import type { MessageStoreConfig } from './store/message-store-config';
 import type { Logger } from './logger';
 
 export interface StartClusterOptions {
-  /** Number of brokers (default 1), named broker-a, broker-b, ... */
+  /**
+   * Number of brokers, named broker-a, broker-b, ... in cluster DefaultCluster.
+   * @default 1
+   */
   brokers?: number;
+  /**
+   * broker.conf keys for every broker (enablePropertyFilter, autoCreateTopicEnable, ...).
+   * @default {}
+   */
   brokerConfig?: Partial<BrokerConfig>;
+  /**
+   * Store keys for every broker, over TEST_STORE_CONFIG (16 MiB commit-log files, so tests create and roll them quickly).
+   * @default TEST_STORE_CONFIG
+   */
   storeConfig?: Partial<MessageStoreConfig>;
+  /**
+   * A pino logger for the servers.
+   * @default the package's root logger
+   */
   logger?: Logger;
 }
 

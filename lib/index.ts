@@ -24,6 +24,7 @@ export type { ClientEvents, ProducerEvents } from './client/events';
 export type { MQProducerInner, MQConsumerInner } from './client/inner';
 export { PullStatus, type PullResultRaw } from './client/mq-client-api-consumer';
 export { TopAddressing, getWSAddr } from './client/top-addressing';
+export { AclClientRPCHook, type SessionCredentials } from './client/acl/acl-client-rpc-hook';
 
 // Producer
 export {
@@ -49,4 +50,5 @@ export {
 
 // ---- consumer (lib/consumer): DefaultMQPushConsumer, DefaultLitePullConsumer, listeners, offset stores ----
 export * from './consumer';
+export { MessageModel, ConsumeFromWhere } from '../protocol/body/heartbeat-data';
 // ---- end consumer ----

@@ -38,6 +38,7 @@ import { MQClientError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 
 export interface DefaultMQAdminExtOptions extends ClientConfigOptions {
+  /** Producer group the admin client registers under. */
   adminExtGroup: string;
   /** Timeout of each admin request, ms. */
   timeoutMillis: number;

@@ -12,59 +12,149 @@ import { DEFAULT_REMOTING_SERVER_OPTIONS, type RemotingServerOptions } from '../
 import { PermName } from '../../protocol/body/perm-name';
 
 export interface BrokerConfig {
+  /**
+   * Java's rocketmqHome.
+   * @default env ROCKETMQ_HOME, else ""
+   */
   rocketmqHome: string;
+  /**
+   * Name servers to register with, `;`-separated `host:port`.
+   * @default env NAMESRV_ADDR, else ""
+   */
   namesrvAddr: string;
+  /**
+   * The address the broker announces to name servers and clients. Empty: the first non-loopback IPv4 address.
+   */
   brokerIP1: string;
+  /** The address announced for HA (slaves connect to it); empty: brokerIP1. */
   brokerIP2: string;
+  /**
+   * Name of the broker set (master and its slaves share it).
+   * @default the host name
+   */
   brokerName: string;
+  /** Cluster the broker registers in. */
   brokerClusterName: string;
+  /** 0 for a master, above 0 for a slave. */
   brokerId: number;
+  /** Remoting port for clients (the HA port is listenPort + 1 in Java). */
   listenPort: number;
+  /**
+   * Permission of the whole broker: 6 read+write, 4 read only, 2 write only (what wipeWritePerm lowers).
+   */
   brokerPermission: number;
+  /** Queues of a topic the broker auto-creates (capped by the producer's defaultTopicQueueNums). */
   defaultTopicQueueNums: number;
+  /** Create an unknown topic on its first send (through TBW102). Java advises false in production. */
   autoCreateTopicEnable: boolean;
+  /** Create the topic named after the cluster (read/write). */
   clusterTopicEnable: boolean;
+  /** Create the topic named after the broker (read/write). */
   brokerTopicEnable: boolean;
+  /** Create a consumer group's subscription config on its first heartbeat or pull. */
   autoCreateSubscriptionGroup: boolean;
+  /**
+   * Java store plug-in class names. No effect in this broker.
+   */
   messageStorePlugIn: string;
+  /** The trace topic created when traceTopicEnable is set. */
   msgTraceTopicName: string;
+  /** Create msgTraceTopicName at start. */
   traceTopicEnable: boolean;
+  /** Refuse transactional (half) messages with NO_PERMISSION. */
   rejectTransactionMessage: boolean;
+  /**
+   * Look the name servers up over HTTP. No effect in this broker.
+   */
   fetchNamesrvAddrByAddressServer: boolean;
+  /** How often consumer offsets are written to config/consumerOffset.json, ms. */
   flushConsumerOffsetInterval: number;
+  /** ms. No effect in this broker. */
   flushConsumerOffsetHistoryInterval: number;
+  /** No effect in this broker. */
   flushConsumerOffsetHistory: boolean;
+  /**
+   * Hold a pull that finds nothing until a message arrives or the consumer's suspend time ends (else answer after shortPollingTimeMills).
+   */
   longPollingEnable: boolean;
+  /** How long a pull that finds nothing is held without long polling, ms. */
   shortPollingTimeMills: number;
+  /**
+   * Tell a group's consumers when one joins or leaves, so they rebalance at once (the group's own setting also applies).
+   */
   notifyConsumerIdsChangedEnable: boolean;
+  /** No effect in this broker. */
   highSpeedMode: boolean;
+  /**
+   * Java: copy pull results through the heap instead of zero-copy. No effect in this broker.
+   */
   transferMsgByHeap: boolean;
+  /** Hours. No effect in this broker. */
   maxDelayTime: number;
+  /** Written into each stored message as MSG_REGION. */
   regionId: string;
+  /** Timeout of each registration with a name server, ms. */
   registerBrokerTimeoutMills: number;
+  /**
+   * Let consumers read from slaves when the master lags. No effect in this broker.
+   */
   slaveReadEnable: boolean;
+  /** No effect in this broker. */
   disableConsumeIfConsumerReadSlowly: boolean;
+  /** Bytes. No effect in this broker. */
   consumerFallbehindThreshold: number;
+  /**
+   * Java: answer queued sends SYSTEM_BUSY when the page cache is busy. No effect in this broker.
+   */
   brokerFastFailureEnable: boolean;
+  /** ms. No effect in this broker. */
   waitTimeMillsInSendQueue: number;
+  /** Epoch ms before which sends are refused with SYSTEM_ERROR. */
   startAcceptSendRequestTimeStamp: number;
+  /** Written into each stored message as TRACE_ON. */
   traceOn: boolean;
+  /**
+   * Java's bloom-filter bitmap for SQL92 filters. No effect in this broker.
+   */
   enableCalcFilterBitMap: boolean;
+  /** No effect in this broker. */
   expectConsumerNumUseFilter: number;
+  /** No effect in this broker. */
   maxErrorRateOfBloomFilter: number;
+  /** ms. No effect in this broker. */
   filterDataCleanTimeSpan: number;
+  /**
+   * Java: apply SQL92 filters to %RETRY% topics too. No effect in this broker.
+   */
   filterSupportRetry: boolean;
+  /** Accept SQL92 (property) subscriptions; without it a bySql subscription is refused. */
   enablePropertyFilter: boolean;
+  /** Send the register-broker body zlib-compressed. */
   compressedRegister: boolean;
+  /** Register on every period even when the topic config did not change. */
   forceRegister: boolean;
+  /** How often the broker registers with the name servers, ms (bounded to 10 s .. 60 s, as Java). */
   registerNameServerPeriod: number;
+  /** A half message younger than this is not checked back yet, ms. */
   transactionTimeOut: number;
+  /** Check-backs of one half message before it is dropped. */
   transactionCheckMax: number;
+  /** How often half messages are checked back with their producer, ms. */
   transactionCheckInterval: number;
+  /**
+   * Java: check requests against plain_acl.yml. Not implemented in this broker yet: no effect.
+   */
   aclEnable: boolean;
+  /**
+   * Java: store reply messages of request-reply. No effect in this broker.
+   */
   storeReplyMessageEnable: boolean;
+  /** No effect in this broker. */
   autoDeleteUnusedStats: boolean;
-  /** Where config/*.json lives; mirrors MessageStoreConfig.storePathRootDir (Java keeps it there). */
+  /**
+   * Where config/*.json lives; mirrors MessageStoreConfig.storePathRootDir (Java keeps it there).
+   * @default ~/store
+   */
   storePathRootDir: string;
   /** Channel expiry without heartbeat (ms); Java's ClientHousekeepingService uses 120 s. */
   channelExpiredTimeout: number;
@@ -171,14 +261,14 @@ export interface LoadedBrokerConf {
 }
 
 /** Remoting (NettyServerConfig) keys we understand, mapped onto RemotingServerOptions. */
-const REMOTING_KEYS: Record<string, keyof RemotingServerOptions> = {
+export const REMOTING_KEYS: Readonly<Record<string, keyof RemotingServerOptions>> = {
   listenPort: 'listenPort',
   bindAddress: 'bindAddress',
   serverChannelMaxIdleTimeSeconds: 'serverChannelMaxIdleTimeSeconds',
 };
 
 /** Java NettyServerConfig / NettyClientConfig keys we accept and ignore (thread pools, socket buffers). */
-const IGNORED_NETTY_KEYS = new Set([
+export const IGNORED_NETTY_KEYS: ReadonlySet<string> = new Set([
   'serverWorkerThreads', 'serverCallbackExecutorThreads', 'serverSelectorThreads', 'serverOnewaySemaphoreValue',
   'serverAsyncSemaphoreValue', 'serverSocketSndBufSize', 'serverSocketRcvBufSize', 'serverPooledByteBufAllocatorEnable',
   'useEpollNativeSelector', 'clientWorkerThreads', 'clientCallbackExecutorThreads', 'clientOnewaySemaphoreValue',

@@ -536,10 +536,16 @@ function printMsg(msg: MessageExt, out: Out): void {
   line('Message Body Path:', bodyPath);
 }
 
-function usage(): string {
+/** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */
+export function usage(): string {
   let s = 'usage: rocketmq-ts admin <command> -n <namesrvAddr> [options]\n\ncommands:\n';
   for (const c of COMMANDS) s += `  ${c.name.padEnd(20)}${c.desc}\n`;
   return s;
+}
+
+/** What `rocketmq-ts admin <command> --help` prints, for each command in the table order (docs/admin.md shows them). */
+export function commandUsages(): { name: string; usage: string }[] {
+  return COMMANDS.map((c) => ({ name: c.name, usage: commandUsage(c) }));
 }
 
 function commandUsage(c: Command): string {

@@ -6,7 +6,7 @@
 
 import { errorReport } from './cli-errors';
 
-const USAGE = `usage: rocketmq-ts [--debug] [--log-format pretty|json] <command> [options]
+export const USAGE = `usage: rocketmq-ts [--debug] [--log-format pretty|json] <command> [options]
 
 commands:
   start      name server + broker in one process

@@ -10,14 +10,25 @@ import { MixAll } from './mix-all';
 import { NamespaceUtil, withoutNamespace } from './namespace';
 
 export interface ClientConfigOptions {
-  /** `;`-separated `host:port` list. Default: env `ROCKETMQ_NAMESRV_ADDR` (Java's `-Drocketmq.namesrv.addr`), else env `NAMESRV_ADDR`. */
+  /**
+   * `;`-separated `host:port` list (Java's `-Drocketmq.namesrv.addr` is env `ROCKETMQ_NAMESRV_ADDR` here); without
+   * one, Java's HTTP lookup.
+   * @default env ROCKETMQ_NAMESRV_ADDR, else env NAMESRV_ADDR
+   */
   namesrvAddr?: string;
-  /** Default: the first non-loopback IPv4 address not in 127.0/192.168, like RemotingUtil.getLocalAddress(). */
+  /**
+   * The address in the client id. Default: the first non-loopback IPv4 address not in 127.0/192.168, like RemotingUtil.getLocalAddress().
+   * @default the first non-loopback IPv4 address
+   */
   clientIP?: string;
   /** Default "DEFAULT" (or env `ROCKETMQ_CLIENT_NAME`, Java's `-Drocketmq.client.name`); see changeInstanceNameToPID. */
   instanceName: string;
-  /** Default: the number of CPUs. Kept for Java parity; bounds how many callbacks may run at once. */
+  /**
+   * Kept for Java parity; bounds how many callbacks may run at once.
+   * @default the number of CPUs
+   */
   clientCallbackExecutorThreads: number;
+  /** Prefix added to topics and groups (`ns%topic`), stripped from what you read back. */
   namespace?: string;
   /** Interval of topic route refreshes from the name server, ms. */
   pollNameServerInterval: number;
@@ -25,8 +36,11 @@ export interface ClientConfigOptions {
   heartbeatBrokerInterval: number;
   /** Interval of consumer offset persistence, ms. */
   persistConsumerOffsetInterval: number;
+  /** Pause before a pull is retried after an error, ms. */
   pullTimeDelayMillsWhenException: number;
+  /** Java's unit mode (unit topics and groups of Alibaba's unitized deployments). */
   unitMode: boolean;
+  /** Added to the client id in unit mode. */
   unitName?: string;
   /** Java's `-Dcom.rocketmq.sendMessageWithVIPChannel`, default false. */
   vipChannelEnabled: boolean;

@@ -57,31 +57,52 @@ export interface TopicMessageQueueChangeListener {
 }
 
 export interface LitePullConsumerOptions extends ClientConfigOptions {
+  /** Consumer group (required): consumers of a group share the queues (CLUSTERING) and the offsets. */
   consumerGroup: string;
+  /** CLUSTERING: each message to one consumer of the group, offsets on the broker; BROADCASTING: to every consumer, offsets in a local file. */
   messageModel: MessageModel;
+  /**
+   * How subscribed queues are divided.
+   * @default AllocateMessageQueueAveragely
+   */
   allocateMessageQueueStrategy: AllocateMessageQueueStrategy;
+  /** Commit the offsets of polled messages every autoCommitIntervalMillis (else call commitSync()). */
   autoCommit: boolean;
-  /** At least 1000. */
+  /** How often autoCommit commits, ms (at least 1000). */
   autoCommitIntervalMillis: number;
+  /** Most messages asked for by one pull. */
   pullBatchSize: number;
   /** The most PULL_MESSAGE requests in flight at once (Java: the pull thread pool size). */
   pullThreadNums: number;
   /** Flow control: cached pull results × pullBatchSize above this pauses every pull loop. */
   pullThresholdForAll: number;
+  /** Pause pulling a queue when its cached messages span more offsets than this. */
   consumeMaxSpan: number;
+  /** Pause pulling a queue when this many messages are cached for it. */
   pullThresholdForQueue: number;
-  /** MiB. */
+  /** Pause pulling a queue when its cached message bodies exceed this many MiB. */
   pullThresholdSizeForQueue: number;
   /** The default timeout of poll(). */
   pollTimeoutMillis: number;
+  /** How often the queues of watched topics are checked, ms. */
   topicMetadataCheckIntervalMillis: number;
+  /** Where a group without a committed offset starts. */
   consumeFromWhere: ConsumeFromWhere;
-  /** yyyyMMddHHmmss; default: half an hour before the consumer was created. */
+  /**
+   * yyyyMMddHHmmss, where CONSUME_FROM_TIMESTAMP starts.
+   * @default half an hour before the consumer was created
+   */
   consumeTimestamp: string;
+  /** How long the broker may hold a pull that finds nothing, ms. */
   brokerSuspendMaxTimeMillis: number;
+  /** Timeout of a held pull on the client side, ms (above brokerSuspendMaxTimeMillis). */
   consumerTimeoutMillisWhenSuspend: number;
+  /** Timeout of a pull that is not held, ms. */
   consumerPullTimeoutMillis: number;
-  /** Base directory of broadcasting offset files. */
+  /**
+   * Base directory of broadcasting offset files.
+   * @default env ROCKETMQ_CLIENT_LOCAL_OFFSET_STORE_DIR, else ~/.rocketmq_offsets
+   */
   localOffsetStoreDir: string;
   /** A client to use instead of the shared MQClientInstance (tests). */
   client?: LitePullConsumerClient;

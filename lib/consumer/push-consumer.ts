@@ -49,35 +49,62 @@ export const BROKER_SUSPEND_MAX_TIME_MILLIS = 15_000;
 export const CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000;
 
 export interface PushConsumerOptions extends ClientConfigOptions {
+  /** Consumer group (required): consumers of a group share the queues (CLUSTERING) and the offsets. */
   consumerGroup: string;
+  /**
+   * CLUSTERING: each message to one consumer of the group, offsets on the broker; BROADCASTING: to every consumer, offsets in a local file.
+   */
   messageModel: MessageModel;
+  /**
+   * Where a group without a committed offset starts: CONSUME_FROM_LAST_OFFSET, CONSUME_FROM_FIRST_OFFSET or CONSUME_FROM_TIMESTAMP.
+   */
   consumeFromWhere: ConsumeFromWhere;
-  /** yyyyMMddHHmmss; default: half an hour ago. */
+  /**
+   * yyyyMMddHHmmss, where CONSUME_FROM_TIMESTAMP starts.
+   * @default half an hour before the consumer was created
+   */
   consumeTimestamp: string;
+  /**
+   * How a group's queues are divided among its consumers.
+   * @default AllocateMessageQueueAveragely
+   */
   allocateMessageQueueStrategy: AllocateMessageQueueStrategy;
+  /** Kept for Java parity; consumeThreadMax bounds the listener calls. */
   consumeThreadMin: number;
   /** The most listener calls running at once. */
   consumeThreadMax: number;
+  /** Kept for Java parity (no thread pool to adjust). */
   adjustThreadPoolNumsThreshold: number;
+  /** Pause pulling a queue when its cached messages span more offsets than this (concurrent mode). */
   consumeConcurrentlyMaxSpan: number;
+  /** Pause pulling a queue when this many messages are cached for it. */
   pullThresholdForQueue: number;
-  /** MiB. */
+  /** Pause pulling a queue when its cached message bodies exceed this many MiB. */
   pullThresholdSizeForQueue: number;
-  /** -1: no limit. */
+  /** Messages cached for a whole topic, spread over its queues (overrides pullThresholdForQueue); -1: no limit. */
   pullThresholdForTopic: number;
-  /** MiB, -1: no limit. */
+  /** MiB cached for a whole topic, spread over its queues (overrides pullThresholdSizeForQueue); -1: no limit. */
   pullThresholdSizeForTopic: number;
+  /** Pause between two pulls of a queue, ms. */
   pullInterval: number;
+  /** Most messages given to one listener call. */
   consumeMessageBatchMaxSize: number;
+  /** Most messages asked for by one pull. */
   pullBatchSize: number;
+  /** Send the subscription with each pull. */
   postSubscriptionWhenPull: boolean;
-  /** -1: 16 for concurrent consumption, unlimited for orderly. */
+  /** Retries of a failing message before it goes to %DLQ%<group>; -1: 16 for concurrent consumption, unlimited for orderly. */
   maxReconsumeTimes: number;
+  /** Orderly: pause before a queue is retried after SUSPEND_CURRENT_QUEUE_A_MOMENT, ms. */
   suspendCurrentQueueTimeMillis: number;
-  /** Minutes. */
+  /** Concurrent mode: a message still being consumed after this many minutes is sent back for a retry. */
   consumeTimeout: number;
+  /** How long shutdown() waits for running listener calls, ms. */
   awaitTerminationMillisWhenShutdown: number;
-  /** Base directory of broadcasting offset files (Java's rocketmq.client.localOffsetStoreDir). */
+  /**
+   * Base directory of broadcasting offset files (Java's rocketmq.client.localOffsetStoreDir).
+   * @default env ROCKETMQ_CLIENT_LOCAL_OFFSET_STORE_DIR, else ~/.rocketmq_offsets
+   */
   localOffsetStoreDir: string;
   /** A client to use instead of the shared MQClientInstance (tests). */
   client?: ConsumerClient;

@@ -15,13 +15,24 @@ import { ConfigError } from '../errors';
 import { applyProperties, readPropertiesFile } from '../util/properties-file';
 
 export interface NamesrvConfig {
-  /** Java's rocketmqHome (ROCKETMQ_HOME). */
+  /**
+   * Java's rocketmqHome (ROCKETMQ_HOME).
+   * @default env ROCKETMQ_HOME, else ""
+   */
   rocketmqHome: string;
-  /** Where the KV config is persisted (Java: ~/namesrv/kvConfig.json). */
+  /**
+   * Where the KV config is persisted.
+   * @default ~/namesrv/kvConfig.json
+   */
   kvConfigPath: string;
-  /** Where UPDATE_NAMESRV_CONFIG persists the configuration (Java: ~/namesrv/namesrv.properties). */
+  /**
+   * Where UPDATE_NAMESRV_CONFIG persists the configuration.
+   * @default ~/namesrv/namesrv.properties
+   */
   configStorePath: string;
+  /** Java's product environment name. No effect in this name server. */
   productEnvName: string;
+  /** Java's cluster-test mode. No effect in this name server. */
   clusterTest: boolean;
   /** Adds the ORDER_TOPIC_CONFIG KV entry of a topic to its route (orderTopicConf). */
   orderMessageEnable: boolean;
@@ -42,6 +53,7 @@ export interface NamesrvConfig {
   // ---- server (NettyServerConfig)
   /** Address to bind (5.x bindAddress). */
   bindAddress: string;
+  /** Port to listen on. */
   listenPort: number;
   /** Idle channels are closed after this many seconds (their broker is then removed). */
   serverChannelMaxIdleTimeSeconds: number;

@@ -45,20 +45,31 @@ import { checkBatch } from './message-batch';
 import type { MessageQueueSelector } from './selector/message-queue-selector';
 
 export interface ProducerOptions {
+  /** Producer group; transactional check-backs go to a producer of this group. */
   producerGroup: string;
   /** The topic whose config a new topic copies when the broker auto-creates it. */
   createTopicKey: string;
+  /** Queues of a topic the broker auto-creates on the first send. */
   defaultTopicQueueNums: number;
+  /** Time budget of one send, retries included, ms. */
   sendMsgTimeout: number;
+  /** Bodies larger than this many bytes are zlib-compressed (not batches). */
   compressMsgBodyOverHowmuch: number;
   /** zlib level of compressed bodies (Java rocketmq.message.compressLevel). */
   compressLevel: number;
+  /** Extra attempts of a failed sync send, on another broker where possible. */
   retryTimesWhenSendFailed: number;
+  /** Extra attempts of an async send after a network failure. */
   retryTimesWhenSendAsyncFailed: number;
+  /** Retry a sync send answered FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE. */
   retryAnotherBrokerWhenNotStoreOK: boolean;
+  /** Largest body accepted before sending, bytes. */
   maxMessageSize: number;
+  /** Latency fault isolation: avoid a broker for notAvailableDuration after a slow or failed send. */
   sendLatencyFaultEnable: boolean;
+  /** Send latencies (ms) that map to the isolation times of notAvailableDuration. */
   latencyMax: readonly number[];
+  /** How long a broker is avoided (ms) after a send as slow as the latencyMax entry. */
   notAvailableDuration: readonly number[];
 }
 

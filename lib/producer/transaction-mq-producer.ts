@@ -54,8 +54,11 @@ export interface TransactionSendResult extends SendResult {
 }
 
 export interface TransactionProducerOptions {
+  /** Kept for Java parity (deprecated there). */
   checkThreadPoolMinSize: number;
+  /** Check-backs answered at once. */
   checkThreadPoolMaxSize: number;
+  /** Check-backs waiting beyond that; more are dropped (the broker asks again). */
   checkRequestHoldMax: number;
 }
 

@@ -13,48 +13,100 @@ export const BrokerRole = { ASYNC_MASTER: 'ASYNC_MASTER', SYNC_MASTER: 'SYNC_MAS
 export type BrokerRole = (typeof BrokerRole)[keyof typeof BrokerRole];
 
 export interface MessageStoreConfig {
+  /**
+   * Store root: commitlog/, consumequeue/, index/, config/, checkpoint, abort.
+   * @default ~/store
+   */
   storePathRootDir: string;
   /** Defaults to `<storePathRootDir>/commitlog` when empty. */
   storePathCommitLog: string;
+  /** Size of one commit-log file; files are named by their start offset. */
   mappedFileSizeCommitLog: number;
   /** Rounded up to a multiple of 20 bytes, as Java does. */
   mappedFileSizeConsumeQueue: number;
+  /** ASYNC_FLUSH: how often the commit log is flushed to disk, ms. */
   flushIntervalCommitLog: number;
+  /**
+   * Java: flush on the interval even when fewer than flushCommitLogLeastPages are dirty. No effect in this broker.
+   */
   flushCommitLogTimed: boolean;
+  /** How often consume queues and index files are flushed, ms. */
   flushIntervalConsumeQueue: number;
+  /** How often the cleanup service looks for expired files, ms. */
   cleanResourceInterval: number;
+  /**
+   * Java: pause between two commit-log file deletions, ms. No effect in this broker.
+   */
   deleteCommitLogFilesInterval: number;
+  /**
+   * Java: pause between two consume-queue file deletions, ms. No effect in this broker.
+   */
   deleteConsumeQueueFilesInterval: number;
+  /**
+   * Java: how long a file still referenced may live before a forced delete, ms. No effect in this broker.
+   */
   destroyMapedFileIntervalForcibly: number;
+  /** ms. No effect in this broker. */
   redeleteHangedFileInterval: number;
   /** Hours of the day when expired files are deleted, `;`-separated ("04"). */
   deleteWhen: string;
+  /** Disk use (percent) above which files are deleted before their time. */
   diskMaxUsedSpaceRatio: number;
   /** Hours. */
   fileReservedTime: number;
+  /** Largest message body the broker accepts, bytes. */
   maxMessageSize: number;
+  /** Verify each record's body CRC while recovering after an unclean stop. */
   checkCRCOnRecover: boolean;
+  /** ASYNC_FLUSH: dirty 4 KiB pages needed before a periodic flush. */
   flushCommitLogLeastPages: number;
+  /**
+   * Java transient store pool only. No effect in this broker.
+   */
   commitCommitLogLeastPages: number;
+  /** No effect in this broker. */
   flushLeastPagesWhenWarmMapedFile: number;
+  /** No effect in this broker. */
   flushConsumeQueueLeastPages: number;
+  /** A flush ignores flushCommitLogLeastPages when the last one is older than this, ms. */
   flushCommitLogThoroughInterval: number;
+  /** No effect in this broker. */
   flushConsumeQueueThoroughInterval: number;
+  /** Most bytes one pull returns when the data is in memory. */
   maxTransferBytesOnMessageInMemory: number;
+  /** Most messages one pull returns when the data is in memory. */
   maxTransferCountOnMessageInMemory: number;
+  /** Most bytes one pull returns when the data is read from disk. */
   maxTransferBytesOnMessageInDisk: number;
+  /** Most messages one pull returns when the data is read from disk. */
   maxTransferCountOnMessageInDisk: number;
+  /** Percent of RAM behind the commit-log tail that counts as "in memory". */
   accessMessageInMemoryMaxRatio: number;
+  /** Index messages by key and UNIQ_KEY (queryMsgByKey, queryMsgById). */
   messageIndexEnable: boolean;
+  /** Hash slots of one index file. */
   maxHashSlotNum: number;
+  /** Entries of one index file. */
   maxIndexNum: number;
+  /** Most messages one query by key returns. */
   maxMsgsNumBatch: number;
+  /** Recover the index from the checkpoint's index time too. */
   messageIndexSafe: boolean;
+  /** ASYNC_MASTER, SYNC_MASTER or SLAVE. No replication yet: a SLAVE refuses sends, a SYNC_MASTER acts as ASYNC_MASTER. */
   brokerRole: BrokerRole;
+  /**
+   * ASYNC_FLUSH: a send is answered once written to the OS; SYNC_FLUSH: once fdatasync returned (group commit).
+   */
   flushDiskType: FlushDiskType;
+  /** SYNC_FLUSH: a send whose flush takes longer is answered FLUSH_DISK_TIMEOUT, ms. */
   syncFlushTimeout: number;
+  /** The delay levels, 1-based (level 3 = 10s). */
   messageDelayLevel: string;
+  /**
+   * Java: let a slave correct a consumer's out-of-range offset. No effect in this broker.
+   */
   offsetCheckInSlave: boolean;
+  /** Delete files before fileReservedTime when the disk is above diskMaxUsedSpaceRatio. */
   cleanFileForciblyEnable: boolean;
   /** Size of one in-memory write segment of a file's tail (not in Java: the store has no mmap). */
   writeSegmentSize: number;

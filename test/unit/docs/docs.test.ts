@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { brokerConfKeys, runDocs } from '../../../scripts/gen-docs';
+import { DOCS_DIR, REPO_ROOT, docBlocks, isTypeScript, typeCheckBlocks } from '../../helpers/doc-blocks';
+
+describe('docs/', function () {
+  this.timeout(120_000);
+
+  it('holds what npm run docs generates from the code (run npm run docs after changing options or usage texts)', () => {
+    expect(runDocs(true)).to.deep.equal([]);
+  });
+
+  it('lists every key applyBrokerProperties accepts in the broker.conf reference', () => {
+    const page = fs.readFileSync(path.join(DOCS_DIR, 'broker-conf.md'), 'utf8');
+    const keys = brokerConfKeys(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'scripts', 'java-config-keys.json'), 'utf8')));
+    expect(keys).to.include.members(['brokerName', 'flushDiskType', 'listenPort', 'storePathRootDir', 'fileReservedTime']);
+    const missing = keys.filter((k) => !page.includes(`\`${k}\``));
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('has TypeScript blocks (docs/ and README.md) that compile against the package (and reports one that does not)', () => {
+    const blocks = docBlocks().filter(isTypeScript);
+    expect(blocks.length).to.be.greaterThan(20);
+    // A wrong block checked in the same program shows the check can fail, and where it points.
+    const wrong = { page: 'docs/x.md', line: 10, info: 'ts', code: "import { DefaultMQProducer } from 'rocketmq-ts';\nnew DefaultMQProducer({ sendMsgTimeout: 'soon' });" };
+    const errors = typeCheckBlocks([...blocks, wrong]);
+    expect(errors).to.have.length(1, errors.join('\n'));
+    expect(errors[0]).to.match(/^docs\/x\.md:11: Type 'string' is not assignable to type 'number'/);
+  });
+
+  it('links every page from docs/README.md and README.md', () => {
+    const index = fs.readFileSync(path.join(DOCS_DIR, 'README.md'), 'utf8');
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    for (const page of fs.readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md') && f !== 'README.md' && f !== 'compat-notes.md')) {
+      expect(index, `docs/README.md links ${page}`).to.include(`(${page}`);
+      expect(readme, `README.md links docs/${page}`).to.include(`(docs/${page}`);
+    }
+  });
+
+  it('has relative links that point at existing files', () => {
+    const broken: string[] = [];
+    for (const name of fs.readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md'))) {
+      const text = fs.readFileSync(path.join(DOCS_DIR, name), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)#:\s]+\.md)(#[^)]*)?\)/g)) {
+        // compat-notes.md belongs to the compatibility matrix and may land separately.
+        if (m[1] === 'compat-notes.md') continue;
+        if (!fs.existsSync(path.join(DOCS_DIR, m[1]))) broken.push(`docs/${name}: ${m[1]}`);
+      }
+    }
+    expect(broken).to.deep.equal([]);
+  });
+});
