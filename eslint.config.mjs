@@ -1,7 +1,7 @@
 // Lint: typescript-eslint's recommended rules plus the import directions of ARCHITECTURE.md.
 import tseslint from 'typescript-eslint';
 
-const SERVER = ['**/broker/**', '**/broker', '**/namesrv/**', '**/namesrv', '**/store/**', '**/store', '**/server'];
+const SERVER = ['**/broker/**', '**/broker', '**/ha/**', '**/namesrv/**', '**/namesrv', '**/store/**', '**/store', '**/server'];
 const SDK = ['**/producer/**', '**/consumer/**', '**/admin/**', '**/client/**', '**/index'];
 
 function restrict(files, groups, message) {
@@ -33,6 +33,7 @@ export default tseslint.config(
   restrict(['lib/consumer/**/*.ts'], ['**/transport/**', '**/producer/**', '**/admin/**', ...SERVER], 'lib/consumer goes through lib/client and imports no sibling.'),
   restrict(['lib/admin/**/*.ts'], ['**/transport/**', '**/producer/**', '**/consumer/**', ...SERVER], 'lib/admin goes through lib/client and imports no sibling.'),
   restrict(['lib/store/**/*.ts'], ['**/transport/**', '**/broker/**', '**/namesrv/**', ...SDK, 'net', 'node:net'], 'lib/store knows nothing of the network.'),
+  restrict(['lib/ha/**/*.ts'], ['**/broker/**', '**/namesrv/**', '**/transport/**', ...SDK], 'lib/ha sits on lib/store and knows nothing of the broker.'),
   restrict(['lib/namesrv/**/*.ts'], ['**/broker/**', '**/store/**', ...SDK], 'lib/namesrv imports neither the SDK nor the broker.'),
   restrict(['lib/broker/**/*.ts'], ['**/namesrv/**', ...SDK], 'lib/broker never imports the SDK layers.'),
   restrict(['lib/index.ts'], SERVER, 'The main export never pulls the servers in.'),
