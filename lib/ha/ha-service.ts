@@ -55,13 +55,14 @@ export class HAService implements ReplicaWaiter {
     return this.connections.size;
   }
 
-  async start(): Promise<void> {
+  /** Listens on `listenPort` (default: the option) and starts the slave's client. */
+  async start(listenPort = this.options.listenPort): Promise<void> {
     if (this.#started) return;
     this.#started = true;
     const server = net.createServer((socket) => this.#accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ port: this.options.listenPort, host: this.options.bindAddress }, () => {
+      server.listen({ port: listenPort, host: this.options.bindAddress }, () => {
         server.off('error', reject);
         resolve();
       });

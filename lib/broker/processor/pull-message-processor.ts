@@ -184,7 +184,11 @@ export class PullMessageProcessor implements BrokerProcessor {
         code = ResponseCode.SYSTEM_ERROR;
     }
     const isSlave = c.messageStoreConfig.brokerRole === BrokerRole.SLAVE;
-    let suggestWhichBrokerId = result.suggestPullingFromSlave ? sgc.whichBrokerWhenConsumeSlowly : MixAll.MASTER_ID;
+    // Java: with slaveReadEnable, a pull whose message is no longer in memory is sent to the slave
+    // (whichBrokerWhenConsumeSlowly), else to the group's broker; without it, always to the master.
+    let suggestWhichBrokerId = bc.slaveReadEnable
+      ? (result.suggestPullingFromSlave ? sgc.whichBrokerWhenConsumeSlowly : sgc.brokerId)
+      : MixAll.MASTER_ID;
     if (code === ResponseCode.PULL_OFFSET_MOVED && isSlave && !c.messageStoreConfig.offsetCheckInSlave) {
       suggestWhichBrokerId = sgc.brokerId;
       code = ResponseCode.PULL_RETRY_IMMEDIATELY;
