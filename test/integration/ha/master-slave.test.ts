@@ -85,6 +85,7 @@ describe('ha: a master/slave broker group in process (startCluster({ slaves: 1 }
   it('the master killed while a consumer runs: it finishes from the slave, then returns to the master without loss', async () => {
     env = await consumerEnv({
       brokers: 1, slaves: 1, brokerRole: 'ASYNC_MASTER', storeConfig: { haSendHeartbeatInterval: 200 },
+      replication: { slaveSyncInitialDelayMillis: 50, slaveSyncIntervalMillis: 100 },
     });
     const cluster = env.tc.cluster!;
     let master = cluster.brokers[0];
@@ -96,6 +97,8 @@ describe('ha: a master/slave broker group in process (startCluster({ slaves: 1 }
     const n = 200;
     await env.sendMany(topic, n, 'm', { batch: 10 });
     await waitFor(() => slave.messageStore.getMaxPhyOffset() === master.messageStore.getMaxPhyOffset(), 20000, 'replicated');
+    // The slave serves a topic once SlaveSynchronize copied its config (as with Java).
+    await waitFor(() => slave.topicConfigManager.selectTopicConfig(topic) !== undefined, 20000, 'topic config on the slave');
     const seen = new Map<string, number>();
     const c = env.consumer(group, { pollNameServerInterval: 200, persistConsumerOffsetInterval: 200, pullBatchSize: 8 });
     c.subscribe(topic, '*');
