@@ -89,7 +89,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
         },
         storeConfig: { ...TEST_STORE_CONFIG, ...options.storeConfig, brokerRole: masterRole, storePathRootDir },
       });
-      const b = make(i, 0);
+      const b = make(i, configs[i].brokerConfig.listenPort ?? 0);
       brokers.push(b);
       await b.start();
       for (let j = 0; j < perBroker; j++) {

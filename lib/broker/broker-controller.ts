@@ -84,6 +84,9 @@ export class BrokerController {
   readonly replication: BrokerReplication;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
   readonly #lifecycle: Lifecycle;
+  /** Java's VIP channel on listenPort - 2 (a Java slave's SlaveSynchronize calls it); null when that port was taken. */
+  #vipServer: RemotingServer | null = null;
+  readonly #remotingServerConfig: Partial<RemotingServerOptions>;
   readonly #loops: ServiceLoop[] = [];
   #listenPort = 0;
   #registeredOnce = false;
@@ -101,6 +104,7 @@ export class BrokerController {
       if (this.brokerConfig.brokerId <= 0) throw new ConfigError("Slave's brokerId must be > 0");
     } else this.brokerConfig.brokerId = 0;
     const bc = this.brokerConfig;
+    this.#remotingServerConfig = options.remotingServerConfig ?? {};
     this.remotingServer = new RemotingServer({
       listenPort: bc.listenPort,
       ...options.remotingServerConfig,
@@ -244,6 +248,7 @@ export class BrokerController {
     this.remotingServer.on('exception', (addr, channel) => this.#onChannelGone(addr, channel));
     this.#listenPort = await this.remotingServer.listen();
     await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);
+    await this.#startVipChannel();
     this.brokerOuterAPI.updateNameServerAddressList(this.brokerConfig.namesrvAddr);
     this.pullRequestHoldService.start();
     // A slave delivers no delayed messages (Java's handleScheduleMessageService).
@@ -264,6 +269,22 @@ export class BrokerController {
     this.logger.info({ brokerAddr: this.brokerAddr, cluster: this.brokerConfig.brokerClusterName }, 'broker started');
   }
 
+  /** The same processors on listenPort - 2, as Java's fast remoting server (best effort: a taken port is logged). */
+  async #startVipChannel(): Promise<void> {
+    if (this.#listenPort <= 2) return;
+    const vip = new RemotingServer({ ...this.#remotingServerConfig, listenPort: this.#listenPort - 2, logger: this.logger });
+    for (const [code, p] of this.processors) vip.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
+    try {
+      await vip.listen();
+    } catch (err) {
+      this.logger.warn({ err, port: this.#listenPort - 2 }, 'VIP channel port taken, not serving it');
+      await vip.shutdown().catch(() => undefined);
+      return;
+    }
+    vip.on('close', (addr, channel) => this.#onChannelGone(addr, channel));
+    this.#vipServer = vip;
+  }
+
   #onChannelGone(remoteAddr: string, channel: Channel): void {
     this.producerManager.doChannelCloseEvent(remoteAddr, channel);
     this.consumerManager.doChannelCloseEvent(remoteAddr, channel);
@@ -279,6 +300,8 @@ export class BrokerController {
     }
     await this.brokerOuterAPI.shutdown();
     await this.remotingServer.shutdown();
+    await this.#vipServer?.shutdown();
+    this.#vipServer = null;
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
     await this.replication.shutdown();
