@@ -271,7 +271,8 @@ export class BrokerController {
 
   /** The same processors on listenPort - 2, as Java's fast remoting server (best effort: a taken port is logged). */
   async #startVipChannel(): Promise<void> {
-    if (this.#listenPort <= 2) return;
+    // Only for a configured port (as deployed); a broker on an ephemeral port would take a neighbour's port.
+    if (this.#listenPort <= 2 || !this.remotingServer.options.listenPort) return;
     const vip = new RemotingServer({ ...this.#remotingServerConfig, listenPort: this.#listenPort - 2, logger: this.logger });
     for (const [code, p] of this.processors) vip.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
     try {

@@ -61,7 +61,10 @@ export class HAService implements ReplicaWaiter {
     this.#started = true;
     const server = net.createServer((socket) => this.#accept(socket));
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (err) => {
+        this.#started = false;
+        reject(err);
+      });
       server.listen({ port: listenPort, host: this.options.bindAddress }, () => {
         server.off('error', reject);
         resolve();

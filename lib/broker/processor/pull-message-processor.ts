@@ -232,7 +232,8 @@ export class PullMessageProcessor implements BrokerProcessor {
       minOffset: result.minOffset,
       maxOffset: result.maxOffset,
     });
-    const response = RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields);
+    // Java sets the store status as remark on every answer ("FOUND" included; see the 03 and 09 captures).
+    const response = RemotingCommand.createResponse(request, code, getStatusRemark(result.status), extFields);
     if (code === ResponseCode.SUCCESS) setPullBody(response, result.messages);
     return response;
   }

@@ -61,7 +61,15 @@ export class BrokerReplication {
   async start(configuredListenPort: number, boundListenPort: number): Promise<void> {
     const port = this.deps.config.haListenPort || (configuredListenPort === 0 ? 0 : boundListenPort + 1);
     const ha = this.haService;
-    await ha.start(port);
+    try {
+      await ha.start(port);
+    } catch (err) {
+      // listenPort + 1 is only a convention: when it is taken, serve HA on a free port (registered with the name
+      // server, so slaves still find it). A configured haListenPort must be honoured.
+      if (this.deps.config.haListenPort || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      this.deps.logger.warn({ port }, 'HA port listenPort + 1 taken, using a free port');
+      await ha.start(0);
+    }
     if (this.isSlave && !this.updateMasterHAServerAddrPeriodically) ha.updateMasterAddress(this.deps.config.haMasterAddress);
     if (this.isSlave) {
       const interval = this.deps.slaveSyncIntervalMillis ?? 10000;
