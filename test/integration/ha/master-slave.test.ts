@@ -174,4 +174,23 @@ describe('ha: a master/slave broker group in process (startCluster({ slaves: 1 }
     await waitFor(() => seen.size === 40, 30000, 'all consumed');
     expect(slaveReads).to.be.greaterThan(0);
   });
+
+  it('a master down: the producer sends to the other broker group (queues without a master leave the route)', async () => {
+    env = await consumerEnv({ brokers: 2, slaves: 1, brokerRole: 'ASYNC_MASTER' });
+    const cluster = env.tc.cluster!;
+    const topic = randomName('HA');
+    await env.createTopic(topic, 4);
+    await waitFor(async () => (await env.admin.examineTopicRouteInfo(topic)).brokerDatas.length === 2, 20000, 'both groups in the route');
+    const before = new Set<string>();
+    for (let i = 0; i < 16; i++) before.add((await env.producer.send(createMessage(topic, `a${i}`))).messageQueue.brokerName);
+    expect(before.size).to.equal(2);
+    await cluster.stopBroker(0);
+    const down = cluster.brokers[0].brokerConfig.brokerName;
+    // Until its route is refreshed a send may first try the stopped master; retries move it to the other group.
+    for (let i = 0; i < 20; i++) {
+      const r = await env.producer.send(createMessage(topic, `b${i}`));
+      expect(r.sendStatus).to.equal(SendStatus.SEND_OK);
+      expect(r.messageQueue.brokerName).to.not.equal(down);
+    }
+  });
 });

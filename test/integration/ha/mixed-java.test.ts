@@ -149,4 +149,30 @@ describe('ha: mixed groups with the Java 4.9.8 broker', function () {
     await c.start();
     await waitFor(() => seen.size === n, 90_000, `all ${n} from the Java slave (${seen.size})`);
   });
+
+  it('Java 4.9.8 clients on a master/slave pair of ours: SEND_OK from the SYNC_MASTER, then everything consumed from our slave', async () => {
+    cluster = await startCluster({
+      brokers: 1, slaves: 1, brokerRole: 'SYNC_MASTER',
+      replication: { slaveSyncInitialDelayMillis: 100, slaveSyncIntervalMillis: 500 },
+    });
+    const master = cluster.brokers[0];
+    const slave = cluster.slaves[0];
+    await waitFor(() => master.replication.haService.connectionCount === 1, 30_000, 'our slave connected');
+    const topic = randomName('MixT');
+    const admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: randomName('a') });
+    await admin.start();
+    cleanups.push(() => admin.shutdown());
+    await admin.createTopic('TBW102', topic, 4);
+    const n = 30;
+    const sent = await runHarness(['produce', '--namesrv', cluster.namesrvAddr, '--topic', topic, '--count', String(n), '--mode', 'sync', '--keys', 'k{i}', '--quiet']);
+    expect(harnessLines(sent.stdout, 'SENT')[0]?.[1], sent.stdout.slice(-2000) + sent.stderr.slice(-2000)).to.equal(`ok=${n}`);
+    expect(slave.messageStore.getMaxPhyOffset()).to.equal(master.messageStore.getMaxPhyOffset());
+    await waitFor(() => slave.topicConfigManager.selectTopicConfig(topic) !== undefined, 30_000, 'topic config on the slave');
+    await cluster.stopBroker(0);
+    const res = await runHarness(['consume', '--namesrv', cluster.namesrvAddr, '--topic', topic, '--group', randomName('CG'),
+      '--from', 'first', '--expect', String(n), '--timeout', '90', '--quiet']);
+    const consumed = harnessLines(res.stdout, 'CONSUMED');
+    expect(consumed.length, res.stdout.slice(-2000) + res.stderr.slice(-2000)).to.equal(1);
+    expect(consumed[0][1]).to.equal(`n=${n}`);
+  });
 });
