@@ -4,6 +4,7 @@
  * (bytes behind, and ms from a send's acknowledgement until the slave holds it) under async x256 on ASYNC_MASTER.
  */
 import { performance } from 'node:perf_hooks';
+import pino from 'pino';
 import { startCluster } from '../lib/cluster';
 import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
 import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
@@ -18,7 +19,7 @@ function pct(sorted: number[], p: number): number {
 }
 
 async function runOne(role: 'SYNC_MASTER' | 'ASYNC_MASTER', concurrency: number, messages: number): Promise<{ result: BenchResult; lagBytes?: number[]; lagMs?: number[] }> {
-  const cluster = await startCluster({ brokers: 1, slaves: 1, brokerRole: role });
+  const cluster = await startCluster({ brokers: 1, slaves: 1, brokerRole: role, logger: pino({ level: 'silent' }) });
   const admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: `ha-bench-admin-${role}-${concurrency}` });
   const producer = new DefaultMQProducer({ producerGroup: `PG_HA_${concurrency}`, namesrvAddr: cluster.namesrvAddr, instanceName: `ha-bench-${role}-${concurrency}` });
   try {
@@ -80,6 +81,8 @@ async function runOne(role: 'SYNC_MASTER' | 'ASYNC_MASTER', concurrency: number,
 }
 
 export async function runHaBench(messages = Number(process.env.HA_BENCH_MESSAGES ?? 20000)): Promise<BenchResult[]> {
+  // Quiet client logs unless asked for (the root logger is created on first use, after this).
+  process.env.ROCKETMQ_LOG_LEVEL ??= 'warn';
   const out: BenchResult[] = [];
   for (const role of ['SYNC_MASTER', 'ASYNC_MASTER'] as const) {
     out.push((await runOne(role, 16, messages)).result);

@@ -132,7 +132,7 @@ export class HAConnection {
       if (store.now() - this.lastWriteTimestamp > config.haSendHeartbeatInterval) {
         this.#write(encodeHATransferHeader(this.nextTransferFromWhere, 0), null);
       }
-      const r = await store.getCommitLogData(this.nextTransferFromWhere);
+      const r = await store.getCommitLogData(this.nextTransferFromWhere, config.haTransferBatchSize);
       if (this.#closed) break;
       if (r && r.data.length > 0) {
         const size = Math.min(r.data.length, config.haTransferBatchSize);

@@ -408,14 +408,14 @@ export class CommitLog {
   // ---- replication ----
 
   /**
-   * The bytes from `offset` to the end of what its file holds (Java's CommitLog.getData: one file at most), or
-   * null when no file holds `offset` or nothing lies beyond it.
+   * The bytes from `offset` to the end of what its file holds (Java's CommitLog.getData: one file at most), at most
+   * `maxSize` of them (Java maps them; we read them), or null when no file holds `offset` or nothing lies beyond it.
    */
-  async getData(offset: number): Promise<{ offset: number; data: Buffer } | null> {
+  async getData(offset: number, maxSize = Number.MAX_SAFE_INTEGER): Promise<{ offset: number; data: Buffer } | null> {
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
     if (!mf) return null;
     const pos = offset - mf.fileFromOffset;
-    const len = mf.wrotePosition - pos;
+    const len = Math.min(mf.wrotePosition - pos, maxSize);
     if (len <= 0) return null;
     const data = mf.readFromMemory(pos, len) ?? await mf.read(pos, len);
     return data ? { offset, data } : null;

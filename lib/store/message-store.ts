@@ -563,10 +563,10 @@ export class DefaultMessageStore {
     });
   }
 
-  /** Master: the commit-log bytes from `offset` to the end of its file (Java's getCommitLogData). */
-  getCommitLogData(offset: number): Promise<{ offset: number; data: Buffer } | null> {
+  /** Master: the commit-log bytes from `offset` to the end of its file, at most `maxSize` (Java's getCommitLogData). */
+  getCommitLogData(offset: number, maxSize?: number): Promise<{ offset: number; data: Buffer } | null> {
     if (!this.#running) return Promise.resolve(null);
-    return this.commitLog.getData(offset);
+    return this.commitLog.getData(offset, maxSize);
   }
 
   /**
