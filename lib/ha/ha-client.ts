@@ -147,27 +147,41 @@ export class HAClient {
     }
   }
 
-  /** Appends the queued transfers in order (Java's dispatchReadRequest). */
+  /**
+   * Appends the queued transfers in order (Java's dispatchReadRequest): all that arrived together are appended at
+   * once and handed to the OS with one write, then reported one by one as Java does (a report per transfer).
+   */
   async #process(socket: net.Socket): Promise<void> {
     while (this.#queue.length && this.#socket === socket) {
-      const t = this.#queue.shift()!;
-      this.#queuedBytes -= t.data.length;
-      const slavePhyOffset = this.store.getMaxPhyOffset();
-      if (slavePhyOffset !== 0 && slavePhyOffset !== t.phyOffset) {
-        this.log.error({ slave: slavePhyOffset, master: t.phyOffset }, 'master pushed offset not equal the max phy offset in slave');
+      const batch = this.#queue.splice(0);
+      this.#queuedBytes = 0;
+      let expected = this.store.getMaxPhyOffset();
+      const appends: Promise<boolean>[] = [];
+      for (const t of batch) {
+        if (expected !== 0 && expected !== t.phyOffset) {
+          this.log.error({ slave: expected, master: t.phyOffset }, 'master pushed offset not equal the max phy offset in slave');
+          await Promise.all(appends);
+          this.closeMaster();
+          return;
+        }
+        appends.push(this.store.appendToCommitLog(t.phyOffset, t.data));
+        expected = t.phyOffset + t.data.length;
+      }
+      const oks = await Promise.all(appends);
+      if (this.#socket !== socket) return;
+      if (socket.isPaused()) socket.resume();
+      socket.cork();
+      for (let i = 0; i < batch.length && oks[i]; i++) {
+        const end = batch[i].phyOffset + batch[i].data.length;
+        if (end > this.#currentReportedOffset) {
+          this.#currentReportedOffset = end;
+          this.#report(end);
+        }
+      }
+      socket.uncork();
+      if (oks.some((ok) => !ok)) {
         this.closeMaster();
         return;
-      }
-      const ok = await this.store.appendToCommitLog(t.phyOffset, t.data);
-      if (!ok) {
-        this.closeMaster();
-        return;
-      }
-      if (this.#queue.length === 0 || this.#queuedBytes < MAX_BUFFERED / 2) socket.resume();
-      const current = this.store.getMaxPhyOffset();
-      if (current > this.#currentReportedOffset) {
-        this.#currentReportedOffset = current;
-        this.#report(current);
       }
     }
   }

@@ -31,6 +31,7 @@ export class HAConnection {
   readonly #decoder = new HASlaveReportDecoder();
   #closed = false;
   #wake: (() => void) | null = null;
+  #wakePending = false;
   #pumping: Promise<void> | null = null;
 
   constructor(private readonly owner: HAConnectionOwner, private readonly socket: net.Socket, private readonly log: Logger) {
@@ -60,7 +61,8 @@ export class HAConnection {
   wakeup(): void {
     const w = this.#wake;
     this.#wake = null;
-    w?.();
+    if (w) w();
+    else this.#wakePending = true; // the writer is busy: it must not sleep through this
   }
 
   #onData(chunk: Buffer): void {
@@ -91,6 +93,10 @@ export class HAConnection {
   }
 
   #sleep(ms: number): Promise<void> {
+    if (this.#wakePending) {
+      this.#wakePending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const t = setTimeout(() => { this.#wake = null; resolve(); }, Math.max(1, ms));
       t.unref();
@@ -132,6 +138,7 @@ export class HAConnection {
       if (store.now() - this.lastWriteTimestamp > config.haSendHeartbeatInterval) {
         this.#write(encodeHATransferHeader(this.nextTransferFromWhere, 0), null);
       }
+      this.#wakePending = false;
       const r = await store.getCommitLogData(this.nextTransferFromWhere, config.haTransferBatchSize);
       if (this.#closed) break;
       if (r && r.data.length > 0) {
