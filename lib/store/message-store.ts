@@ -605,6 +605,9 @@ export class DefaultMessageStore {
       do {
         this.#reputAgain = false;
         while (this.#running && this.#reputFromOffset < this.commitLog.getMaxOffset()) {
+          // An empty slave's log starts where the master's last file does (Java's doReput correction).
+          const minOffset = this.commitLog.getMinOffset();
+          if (this.#reputFromOffset < minOffset) this.#reputFromOffset = minOffset;
           const pending: Promise<void>[] = [];
           const next = await this.commitLog.scan(this.#reputFromOffset, false, (r) => this.#dispatch(r, pending, true));
           if (pending.length) await Promise.all(pending);

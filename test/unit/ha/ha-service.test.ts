@@ -66,6 +66,13 @@ describe('ha: HAService / HAConnection / HAClient over real sockets and files', 
     const lastStart = files[files.length - 1].fileFromOffset;
     expect(slave.store.getMinPhyOffset()).to.equal(lastStart);
     expect((await commitLogBytes(slave.store)).equals(await commitLogBytes(master.store, lastStart))).to.equal(true);
+    // Its queues start where its log does (blank entries before), and serve what it has.
+    await slave.store.waitReput();
+    for (let q = 0; q < 4; q++) expect(slave.store.getMaxOffsetInQueue('HaT', q)).to.equal(master.store.getMaxOffsetInQueue('HaT', q));
+    const min = slave.store.getMinOffsetInQueue('HaT', 0);
+    expect(min).to.be.greaterThan(0);
+    const got = await slave.store.getMessage('g', 'HaT', 0, min, 32);
+    expect(got.status).to.equal('FOUND');
   });
 
   it('SYNC_MASTER: every acknowledged put is on the slave; the logs are equal byte for byte across file ends', async () => {
