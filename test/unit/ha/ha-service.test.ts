@@ -68,11 +68,17 @@ describe('ha: HAService / HAConnection / HAClient over real sockets and files', 
     expect((await commitLogBytes(slave.store)).equals(await commitLogBytes(master.store, lastStart))).to.equal(true);
     // Its queues start where its log does (blank entries before), and serve what it has.
     await slave.store.waitReput();
-    for (let q = 0; q < 4; q++) expect(slave.store.getMaxOffsetInQueue('HaT', q)).to.equal(master.store.getMaxOffsetInQueue('HaT', q));
-    const min = slave.store.getMinOffsetInQueue('HaT', 0);
-    expect(min).to.be.greaterThan(0);
-    const got = await slave.store.getMessage('g', 'HaT', 0, min, 32);
-    expect(got.status).to.equal('FOUND');
+    let queues = 0;
+    for (let q = 0; q < 4; q++) {
+      if (!slave.store.findConsumeQueue('HaT', q)) continue; // no record of this queue in the last file
+      queues++;
+      expect(slave.store.getMaxOffsetInQueue('HaT', q)).to.equal(master.store.getMaxOffsetInQueue('HaT', q));
+      const min = slave.store.getMinOffsetInQueue('HaT', q);
+      expect(min).to.be.greaterThan(0);
+      const got = await slave.store.getMessage('g', 'HaT', q, min, 32);
+      expect(got.status).to.equal('FOUND');
+    }
+    expect(queues).to.be.greaterThan(0);
   });
 
   it('SYNC_MASTER: every acknowledged put is on the slave; the logs are equal byte for byte across file ends', async () => {
