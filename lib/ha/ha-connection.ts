@@ -69,6 +69,12 @@ export class HAConnection {
     const offset = this.#decoder.push(chunk);
     this.lastReadTimestamp = this.owner.store.now();
     if (offset === null) return;
+    if (offset < 0 || (this.slaveRequestOffset < 0 && offset > this.owner.store.getMaxPhyOffset())) {
+      // Not a slave of this log (Java takes any first report, and would count it as acknowledged): drop it.
+      this.log.warn({ clientAddr: this.clientAddr, offset, maxPhyOffset: this.owner.store.getMaxPhyOffset() }, 'bad slave report');
+      this.close();
+      return;
+    }
     this.slaveAckOffset = offset;
     if (this.slaveRequestOffset < 0) {
       this.slaveRequestOffset = offset;

@@ -199,4 +199,22 @@ describe('ha: HAService / HAConnection / HAClient over real sockets and files', 
     expect(ts[0].phyOffset).to.equal(0);
     expect(Buffer.concat(ts.map((t) => t.data)).equals(await commitLogBytes(master.store))).to.equal(true);
   });
+
+  it('garbage on the HA port costs only that connection; a real slave is served beside it', async () => {
+    const master = await node({ brokerRole: BrokerRole.SYNC_MASTER });
+    const g = await fakeSlave(master.ha.listenPort);
+    sockets.push(g.socket);
+    g.socket.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+    const neg = await fakeSlave(master.ha.listenPort);
+    sockets.push(neg.socket);
+    neg.report(-1);
+    await waitFor(() => master.ha.connectionCount === 0, 10000, 'both dropped');
+    expect(master.ha.push2SlaveMaxOffset).to.equal(0);
+    expect((await put(master, 99)).putMessageStatus).to.equal(PutMessageStatus.SLAVE_NOT_AVAILABLE);
+    const slave = await node({ brokerRole: BrokerRole.SLAVE });
+    slave.ha.updateMasterAddress(haAddr(master));
+    await waitFor(() => [...master.ha.connections].some((c) => c.slaveRequestOffset === 0), 10000, 'real slave');
+    for (let i = 0; i < 5; i++) expect((await put(master, i)).putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+    expect((await commitLogBytes(slave.store)).equals(await commitLogBytes(master.store))).to.equal(true);
+  });
 });
