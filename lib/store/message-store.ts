@@ -410,7 +410,10 @@ export class DefaultMessageStore {
       t.unref();
       this.#timers.push(t);
     };
-    if (this.config.flushDiskType === FlushDiskType.ASYNC_FLUSH) every(this.config.flushIntervalCommitLog, () => this.#flushCommitLogService());
+    // A slave flushes what it receives on this timer whatever its flushDiskType (it has no puts to group-commit).
+    if (this.config.flushDiskType === FlushDiskType.ASYNC_FLUSH || this.config.brokerRole === BrokerRole.SLAVE) {
+      every(this.config.flushIntervalCommitLog, () => this.#flushCommitLogService());
+    }
     every(this.config.flushIntervalConsumeQueue, () => this.#flushConsumeQueueService());
     every(this.config.cleanResourceInterval, () => this.cleanFilesPeriodically());
     every(1000, async () => this.#stats.sample(this.now(), this.commitLog.putMessageCount));
