@@ -502,9 +502,16 @@ export class DefaultMessageStore {
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(msg.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     const pending: Promise<void>[] = [];
-    const result = await this.commitLog.putMessage(msg, (r) => this.#dispatchAppended(r, pending));
+    let end = -1;
+    const put = this.commitLog.putMessage(msg, (r) => {
+      this.#dispatchAppended(r, pending);
+      end = r.commitLogOffset + r.msgSize;
+    });
+    // Replication starts as soon as the record is appended, beside the write to the OS (Java combines both futures).
+    const replica = this.#submitReplica(end, msg.propertiesString);
+    const result = await put;
     if (pending.length) await Promise.all(pending);
-    return this.#handleHA(result, msg.propertiesString);
+    return this.#handleHA(result, msg.propertiesString, replica);
   }
 
   async putMessages(batch: MessageExtBatch): Promise<PutMessageResult> {
@@ -512,9 +519,27 @@ export class DefaultMessageStore {
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(batch.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     const pending: Promise<void>[] = [];
-    const result = await this.commitLog.putMessages(batch, (r) => this.#dispatchAppended(r, pending));
+    let end = -1;
+    const put = this.commitLog.putMessages(batch, (r) => {
+      this.#dispatchAppended(r, pending);
+      end = Math.max(end, r.commitLogOffset + r.msgSize);
+    });
+    const replica = this.#submitReplica(end, batch.propertiesString);
+    const result = await put;
     if (pending.length) await Promise.all(pending);
-    return this.#handleHA(result, batch.propertiesString);
+    return this.#handleHA(result, batch.propertiesString, replica);
+  }
+
+  /**
+   * SYNC_MASTER: starts waiting for a slave to hold `end` (the appended record's end), or says no slave is close
+   * enough; null when the put does not wait (another role, WAIT=false, nothing appended yet).
+   */
+  #submitReplica(end: number, propertiesString: string | undefined): Promise<PutMessageStatus> | null {
+    if (end < 0 || this.config.brokerRole !== BrokerRole.SYNC_MASTER || !isWaitStoreMsgOK(propertiesString)) return null;
+    const ha = this.#replica;
+    if (!ha || !ha.isSlaveOK(end)) return Promise.resolve(PutMessageStatus.SLAVE_NOT_AVAILABLE);
+    return ha.waitTransfer(end, this.config.syncFlushTimeout)
+      .then((ok) => (ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_SLAVE_TIMEOUT));
   }
 
   #dispatchAppended(r: DispatchRequest, pending: Promise<void>[]): void {
@@ -527,15 +552,13 @@ export class DefaultMessageStore {
    * FLUSH_SLAVE_TIMEOUT after syncFlushTimeout, or SLAVE_NOT_AVAILABLE at once when no slave is close enough
    * (Java's CommitLog.submitReplicaRequest).
    */
-  async #handleHA(result: PutMessageResult, propertiesString: string | undefined): Promise<PutMessageResult> {
+  async #handleHA(result: PutMessageResult, propertiesString: string | undefined, early: Promise<PutMessageStatus> | null): Promise<PutMessageResult> {
     const r = result.appendMessageResult;
     if (this.config.brokerRole !== BrokerRole.SYNC_MASTER || !r || !isWaitStoreMsgOK(propertiesString)) return result;
     if (result.putMessageStatus !== PutMessageStatus.PUT_OK && result.putMessageStatus !== PutMessageStatus.FLUSH_DISK_TIMEOUT) return result;
-    const nextOffset = r.wroteOffset + r.wroteBytes;
-    const ha = this.#replica;
-    if (!ha || !ha.isSlaveOK(nextOffset)) return { ...result, putMessageStatus: PutMessageStatus.SLAVE_NOT_AVAILABLE };
-    const ok = await ha.waitTransfer(nextOffset, this.config.syncFlushTimeout);
-    return ok ? result : { ...result, putMessageStatus: PutMessageStatus.FLUSH_SLAVE_TIMEOUT };
+    // Appended after a file was created (not synchronously): start now.
+    const status = await (early ?? this.#submitReplica(r.wroteOffset + r.wroteBytes, propertiesString)!);
+    return status === PutMessageStatus.PUT_OK ? result : { ...result, putMessageStatus: status };
   }
 
   // ---- replication (the sockets live in lib/ha) ----
