@@ -173,6 +173,18 @@ describe('ha: a master/slave broker group in process (startCluster({ slaves: 1 }
     await c.start();
     await waitFor(() => seen.size === 40, 30000, 'all consumed');
     expect(slaveReads).to.be.greaterThan(0);
+    // Messages in memory again (ratio 100 %): the answers send the consumer back to the master (brokerId 0).
+    let masterReads = 0;
+    const origMaster = master.messageStore.getMessage.bind(master.messageStore);
+    master.messageStore.getMessage = (...args: Parameters<typeof origMaster>) => {
+      if (args[1] === topic) masterReads++;
+      return origMaster(...args);
+    };
+    master.messageStore.config.accessMessageInMemoryMaxRatio = 100;
+    slave.messageStore.config.accessMessageInMemoryMaxRatio = 100;
+    await env.sendMany(topic, 20, 'n', { batch: 5 });
+    await waitFor(() => [...seen.keys()].filter((k) => k.startsWith('n')).length === 20, 30000, 'second round consumed');
+    await waitFor(() => masterReads > 0, 30000, 'pulls back on the master');
   });
 
   it('a master down: the producer sends to the other broker group (queues without a master leave the route)', async () => {
