@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 import { RemotingClient } from '../../../lib/transport/remoting-client';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { createMessage } from '../../../protocol/message/message';
@@ -52,8 +55,21 @@ describe('ha: a master/slave broker group in process (startCluster({ slaves: 1 }
     }
     expect(slave.messageStore.getMaxPhyOffset()).to.equal(master.messageStore.getMaxPhyOffset());
     expect((await commitLog(slave)).equals(await commitLog(master))).to.equal(true);
-    // Metadata copied from the master.
+    // Metadata copied from the master: topics, consumer offsets, subscription groups, delay offsets.
     await waitFor(() => slave.topicConfigManager.selectTopicConfig(topic) !== undefined, 20000, 'topic config copied');
+    const group = randomName('CG');
+    master.consumerOffsetManager.commitOffset('test', group, topic, 2, 7);
+    master.subscriptionGroupManager.updateSubscriptionGroupConfig(newSubscriptionGroupConfig(group, { whichBrokerWhenConsumeSlowly: 1 }));
+    master.scheduleMessageService.offsetTable.set(3, 11);
+    await waitFor(() => slave.consumerOffsetManager.queryOffset(group, topic, 2) === 7, 20000, 'offsets copied');
+    await waitFor(() => slave.subscriptionGroupManager.subscriptionGroupTable.has(group), 20000, 'subscription group copied');
+    await waitFor(async () => {
+      try {
+        return (await fs.readFile(path.join(slave.messageStoreConfig.storePathRootDir, 'config', 'delayOffset.json'), 'utf8')).includes('3:11');
+      } catch {
+        return false;
+      }
+    }, 20000, 'delay offsets copied');
     // Writes to the slave are refused with Java's remark.
     const rc = new RemotingClient({});
     try {

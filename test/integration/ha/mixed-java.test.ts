@@ -20,7 +20,7 @@ import { decodeTopicConfigSerializeWrapper } from '../../../protocol/body/topic-
 import { createMessage } from '../../../protocol/message/message';
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { randomName, waitFor } from '../../helpers/cluster';
-import { type JavaBroker, freeBrokerPort, harnessLines, javaSkipReason, runHarness, startJavaBroker } from '../../helpers/javaref';
+import { type JavaBroker, freeBrokerPort, harnessLines, javaSkipReason, runHarness, runMqadmin, startJavaBroker } from '../../helpers/javaref';
 
 async function topicOn(addr: string, topic: string): Promise<boolean> {
   const rc = new RemotingClient({});
@@ -168,6 +168,10 @@ describe('ha: mixed groups with the Java 4.9.8 broker', function () {
     expect(harnessLines(sent.stdout, 'SENT')[0]?.[1], sent.stdout.slice(-2000) + sent.stderr.slice(-2000)).to.equal(`ok=${n}`);
     expect(slave.messageStore.getMaxPhyOffset()).to.equal(master.messageStore.getMaxPhyOffset());
     await waitFor(() => slave.topicConfigManager.selectTopicConfig(topic) !== undefined, 30_000, 'topic config on the slave');
+    // Java's mqadmin sees the group as it sees a Java pair: brokerIds 0 and 1, runtime info from both.
+    const list = await runMqadmin('4.9.8', ['clusterList', '-n', cluster.namesrvAddr]);
+    const bids = list.stdout.split('\n').filter((l) => l.includes(` ${master.brokerConfig.brokerName} `)).map((l) => l.trim().split(/\s+/)[2]).sort();
+    expect(bids, list.stdout + list.stderr).to.deep.equal(['0', '1']);
     await cluster.stopBroker(0);
     const res = await runHarness(['consume', '--namesrv', cluster.namesrvAddr, '--topic', topic, '--group', randomName('CG'),
       '--from', 'first', '--expect', String(n), '--timeout', '90', '--quiet']);
