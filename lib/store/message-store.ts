@@ -635,7 +635,12 @@ export class DefaultMessageStore {
           const minOffset = this.commitLog.getMinOffset();
           if (this.#reputFromOffset < minOffset) this.#reputFromOffset = minOffset;
           const pending: Promise<void>[] = [];
-          const next = await this.commitLog.scan(this.#reputFromOffset, false, (r) => this.#dispatch(r, pending, true));
+          const next = await this.commitLog.scan(this.#reputFromOffset, false, (r) => {
+            this.#dispatch(r, pending, true);
+            // The checkpoint's commit-log timestamp comes from here on a slave (its records are not put, but appended).
+            const mf = this.commitLog.mappedFileQueue.findMappedFileByOffset(r.commitLogOffset);
+            if (mf && r.storeTimestamp > mf.storeTimestamp) mf.storeTimestamp = r.storeTimestamp;
+          });
           if (pending.length) await Promise.all(pending);
           if (next > this.#reputFromOffset) {
             this.#reputFromOffset = next;

@@ -53,6 +53,9 @@ describe('ha: HAService / HAConnection / HAClient over real sockets and files', 
     expect(got.messages.length).to.equal(20);
     const byKey = await slave.store.queryMessage('HaT', 'k41', 10, 0, Number.MAX_SAFE_INTEGER);
     expect(byKey.messages.length).to.equal(1);
+    // Its checkpoint carries the replicated records' store time (what crash recovery starts from).
+    await slave.stop();
+    expect(slave.store.checkpoint.physicMsgTimestamp).to.be.greaterThan(0);
   });
 
   it('an empty slave starts at the master\'s last commit-log file, as Java does', async () => {
