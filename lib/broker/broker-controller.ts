@@ -275,6 +275,8 @@ export class BrokerController {
     if (this.#listenPort <= 2 || !this.remotingServer.options.listenPort) return;
     const vip = new RemotingServer({ ...this.#remotingServerConfig, listenPort: this.#listenPort - 2, logger: this.logger });
     for (const [code, p] of this.processors) vip.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
+    // The same checks too (ACL): Java registers its RPC hooks on both servers.
+    for (const h of this.remotingServer.rpcHooks) vip.registerRPCHook(h);
     try {
       await vip.listen();
     } catch (err) {
