@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /** A folder's import patterns: its files and the folder itself (`'../transport'` resolves to its index). */
 const dir = (...names) => names.flatMap((n) => [`**/${n}/**`, `**/${n}`]);
-const SERVER = [...dir('broker', 'namesrv', 'store'), '**/server'];
+const SERVER = [...dir('broker', 'ha', 'namesrv', 'store'), '**/server'];
 const SDK = [...dir('producer', 'consumer', 'admin', 'client'), '**/index'];
 
 function restrict(files, groups, message) {
@@ -35,6 +35,7 @@ export default tseslint.config(
   restrict(['lib/consumer/**/*.ts'], [...dir('transport', 'producer', 'admin'), ...SERVER], 'lib/consumer goes through lib/client and imports no sibling.'),
   restrict(['lib/admin/**/*.ts'], [...dir('transport', 'producer', 'consumer'), ...SERVER], 'lib/admin goes through lib/client and imports no sibling.'),
   restrict(['lib/store/**/*.ts'], [...dir('transport', 'broker', 'namesrv'), ...SDK, 'net', 'node:net'], 'lib/store knows nothing of the network.'),
+  restrict(['lib/ha/**/*.ts'], [...dir('broker', 'namesrv', 'transport'), ...SDK], 'lib/ha sits on lib/store and knows nothing of the broker.'),
   restrict(['lib/namesrv/**/*.ts'], [...dir('broker', 'store'), ...SDK], 'lib/namesrv imports neither the SDK nor the broker.'),
   restrict(['lib/broker/**/*.ts'], [...dir('namesrv'), ...SDK], 'lib/broker never imports the SDK layers.'),
   restrict(['lib/index.ts'], SERVER, 'The main export never pulls the servers in.'),

@@ -81,6 +81,10 @@ const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[
     about: 'DefaultMQProducer vs ali-ons: sync x1, sync x16, async x256, batch32',
     run: async () => (await import('./producer')).runProducerBench(),
   },
+  ha: {
+    about: 'master/slave replication: SYNC_MASTER vs ASYNC_MASTER sync x16 / async x256 (1 KiB), replication lag',
+    run: async () => (await import('./ha')).runHaBench(),
+  },
   consumer: {
     about: 'push consumer drain, ours vs ali-ons',
     run: async () => (await import('./consumer')).runConsumerBench(),

@@ -28,6 +28,21 @@ export interface StartClusterOptions {
    */
   storeConfig?: Partial<MessageStoreConfig>;
   /**
+   * Slaves per broker group (brokerId 1, 2, ..., same brokerName, role SLAVE).
+   * @default 0
+   */
+  slaves?: number;
+  /**
+   * Role of the masters (or storeConfig.brokerRole).
+   * @default ASYNC_MASTER
+   */
+  brokerRole?: 'ASYNC_MASTER' | 'SYNC_MASTER';
+  /**
+   * Options passed to every broker's controller (e.g. the slave's metadata-copy schedule).
+   * @default {}
+   */
+  replication?: { slaveSyncInitialDelayMillis?: number; slaveSyncIntervalMillis?: number };
+  /**
    * A pino logger for the servers.
    * @default the package's root logger
    */
@@ -38,8 +53,16 @@ export interface Cluster {
   namesrvAddr: string;
   namesrv: NamesrvController;
   brokers: BrokerController[];
+  /** Slave `j` of broker group `i` is `slaves[i * slavesPerBroker + j]`. */
+  slaves: BrokerController[];
   /** Restarts broker `i` on the same port and store (offsets and messages survive). */
   restartBroker(i: number): Promise<BrokerController>;
+  /** Stops master `i` (its slaves keep serving reads). */
+  stopBroker(i: number): Promise<void>;
+  /** Starts master `i` again on its port and store after stopBroker. */
+  startBroker(i: number): Promise<BrokerController>;
+  /** Restarts slave `k` (index into `slaves`) on the same port and store. */
+  restartSlave(k: number): Promise<BrokerController>;
   stop(): Promise<void>;
 }
 
@@ -60,14 +83,21 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
   );
   await namesrv.start();
   const namesrvAddr = namesrv.address;
-  const configs: { brokerConfig: Partial<BrokerConfig>; storeConfig: Partial<MessageStoreConfig> }[] = [];
+  type Conf = { brokerConfig: Partial<BrokerConfig>; storeConfig: Partial<MessageStoreConfig> };
+  const configs: Conf[] = [];
+  const slaveConfigs: Conf[] = [];
   const brokers: BrokerController[] = [];
-  const make = (i: number, port: number) => new BrokerController({
-    brokerConfig: configs[i].brokerConfig,
-    messageStoreConfig: configs[i].storeConfig,
+  const slaves: BrokerController[] = [];
+  const perBroker = options.slaves ?? 0;
+  const makeFrom = (conf: Conf, port: number) => new BrokerController({
+    brokerConfig: conf.brokerConfig,
+    messageStoreConfig: conf.storeConfig,
     remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: port },
     logger: options.logger,
+    replication: options.replication,
   });
+  const make = (i: number, port: number) => makeFrom(configs[i], port);
+  const masterRole = options.brokerRole ?? options.storeConfig?.brokerRole ?? 'ASYNC_MASTER';
   try {
     for (let i = 0; i < (options.brokers ?? 1); i++) {
       const storePathRootDir = path.join(root, `broker-${i}`);
@@ -81,23 +111,59 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
           ...options.brokerConfig,
           storePathRootDir,
         },
-        storeConfig: { ...TEST_STORE_CONFIG, ...options.storeConfig, storePathRootDir },
+        storeConfig: { ...TEST_STORE_CONFIG, ...options.storeConfig, brokerRole: masterRole, storePathRootDir },
       });
-      const b = make(i, 0);
+      const b = make(i, configs[i].brokerConfig.listenPort ?? 0);
       brokers.push(b);
       await b.start();
+      for (let j = 0; j < perBroker; j++) {
+        const slaveRoot = path.join(root, `broker-${i}-s${j + 1}`);
+        const conf: Conf = {
+          brokerConfig: { ...configs[i].brokerConfig, brokerId: j + 1, storePathRootDir: slaveRoot },
+          storeConfig: { ...configs[i].storeConfig, brokerRole: 'SLAVE', storePathRootDir: slaveRoot, storePathCommitLog: '' },
+        };
+        slaveConfigs.push(conf);
+        const s = makeFrom(conf, 0);
+        slaves.push(s);
+        await s.start();
+      }
     }
   } catch (err) {
-    for (const b of brokers) await b.shutdown().catch(() => undefined);
+    for (const b of [...slaves, ...brokers]) await b.shutdown().catch(() => undefined);
     await namesrv.shutdown();
     await fs.rm(root, { recursive: true, force: true });
     throw err;
   }
   let stopped: Promise<void> | null = null;
+  const ports = new Map<number, number>();
+  const haPorts = new Map<number, number>();
   return {
     namesrvAddr,
     namesrv,
     brokers,
+    slaves,
+    async stopBroker(i: number): Promise<void> {
+      ports.set(i, brokers[i].listenPort);
+      haPorts.set(i, brokers[i].replication.haListenPort);
+      await brokers[i].shutdown();
+    },
+    async startBroker(i: number): Promise<BrokerController> {
+      // The same HA port too, so that its slaves reconnect to the address they know.
+      const conf = configs[i];
+      const b = makeFrom({ ...conf, storeConfig: { ...conf.storeConfig, haListenPort: haPorts.get(i) ?? 0 } }, ports.get(i) ?? brokers[i].listenPort);
+      brokers[i] = b;
+      await b.start();
+      return b;
+    },
+    async restartSlave(k: number): Promise<BrokerController> {
+      const old = slaves[k];
+      const port = old.listenPort;
+      await old.shutdown();
+      const s = makeFrom(slaveConfigs[k], port);
+      slaves[k] = s;
+      await s.start();
+      return s;
+    },
     async restartBroker(i: number): Promise<BrokerController> {
       const old = brokers[i];
       const port = old.listenPort;
@@ -110,7 +176,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     stop(): Promise<void> {
       if (!stopped) {
         stopped = (async () => {
-          for (const b of brokers) await b.shutdown();
+          for (const b of [...slaves, ...brokers]) await b.shutdown();
           await namesrv.shutdown();
           await fs.rm(root, { recursive: true, force: true });
         })();

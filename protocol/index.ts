@@ -9,3 +9,4 @@ export * from './code/response-code';
 export * from './header/index';
 export * from './body/index';
 export * from './message/index';
+export * from './ha/ha-codec';

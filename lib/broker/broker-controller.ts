@@ -43,12 +43,15 @@ import { ServiceLoop } from '../util/service-loop';
 import { RemotingServer, type RemotingServerOptions } from '../transport/remoting-server';
 import type { Channel } from '../transport/connection';
 import { ConfigError } from '../errors';
+import { BrokerReplication } from './slave/broker-replication';
 
 export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
   messageStoreConfig?: Partial<MessageStoreConfig>;
   remotingServerConfig?: Partial<RemotingServerOptions>;
   logger?: Logger;
+  /** SlaveSynchronize schedule (tests shorten it). */
+  replication?: { slaveSyncInitialDelayMillis?: number; slaveSyncIntervalMillis?: number };
 }
 
 export class BrokerController {
@@ -85,8 +88,13 @@ export class BrokerController {
   readonly transactionalMessageService: TransactionalMessageService;
   readonly transactionalMessageCheckListener: DefaultTransactionalMessageCheckListener;
   readonly transactionalMessageCheckService: TransactionalMessageCheckService;
+  /** Master/slave replication: the HA port, the slave's master addresses and metadata copy. */
+  readonly replication: BrokerReplication;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
   readonly #lifecycle: Lifecycle;
+  /** Java's VIP channel on listenPort - 2 (a Java slave's SlaveSynchronize calls it); null when that port was taken. */
+  #vipServer: RemotingServer | null = null;
+  readonly #remotingServerConfig: Partial<RemotingServerOptions>;
   readonly #loops: ServiceLoop[] = [];
   #listenPort = 0;
   #registeredOnce = false;
@@ -99,7 +107,12 @@ export class BrokerController {
     this.brokerConfig.storePathRootDir = storeRoot;
     this.messageStoreConfig = resolveMessageStoreConfig({ ...options.messageStoreConfig, storePathRootDir: storeRoot });
     this.logger = componentLogger('broker', options.logger).child({ brokerName: this.brokerConfig.brokerName });
+    // Java's BrokerStartup: a master is brokerId 0; a slave needs a brokerId > 0.
+    if (this.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
+      if (this.brokerConfig.brokerId <= 0) throw new ConfigError("Slave's brokerId must be > 0");
+    } else this.brokerConfig.brokerId = 0;
     const bc = this.brokerConfig;
+    this.#remotingServerConfig = options.remotingServerConfig ?? {};
     this.remotingServer = new RemotingServer({
       listenPort: bc.listenPort,
       ...options.remotingServerConfig,
@@ -165,6 +178,17 @@ export class BrokerController {
     this.transactionalMessageCheckService = tx.transactionalMessageCheckService;
     // A master checks half messages (Java starts the check service in changeToMaster / startProcessorByHa).
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.transactionalMessageCheckService);
+    this.replication = new BrokerReplication({
+      store: this.messageStore,
+      config: this.messageStoreConfig,
+      remotingClient: this.brokerOuterAPI.remotingClient,
+      topicConfigManager: this.topicConfigManager,
+      subscriptionGroupManager: this.subscriptionGroupManager,
+      consumerOffsetManager: this.consumerOffsetManager,
+      brokerAddr: () => this.brokerAddr,
+      logger: this.logger.child({ component: 'replication' }),
+      ...options.replication,
+    }, options.remotingServerConfig?.bindAddress);
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
   }
 
@@ -240,9 +264,12 @@ export class BrokerController {
     this.remotingServer.on('idle', (addr, channel) => this.#onChannelGone(addr, channel));
     this.remotingServer.on('exception', (addr, channel) => this.#onChannelGone(addr, channel));
     this.#listenPort = await this.remotingServer.listen();
+    await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);
+    await this.#startVipChannel();
     this.brokerOuterAPI.updateNameServerAddressList(this.brokerConfig.namesrvAddr);
     this.pullRequestHoldService.start();
-    await this.scheduleMessageService.start();
+    // A slave delivers no delayed messages (Java's handleScheduleMessageService).
+    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) await this.scheduleMessageService.start();
     for (const s of this.services) await s.start();
     const loop = (name: string, intervalMillis: number, task: () => Promise<void> | void, initialDelayMillis?: number) => {
       const l = new ServiceLoop({ name, intervalMillis, initialDelayMillis, logger: this.logger }, task);
@@ -257,6 +284,25 @@ export class BrokerController {
     await this.registerBrokerAll(true, false, true);
     loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => this.registerBrokerAll(true, false, this.brokerConfig.forceRegister));
     this.logger.info({ brokerAddr: this.brokerAddr, cluster: this.brokerConfig.brokerClusterName }, 'broker started');
+  }
+
+  /** The same processors on listenPort - 2, as Java's fast remoting server (best effort: a taken port is logged). */
+  async #startVipChannel(): Promise<void> {
+    // Only for a configured port (as deployed); a broker on an ephemeral port would take a neighbour's port.
+    if (this.#listenPort <= 2 || !this.remotingServer.options.listenPort) return;
+    const vip = new RemotingServer({ ...this.#remotingServerConfig, listenPort: this.#listenPort - 2, logger: this.logger });
+    for (const [code, p] of this.processors) vip.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
+    // The same checks too (ACL): Java registers its RPC hooks on both servers.
+    for (const h of this.remotingServer.rpcHooks) vip.registerRPCHook(h);
+    try {
+      await vip.listen();
+    } catch (err) {
+      this.logger.warn({ err, port: this.#listenPort - 2 }, 'VIP channel port taken, not serving it');
+      await vip.shutdown().catch(() => undefined);
+      return;
+    }
+    vip.on('close', (addr, channel) => this.#onChannelGone(addr, channel));
+    this.#vipServer = vip;
   }
 
   #onChannelGone(remoteAddr: string, channel: Channel): void {
@@ -274,8 +320,11 @@ export class BrokerController {
     }
     await this.brokerOuterAPI.shutdown();
     await this.remotingServer.shutdown();
+    await this.#vipServer?.shutdown();
+    this.#vipServer = null;
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
+    await this.replication.shutdown();
     await this.consumerOffsetManager.persistNow();
     await this.topicConfigManager.persistNow();
     await this.subscriptionGroupManager.persistNow();
@@ -302,13 +351,16 @@ export class BrokerController {
       brokerAddr: this.brokerAddr,
       brokerName: bc.brokerName,
       brokerId: bc.brokerId,
-      haServerAddr: `${bc.brokerIP2 || bc.brokerIP1}:${this.listenPort + 1}`,
+      haServerAddr: `${bc.brokerIP2 || bc.brokerIP1}:${this.replication.haListenPort || this.listenPort + 1}`,
       topicConfigWrapper: wrapper,
       filterServerList: [],
       timeoutMills: bc.registerBrokerTimeoutMills,
       compressed: bc.compressedRegister,
     });
-    if (results.length > 0) this.#registeredOnce = true;
+    if (results.length > 0) {
+      this.#registeredOnce = true;
+      this.replication.onRegisterResult(results[0]);
+    }
   }
 }
 

@@ -15,3 +15,5 @@ export { ConsumerManager } from './client-manager/consumer-manager';
 export { Broker2Client } from './client-manager/broker2-client';
 export { PullRequestHoldService } from './longpolling/pull-request-hold-service';
 export { BrokerOuterAPI } from './out/broker-outer-api';
+export { SlaveSynchronize } from './slave/slave-synchronize';
+export { BrokerReplication } from './slave/broker-replication';

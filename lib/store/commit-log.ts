@@ -405,6 +405,44 @@ export class CommitLog {
     }
   }
 
+  // ---- replication ----
+
+  /**
+   * The bytes from `offset` to the end of what its file holds (Java's CommitLog.getData: one file at most), at most
+   * `maxSize` of them (Java maps them; we read them), or null when no file holds `offset` or nothing lies beyond it.
+   */
+  async getData(offset: number, maxSize = Number.MAX_SAFE_INTEGER): Promise<{ offset: number; data: Buffer } | null> {
+    const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
+    if (!mf) return null;
+    const pos = offset - mf.fileFromOffset;
+    const len = Math.min(mf.wrotePosition - pos, maxSize);
+    if (len <= 0) return null;
+    const data = mf.readFromMemory(pos, len) ?? await mf.read(pos, len);
+    return data ? { offset, data } : null;
+  }
+
+  /**
+   * A slave appends the master's bytes at `startOffset` (Java's CommitLog.appendData): into the last file, or a
+   * new one starting at `startOffset`'s file boundary. False when the bytes do not continue the log or do not fit
+   * the file. Resolves once the bytes are handed to the OS.
+   */
+  appendData(startOffset: number, data: Buffer): Promise<boolean> {
+    const run = async (): Promise<boolean> => {
+      let mf = this.mappedFileQueue.getLastMappedFile();
+      if (!mf || mf.isFull()) mf = await this.mappedFileQueue.getLastMappedFileOrCreate(startOffset);
+      if (mf.fileFromOffset + mf.wrotePosition !== startOffset || mf.wrotePosition + data.length > mf.fileSize) return false;
+      mf.appendBuffer(data);
+      return true;
+    };
+    this.#queuedAppends++;
+    const done = this.#appendChain.then(run).finally(() => { this.#queuedAppends--; });
+    this.#appendChain = done.catch(() => undefined);
+    return done.then(async (ok) => {
+      if (ok && data.length > 0) await this.#waitCommit(startOffset + data.length);
+      return ok;
+    });
+  }
+
   // ---- writing to the OS (coalesced) and to the disk (group commit) ----
 
   /**
@@ -632,6 +670,8 @@ export class CommitLog {
       let chunkStart = 0;
       let nextFile = false;
       while (pos < mf.wrotePosition) {
+        // A record (or the filler) is at least 8 bytes: fewer is a partial tail (a slave mid-transfer).
+        if (mf.wrotePosition - pos < 8) return processOffset;
         if (!chunk || pos + 8 > chunkStart + chunk.length) {
           chunkStart = pos;
           chunk = await mf.read(pos, Math.min(chunkSize, mf.wrotePosition - pos));

@@ -108,6 +108,18 @@ export interface MessageStoreConfig {
   offsetCheckInSlave: boolean;
   /** Delete files before fileReservedTime when the disk is above diskMaxUsedSpaceRatio. */
   cleanFileForciblyEnable: boolean;
+  /** HA port of a master; 0 = the broker's listenPort + 1 (Java always derives it so), or any free port when that is 0. */
+  haListenPort: number;
+  /** Heartbeat / offset report interval of both ends of the HA stream (ms). */
+  haSendHeartbeatInterval: number;
+  /** A master drops an HA connection that sent nothing for this long (ms). */
+  haHousekeepingInterval: number;
+  /** Most commit-log bytes per HA transfer. */
+  haTransferBatchSize: number;
+  /** SYNC_MASTER: a slave further behind than this (bytes) counts as unavailable. */
+  haSlaveFallbehindMax: number;
+  /** A slave's fixed master HA address ("ip:port"); empty = learnt from the name server's REGISTER_BROKER answer. */
+  haMasterAddress: string;
   /** Size of one in-memory write segment of a file's tail (not in Java: the store has no mmap). */
   writeSegmentSize: number;
 }
@@ -152,6 +164,12 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   messageDelayLevel: '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h',
   offsetCheckInSlave: false,
   cleanFileForciblyEnable: true,
+  haListenPort: 0,
+  haSendHeartbeatInterval: 1000 * 5,
+  haHousekeepingInterval: 1000 * 20,
+  haTransferBatchSize: 1024 * 32,
+  haSlaveFallbehindMax: 1024 * 1024 * 256,
+  haMasterAddress: '',
   writeSegmentSize: 4 * 1024 * 1024,
 });
 

@@ -19,7 +19,7 @@ import {
   GetMessageStatus, PutMessageStatus,
   type GetMessageResult, type PutMessageResult, type QueryMessageResult,
 } from './store-status';
-import { readI64, type DispatchRequest, type HostAddress } from './stored-record';
+import { BLANK_MAGIC_CODE, readI64, type DispatchRequest, type HostAddress } from './stored-record';
 
 export type { MessageExtBatch, MessageExtBrokerInner };
 
@@ -32,6 +32,29 @@ export interface MessageFilter {
 export type MessageArrivingListener = (
   topic: string, queueId: number, logicOffset: number, tagsCode: number, storeTimestamp: number, propertiesString?: string,
 ) => void;
+
+/**
+ * What a SYNC_MASTER's puts wait on: the replication service (lib/ha) plugs in here, so the store itself stays
+ * free of sockets.
+ *
+ * @see org.apache.rocketmq.store.ha.HAService#isSlaveOK
+ * @see org.apache.rocketmq.store.ha.HAService#putRequest
+ */
+export interface ReplicaWaiter {
+  /** A slave is connected and no more than haSlaveFallbehindMax behind `masterPutWhere`. */
+  isSlaveOK(masterPutWhere: number): boolean;
+  /** Resolves true once a slave acknowledged `nextOffset`, false after `timeoutMillis`. */
+  waitTransfer(nextOffset: number, timeoutMillis: number): Promise<boolean>;
+}
+
+/** True unless the properties say WAIT=false (Java's Message.isWaitStoreMsgOK). */
+export function isWaitStoreMsgOK(propertiesString: string | undefined): boolean {
+  if (!propertiesString) return true;
+  const i = propertiesString.indexOf('WAIT\u0001');
+  if (i < 0 || (i > 0 && propertiesString.charCodeAt(i - 1) !== 2)) return true;
+  const end = propertiesString.indexOf('\u0002', i);
+  return propertiesString.slice(i + 5, end < 0 ? undefined : end).toLowerCase() === 'true';
+}
 
 export interface MessageStoreOptions {
   /** The store host written into each record (default 127.0.0.1:10911). */
@@ -89,6 +112,13 @@ export class DefaultMessageStore {
   readonly #log: Logger;
   readonly #diskUsage: (dir: string) => Promise<number>;
   #listeners = new Set<MessageArrivingListener>();
+  #appendListeners = new Set<() => void>();
+  #appendNotifyScheduled = false;
+  #replica: ReplicaWaiter | null = null;
+  /** Slave: the commit-log offset up to which records have been dispatched (Java's reputFromOffset). */
+  #reputFromOffset = 0;
+  #reputRunning: Promise<void> | null = null;
+  #reputAgain = false;
   #timers: NodeJS.Timeout[] = [];
   #loaded: Promise<boolean> | null = null;
   #started: Promise<void> | null = null;
@@ -360,11 +390,12 @@ export class DefaultMessageStore {
     for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > from) from = cq.maxPhysicOffset;
     if (from < 0) from = 0;
     const damaged = new Set(this.#damagedQueues);
+    this.#reputFromOffset = Math.max(from, this.commitLog.getMaxOffset());
     if (from < this.commitLog.getMaxOffset()) {
       // A queue handed an entry beyond its end here lost entries before `from`: it is rebuilt below.
       this.#setRefuseGaps(true);
       const pending: Promise<void>[] = [];
-      await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false));
+      this.#reputFromOffset = await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false));
       await Promise.all(pending);
       await this.#settleDispatch();
       for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) damaged.add(cq);
@@ -379,7 +410,10 @@ export class DefaultMessageStore {
       t.unref();
       this.#timers.push(t);
     };
-    if (this.config.flushDiskType === FlushDiskType.ASYNC_FLUSH) every(this.config.flushIntervalCommitLog, () => this.#flushCommitLogService());
+    // A slave flushes what it receives on this timer whatever its flushDiskType (it has no puts to group-commit).
+    if (this.config.flushDiskType === FlushDiskType.ASYNC_FLUSH || this.config.brokerRole === BrokerRole.SLAVE) {
+      every(this.config.flushIntervalCommitLog, () => this.#flushCommitLogService());
+    }
     every(this.config.flushIntervalConsumeQueue, () => this.#flushConsumeQueueService());
     every(this.config.cleanResourceInterval, () => this.cleanFilesPeriodically());
     every(1000, async () => this.#stats.sample(this.now(), this.commitLog.putMessageCount));
@@ -399,6 +433,7 @@ export class DefaultMessageStore {
     if (this.#started) await this.#started.catch(() => undefined);
     else if (this.#loaded) await this.#loaded.catch(() => undefined);
     if (!this.#loaded) return;
+    while (this.#reputRunning) await this.#reputRunning;
     await this.#settleDispatch();
     await this.commitLog.shutdown();
     for (const cq of this.#allConsumeQueues()) {
@@ -467,9 +502,16 @@ export class DefaultMessageStore {
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(msg.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     const pending: Promise<void>[] = [];
-    const result = await this.commitLog.putMessage(msg, (r) => this.#dispatch(r, pending, true));
+    let end = -1;
+    const put = this.commitLog.putMessage(msg, (r) => {
+      this.#dispatchAppended(r, pending);
+      end = r.commitLogOffset + r.msgSize;
+    });
+    // Replication starts as soon as the record is appended, beside the write to the OS (Java combines both futures).
+    const replica = this.#submitReplica(end, msg.propertiesString);
+    const result = await put;
     if (pending.length) await Promise.all(pending);
-    return result;
+    return this.#handleHA(result, msg.propertiesString, replica);
   }
 
   async putMessages(batch: MessageExtBatch): Promise<PutMessageResult> {
@@ -477,9 +519,151 @@ export class DefaultMessageStore {
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(batch.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     const pending: Promise<void>[] = [];
-    const result = await this.commitLog.putMessages(batch, (r) => this.#dispatch(r, pending, true));
+    let end = -1;
+    const put = this.commitLog.putMessages(batch, (r) => {
+      this.#dispatchAppended(r, pending);
+      end = Math.max(end, r.commitLogOffset + r.msgSize);
+    });
+    const replica = this.#submitReplica(end, batch.propertiesString);
+    const result = await put;
     if (pending.length) await Promise.all(pending);
-    return result;
+    return this.#handleHA(result, batch.propertiesString, replica);
+  }
+
+  /**
+   * SYNC_MASTER: starts waiting for a slave to hold `end` (the appended record's end), or says no slave is close
+   * enough; null when the put does not wait (another role, WAIT=false, nothing appended yet).
+   */
+  #submitReplica(end: number, propertiesString: string | undefined): Promise<PutMessageStatus> | null {
+    if (end < 0 || this.config.brokerRole !== BrokerRole.SYNC_MASTER || !isWaitStoreMsgOK(propertiesString)) return null;
+    const ha = this.#replica;
+    if (!ha || !ha.isSlaveOK(end)) return Promise.resolve(PutMessageStatus.SLAVE_NOT_AVAILABLE);
+    return ha.waitTransfer(end, this.config.syncFlushTimeout)
+      .then((ok) => (ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_SLAVE_TIMEOUT));
+  }
+
+  #dispatchAppended(r: DispatchRequest, pending: Promise<void>[]): void {
+    this.#dispatch(r, pending, true);
+    this.#scheduleAppendNotify();
+  }
+
+  /**
+   * SYNC_MASTER: an appended message (that waits for the store) is acknowledged once a slave has it, with
+   * FLUSH_SLAVE_TIMEOUT after syncFlushTimeout, or SLAVE_NOT_AVAILABLE at once when no slave is close enough
+   * (Java's CommitLog.submitReplicaRequest).
+   */
+  async #handleHA(result: PutMessageResult, propertiesString: string | undefined, early: Promise<PutMessageStatus> | null): Promise<PutMessageResult> {
+    const r = result.appendMessageResult;
+    if (this.config.brokerRole !== BrokerRole.SYNC_MASTER || !r || !isWaitStoreMsgOK(propertiesString)) return result;
+    if (result.putMessageStatus !== PutMessageStatus.PUT_OK && result.putMessageStatus !== PutMessageStatus.FLUSH_DISK_TIMEOUT) return result;
+    // Appended after a file was created (not synchronously): start now.
+    const status = await (early ?? this.#submitReplica(r.wroteOffset + r.wroteBytes, propertiesString)!);
+    return status === PutMessageStatus.PUT_OK ? result : { ...result, putMessageStatus: status };
+  }
+
+  // ---- replication (the sockets live in lib/ha) ----
+
+  /** The replication service a SYNC_MASTER waits on (null to remove). */
+  setReplicaWaiter(waiter: ReplicaWaiter | null): void {
+    this.#replica = waiter;
+  }
+
+  /** Registers a listener called (once per tick) after records were appended to the commit log. Returns the remover. */
+  onCommitLogAppend(listener: () => void): () => void {
+    this.#appendListeners.add(listener);
+    return () => this.#appendListeners.delete(listener);
+  }
+
+  #scheduleAppendNotify(): void {
+    if (this.#appendNotifyScheduled || this.#appendListeners.size === 0) return;
+    this.#appendNotifyScheduled = true;
+    queueMicrotask(() => {
+      this.#appendNotifyScheduled = false;
+      for (const l of this.#appendListeners) {
+        try {
+          l();
+        } catch (e) {
+          this.#log.error({ err: e }, 'commit log append listener failed');
+        }
+      }
+    });
+  }
+
+  /** Master: the commit-log bytes from `offset` to the end of its file, at most `maxSize` (Java's getCommitLogData). */
+  getCommitLogData(offset: number, maxSize?: number): Promise<{ offset: number; data: Buffer } | null> {
+    if (!this.#running) return Promise.resolve(null);
+    return this.commitLog.getData(offset, maxSize);
+  }
+
+  /**
+   * Slave: appends the master's bytes at `startOffset` and dispatches the whole records they complete to the
+   * consume queues and the index (Java's appendToCommitLog + ReputMessageService). False when they do not continue
+   * the log.
+   */
+  async appendToCommitLog(startOffset: number, data: Buffer): Promise<boolean> {
+    if (!this.#running) return false;
+    const ok = await this.commitLog.appendData(startOffset, data);
+    if (!ok) {
+      this.#log.error({ startOffset, length: data.length, maxPhyOffset: this.getMaxPhyOffset() }, 'appendToCommitLog failed');
+      return false;
+    }
+    this.#scheduleAppendNotify();
+    void this.#wakeReput();
+    return true;
+  }
+
+  /** Dispatched up to here (slave reput). */
+  get reputFromOffset(): number {
+    return this.#reputFromOffset;
+  }
+
+  /** Resolves once every whole record appended so far is dispatched. */
+  async waitReput(): Promise<void> {
+    while (this.#reputRunning) await this.#reputRunning;
+  }
+
+  #wakeReput(): Promise<void> {
+    if (this.#reputRunning) {
+      this.#reputAgain = true;
+      return this.#reputRunning;
+    }
+    const run = async () => {
+      do {
+        this.#reputAgain = false;
+        while (this.#running && this.#reputFromOffset < this.commitLog.getMaxOffset()) {
+          // An empty slave's log starts where the master's last file does (Java's doReput correction).
+          const minOffset = this.commitLog.getMinOffset();
+          if (this.#reputFromOffset < minOffset) this.#reputFromOffset = minOffset;
+          const pending: Promise<void>[] = [];
+          const next = await this.commitLog.scan(this.#reputFromOffset, false, (r) => {
+            this.#dispatch(r, pending, true);
+            // The checkpoint's commit-log timestamp comes from here on a slave (its records are not put, but appended).
+            const mf = this.commitLog.mappedFileQueue.findMappedFileByOffset(r.commitLogOffset);
+            if (mf && r.storeTimestamp > mf.storeTimestamp) mf.storeTimestamp = r.storeTimestamp;
+          });
+          if (pending.length) await Promise.all(pending);
+          if (next > this.#reputFromOffset) {
+            this.#reputFromOffset = next;
+            continue;
+          }
+          // Nothing whole yet in this file: at its end (blank filler) move on to the next file once it exists.
+          const mf = this.commitLog.mappedFileQueue.findMappedFileByOffset(this.#reputFromOffset);
+          const nextFile = mf ? this.commitLog.rollNextFile(this.#reputFromOffset) : -1;
+          if (mf && nextFile < this.commitLog.getMaxOffset() && await this.#atBlank(this.#reputFromOffset)) {
+            this.#reputFromOffset = nextFile;
+            continue;
+          }
+          break;
+        }
+      } while (this.#reputAgain && this.#running);
+    };
+    this.#reputRunning = run().catch((e) => this.#log.error({ err: e }, 'reput failed')).finally(() => { this.#reputRunning = null; });
+    return this.#reputRunning;
+  }
+
+  async #atBlank(offset: number): Promise<boolean> {
+    const head = await this.commitLog.getMessage(offset, 8);
+    return !!head && head.length === 8 && head.readInt32BE(4) === BLANK_MAGIC_CODE;
   }
 
   // ---- reads ----

@@ -76,6 +76,11 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
     this.#processors.registerRPCHook(hook);
   }
 
+  /** The hooks registered so far (a second server of the same processors takes them too). */
+  get rpcHooks(): readonly RPCHook[] {
+    return this.#processors.hooks;
+  }
+
   /** The bound port once listening. */
   get port(): number {
     return this.#port;

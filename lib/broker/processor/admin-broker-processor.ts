@@ -237,6 +237,8 @@ export class AdminBrokerProcessor {
     const add = (o: object) => {
       for (const [k, v] of Object.entries(o)) {
         if (v === undefined || v === null || typeof v === 'object' || typeof v === 'function') continue;
+        // Java's haMasterAddress is null unless set, and null values are not printed.
+        if (k === 'haMasterAddress' && v === '') continue;
         lines.push(`${k}=${String(v)}`);
       }
     };

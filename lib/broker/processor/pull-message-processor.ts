@@ -191,7 +191,11 @@ export class PullMessageProcessor implements BrokerProcessor {
         code = ResponseCode.SYSTEM_ERROR;
     }
     const isSlave = c.messageStoreConfig.brokerRole === BrokerRole.SLAVE;
-    let suggestWhichBrokerId = result.suggestPullingFromSlave ? sgc.whichBrokerWhenConsumeSlowly : MixAll.MASTER_ID;
+    // Java: with slaveReadEnable, a pull whose message is no longer in memory is sent to the slave
+    // (whichBrokerWhenConsumeSlowly), else to the group's broker; without it, always to the master.
+    let suggestWhichBrokerId = bc.slaveReadEnable
+      ? (result.suggestPullingFromSlave ? sgc.whichBrokerWhenConsumeSlowly : sgc.brokerId)
+      : MixAll.MASTER_ID;
     if (code === ResponseCode.PULL_OFFSET_MOVED && isSlave && !c.messageStoreConfig.offsetCheckInSlave) {
       suggestWhichBrokerId = sgc.brokerId;
       code = ResponseCode.PULL_RETRY_IMMEDIATELY;
@@ -235,7 +239,8 @@ export class PullMessageProcessor implements BrokerProcessor {
       minOffset: result.minOffset,
       maxOffset: result.maxOffset,
     });
-    const response = RemotingCommand.createResponse(request, code, code === ResponseCode.SUCCESS ? null : getStatusRemark(result.status), extFields);
+    // Java sets the store status as remark on every answer ("FOUND" included; see the 03 and 09 captures).
+    const response = RemotingCommand.createResponse(request, code, getStatusRemark(result.status), extFields);
     if (code === ResponseCode.SUCCESS) setPullBody(response, result.messages);
     return response;
   }

@@ -269,7 +269,7 @@ export class SendMessageProcessor implements BrokerProcessor {
         break;
       case PutMessageStatus.SERVICE_NOT_AVAILABLE:
         code = ResponseCode.SERVICE_NOT_AVAILABLE;
-        remark = "service not available now. It may be caused by one of the following reasons: the broker's disk is full, messages are put to the slave, message store has been shut down, etc.";
+        remark = `service not available now. It may be caused by one of the following reasons: the broker's disk is full [${this.#diskUtil()}], messages are put to the slave, message store has been shut down, etc.`;
         break;
       case PutMessageStatus.OS_PAGECACHE_BUSY:
         remark = '[PC_SYNCHRONIZED]broker busy, start flow control for a while';
@@ -295,6 +295,13 @@ export class SendMessageProcessor implements BrokerProcessor {
   }
 
   /** True when `topic` is a system topic (used by admin paths). */
+  /** Java's diskUtil(): used ratios of the commit-log, consume-queue and index disks, `CL: %5.2f CQ: %5.2f INDEX: %5.2f`. */
+  #diskUtil(): string {
+    const store = this.controller.messageStore;
+    const f = (x: number) => x.toFixed(2).padStart(5, ' ');
+    return `CL: ${f(store.commitLogDiskRatio)} CQ: ${f(store.consumeQueueDiskRatio)} INDEX: ${f(store.consumeQueueDiskRatio)}`;
+  }
+
   static isSystemTopic(topic: string): boolean {
     return isSystemTopic(topic);
   }
