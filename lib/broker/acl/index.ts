@@ -1,0 +1,5 @@
+export * from './permission';
+export * from './plain-access-resource';
+export * from './plain-access-validator';
+export * from './plain-permission-manager';
+export * from './remote-address-strategy';
