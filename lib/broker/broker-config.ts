@@ -147,6 +147,8 @@ export interface LoadedBrokerConf {
   brokerConfig: BrokerConfig;
   messageStoreConfig: MessageStoreConfig;
   remotingServerConfig: Partial<RemotingServerOptions>;
+  /** `rocketmq.acl.plain.file` (Java's system property, relative to rocketmqHome), when given. */
+  aclPlainFile?: string;
   /** Keys that matched no field of any config (reported, not fatal). */
   unknownKeys: string[];
 }
@@ -188,6 +190,7 @@ export function applyBrokerProperties(props: Map<string, string>): LoadedBrokerC
   const messageStoreConfig: MessageStoreConfig = { ...DEFAULT_MESSAGE_STORE_CONFIG };
   const remotingServerConfig: Partial<RemotingServerOptions> = {};
   const unknownKeys: string[] = [];
+  let aclPlainFile: string | undefined;
   for (const [key, value] of props) {
     const one = new Map([[key, value]]);
     let known = false;
@@ -201,6 +204,14 @@ export function applyBrokerProperties(props: Map<string, string>): LoadedBrokerC
       known = true;
     }
     if (IGNORED_NETTY_KEYS.has(key)) known = true;
+    // Java system properties, accepted as broker.conf keys.
+    if (key === 'rocketmq.home.dir') {
+      brokerConfig.rocketmqHome = value;
+      known = true;
+    } else if (key === 'rocketmq.acl.plain.file') {
+      aclPlainFile = value;
+      known = true;
+    }
     if (!known) unknownKeys.push(key);
   }
   // The broker keeps config/*.json under the store root, as Java's BrokerPathConfigHelper does.
@@ -209,5 +220,5 @@ export function applyBrokerProperties(props: Map<string, string>): LoadedBrokerC
   if (!messageStoreConfig.storePathCommitLog) {
     messageStoreConfig.storePathCommitLog = path.join(messageStoreConfig.storePathRootDir, 'commitlog');
   }
-  return { brokerConfig, messageStoreConfig, remotingServerConfig, unknownKeys };
+  return { brokerConfig, messageStoreConfig, remotingServerConfig, unknownKeys, ...(aclPlainFile !== undefined ? { aclPlainFile } : {}) };
 }

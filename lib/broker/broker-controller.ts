@@ -41,11 +41,16 @@ import { ServiceLoop } from '../util/service-loop';
 import { RemotingServer, type RemotingServerOptions } from '../transport/remoting-server';
 import type { Channel } from '../transport/connection';
 import { ConfigError } from '../errors';
+import { PlainAccessValidator } from './acl/plain-access-validator';
+import type { PlainPermissionManagerOptions } from './acl/plain-permission-manager';
+import { AclConfigProcessor } from './acl/acl-config-processor';
 
 export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
   messageStoreConfig?: Partial<MessageStoreConfig>;
   remotingServerConfig?: Partial<RemotingServerOptions>;
+  /** ACL file location and watch interval (with aclEnable); defaults: rocketmqHome, conf/plain_acl.yml, 5 s. */
+  acl?: Partial<PlainPermissionManagerOptions>;
   logger?: Logger;
 }
 
@@ -77,6 +82,8 @@ export class BrokerController {
   readonly transactionalMessageService: TransactionalMessageService;
   readonly transactionalMessageCheckListener: DefaultTransactionalMessageCheckListener;
   readonly transactionalMessageCheckService: TransactionalMessageCheckService;
+  /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
+  readonly accessValidator: PlainAccessValidator | null;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
   readonly #lifecycle: Lifecycle;
   readonly #loops: ServiceLoop[] = [];
@@ -148,6 +155,10 @@ export class BrokerController {
     this.transactionalMessageCheckService = tx.transactionalMessageCheckService;
     // A master checks half messages (Java starts the check service in changeToMaster / startProcessorByHa).
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.transactionalMessageCheckService);
+    this.accessValidator = bc.aclEnable
+      ? new PlainAccessValidator({ fileHome: bc.rocketmqHome, ...options.acl, logger: this.logger })
+      : null;
+    if (this.accessValidator) this.remotingServer.registerRPCHook(this.accessValidator);
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
   }
 
@@ -171,6 +182,7 @@ export class BrokerController {
 
   /** Registers every processor for its codes (Java registerProcessor). */
   registerProcessors(extra: BrokerProcessor[] = []): void {
+    const admin = new AdminBrokerProcessor(this);
     const all: BrokerProcessor[] = [
       this.sendMessageProcessor,
       this.pullMessageProcessor,
@@ -180,7 +192,8 @@ export class BrokerController {
       new ConsumerSendMsgBackProcessor(this),
       new LockBatchProcessor(this),
       new QueryMessageProcessor(this),
-      new AdminBrokerProcessor(this),
+      admin,
+      new AclConfigProcessor(this),
       new EndTransactionProcessor(this),
       ...extra,
     ];
@@ -190,6 +203,8 @@ export class BrokerController {
         this.remotingServer.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
       }
     }
+    // Java's default processor: an unknown code passes the RPC hooks (ACL) before REQUEST_CODE_NOT_SUPPORTED.
+    this.remotingServer.registerDefaultProcessor((request, ctx) => admin.processRequest(request, ctx));
   }
 
   /** Loads config files and the store (Java initialize()). */
@@ -211,6 +226,13 @@ export class BrokerController {
   }
 
   async #start(): Promise<void> {
+    if (this.accessValidator) {
+      try {
+        await this.accessValidator.start();
+      } catch (err) {
+        throw new ConfigError(`ACL (aclEnable=true): ${(err as Error).message}`, { cause: err });
+      }
+    }
     if (!(await this.initialize())) throw new ConfigError('broker initialize failed (corrupt config or store)');
     this.registerProcessors();
     // The store reports the queue's new max offset (consume-queue offset + 1), as Java's NotifyMessageArrivingListener.
@@ -257,6 +279,7 @@ export class BrokerController {
     }
     await this.brokerOuterAPI.shutdown();
     await this.remotingServer.shutdown();
+    await this.accessValidator?.shutdown();
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
     await this.consumerOffsetManager.persistNow();

@@ -15,3 +15,4 @@ export { ConsumerManager } from './client-manager/consumer-manager';
 export { Broker2Client } from './client-manager/broker2-client';
 export { PullRequestHoldService } from './longpolling/pull-request-hold-service';
 export { BrokerOuterAPI } from './out/broker-outer-api';
+export { PlainAccessValidator, PlainPermissionManager, AclConfigProcessor, type PlainAccessConfig, type AclConfig } from './acl/index';
