@@ -15,4 +15,7 @@ export { ConsumerManager } from './client-manager/consumer-manager';
 export { Broker2Client } from './client-manager/broker2-client';
 export { PullRequestHoldService } from './longpolling/pull-request-hold-service';
 export { BrokerOuterAPI } from './out/broker-outer-api';
-export { PlainAccessValidator, PlainPermissionManager, AclConfigProcessor, type PlainAccessConfig, type AclConfig } from './acl/index';
+export { PlainAccessValidator } from './acl/plain-access-validator';
+export { PlainPermissionManager, type AclConfig } from './acl/plain-permission-manager';
+export type { PlainAccessConfig } from './acl/plain-access-resource';
+export { AclConfigProcessor } from './acl/acl-config-processor';
