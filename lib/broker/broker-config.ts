@@ -9,6 +9,7 @@ import path from 'node:path';
 import { readPropertiesFile, applyProperties } from '../util/properties-file';
 import { DEFAULT_MESSAGE_STORE_CONFIG, type MessageStoreConfig } from '../store/message-store-config';
 import { DEFAULT_REMOTING_SERVER_OPTIONS, type RemotingServerOptions } from '../transport/remoting-server';
+import { TLS_KEYS, partialTlsConfigFromProperties } from '../transport/tls-system-config';
 import { PermName } from '../../protocol/body/perm-name';
 
 export interface BrokerConfig {
@@ -191,6 +192,7 @@ export function applyBrokerProperties(props: Map<string, string>): LoadedBrokerC
   const remotingServerConfig: Partial<RemotingServerOptions> = {};
   const unknownKeys: string[] = [];
   let aclPlainFile: string | undefined;
+  const tlsProps = new Map<string, string>();
   for (const [key, value] of props) {
     const one = new Map([[key, value]]);
     let known = false;
@@ -211,10 +213,15 @@ export function applyBrokerProperties(props: Map<string, string>): LoadedBrokerC
     } else if (key === 'rocketmq.acl.plain.file') {
       aclPlainFile = value;
       known = true;
+    } else if (TLS_KEYS[key]) {
+      // Java's TlsSystemConfig keys (tls.server.mode, tls.server.certPath, ...).
+      tlsProps.set(key, value);
+      known = true;
     }
     if (!known) unknownKeys.push(key);
   }
   // The broker keeps config/*.json under the store root, as Java's BrokerPathConfigHelper does.
+  if (tlsProps.size > 0) remotingServerConfig.tls = partialTlsConfigFromProperties(tlsProps);
   if (props.has('storePathRootDir')) brokerConfig.storePathRootDir = messageStoreConfig.storePathRootDir;
   else messageStoreConfig.storePathRootDir = brokerConfig.storePathRootDir;
   if (!messageStoreConfig.storePathCommitLog) {

@@ -134,7 +134,8 @@ export class BrokerController {
       wakeup: (request, ctx) => this.pullMessageProcessor.executeRequestWhenWakeup(request, ctx),
       logger: this.logger.child({ component: 'pull-request-hold-service' }),
     });
-    this.brokerOuterAPI = new BrokerOuterAPI(this.logger.child({ component: 'broker-outer-api' }));
+    const tls = this.remotingServer.options.tls;
+    this.brokerOuterAPI = new BrokerOuterAPI(this.logger.child({ component: 'broker-outer-api' }), tls.tlsEnable ?? tls.tlsMode === 'enforcing');
     this.scheduleMessageService = new ScheduleMessageService(
       {
         getMessage: (group, topic, queueId, offset, maxMsgNums) => this.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums),

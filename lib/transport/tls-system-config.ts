@@ -103,6 +103,13 @@ export function applyTlsProperties(config: TlsSystemConfig, props: ReadonlyMap<s
   return used;
 }
 
+/** Only the settings the `tls.*` keys of `props` give (the rest stays at the defaults where it is used). */
+export function partialTlsConfigFromProperties(props: ReadonlyMap<string, string>): Partial<TlsSystemConfig> {
+  const out: Partial<TlsSystemConfig> = {};
+  applyTlsProperties(out as TlsSystemConfig, props);
+  return out;
+}
+
 /** The config with the `tls.*` keys of `props` applied over the defaults (or `base`). */
 export function tlsConfigFromProperties(props: ReadonlyMap<string, string>, base: Partial<TlsSystemConfig> = {}): TlsSystemConfig {
   const config = { ...DEFAULT_TLS_SYSTEM_CONFIG, ...base };
