@@ -72,7 +72,6 @@ describe('Java 4.9.8 and rocketmq-ts: ACL and TLS both ways', function () {
 
   before(async function () {
     if (skip) {
-      // eslint-disable-next-line no-console
       console.log(`      skipped: ${skip}`);
       this.skip();
     }
