@@ -21,6 +21,9 @@ import { CreateTopicRequestHeader } from '../../../protocol/header/create-topic-
 import { GetBrokerAclConfigResponseHeader } from '../../../protocol/header/get-broker-acl-config-response-header';
 import { randomName, waitFor } from '../../helpers/cluster';
 import { sendHeader, sendRequest } from './broker-helpers';
+import { runAdmin } from '../../../lib/cli/admin';
+import { benchProduce } from '../../../lib/cli/bench-produce';
+import { PassThrough } from 'node:stream';
 
 const ACL_YML = `globalWhiteRemoteAddresses:
   - 10.10.103.*
@@ -244,6 +247,23 @@ describe('broker ACL (aclEnable=true) end to end', function () {
     fs.writeFileSync(aclFile, good.replace('AclTopic=SUB', 'AclTopic=PUB|SUB'));
     expect(await engine().checkFiles()).to.equal(true);
     expect((await send()).code).to.equal(ResponseCode.SUCCESS);
+  });
+
+  it('CLI: admin and bench take --access-key / --secret-key and --tls', async () => {
+    const out: string[] = [];
+    const io = { out: (t: string) => { out.push(t); }, err: (t: string) => { out.push(t); } };
+    const update = ['updateBrokerConfig', '-n', cluster.namesrvAddr, '-b', brokerAddr, '-k', 'maxDelayTime', '-v', '50'];
+    expect(await runAdmin(update, io)).to.equal(1);
+    expect(out.join('')).to.contain('No accessKey is configured');
+    expect(await runAdmin([...update, '--access-key', USER.accessKey, '--secret-key', USER.secretKey], io)).to.equal(1);
+    expect(await runAdmin([...update, '--access-key', ADMIN.accessKey, '--secret-key', ADMIN.secretKey, '--tls'], io)).to.equal(0);
+    expect(cluster.brokers[0].brokerConfig.maxDelayTime).to.equal(50);
+    expect(await runAdmin([...update, '--access-key', ADMIN.accessKey], io)).to.equal(2);
+    const sink = new PassThrough();
+    sink.resume();
+    const bench = ['--namesrv', cluster.namesrvAddr, '--topic', 'AclTopic', '--count', '5', '--quiet'];
+    expect(await benchProduce([...bench, '--access-key', USER.accessKey, '--secret-key', USER.secretKey, '--tls'], sink)).to.equal(0);
+    expect(await benchProduce([...bench, '--tls'], sink)).to.equal(1);
   });
 
   it('fuzz: unsigned and mis-signed requests of every code are refused, and the broker stays up', async () => {
