@@ -81,6 +81,10 @@ const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[
     about: 'DefaultMQProducer vs ali-ons: sync x1, sync x16, async x256, batch32',
     run: async () => (await import('./producer')).runProducerBench(),
   },
+  security: {
+    about: 'cost of ACL and of TLS: async x256 1 KiB sends with each on and off',
+    run: async () => (await import('./security')).runSecurityBench(),
+  },
   consumer: {
     about: 'push consumer drain, ours vs ali-ons',
     run: async () => (await import('./consumer')).runConsumerBench(),
