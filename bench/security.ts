@@ -13,7 +13,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AclClientRPCHook, DefaultMQAdminExt, DefaultMQProducer, createMessage } from '../lib/index';
-import type { BenchResult } from './bench-util';
+import { type BenchResult, measure } from './bench-util';
+import { PlainAccessValidator } from '../lib/broker/acl/plain-access-validator';
+import { RequestCode } from '../protocol/code/request-code';
+import { RemotingCommand } from '../protocol/remoting-command';
 import { type Scenario, runScenario, startBrokerProcess } from './producer';
 
 const ACL_YML = `accounts:
@@ -97,6 +100,28 @@ export function formatSecurityBench(rows: readonly Row[]): string {
   return out.join('\n');
 }
 
+/** The broker-side ACL check alone (parse + validate of a signed 1 KiB SEND_MESSAGE_V2), and the client's signing. */
+export async function validatorCost(): Promise<BenchResult[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'security-bench-acl-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'conf'));
+    fs.writeFileSync(path.join(dir, 'conf', 'plain_acl.yml'), ACL_YML);
+    const v = new PlainAccessValidator({ fileHome: dir });
+    await v.aclPlugEngine.load();
+    const hook = new AclClientRPCHook(USER);
+    const ext = { a: 'PG', b: 'SecBench', c: 'TBW102', d: '4', e: '1', f: '0', g: String(Date.now()), h: '0', i: 'UNIQ_KEY\u0001ABCDEF0123456789\u0002WAIT\u0001true', j: '0', k: 'false', m: 'false', n: 'broker-a' };
+    const body = Buffer.alloc(1024, 0x61);
+    const signed = RemotingCommand.createRequest(RequestCode.SEND_MESSAGE_V2, { ...ext }, body);
+    hook.doBeforeRequest('127.0.0.1:10911', signed);
+    return [
+      measure('acl.client-sign send-v2 1KiB', () => hook.doBeforeRequest('127.0.0.1:10911', RemotingCommand.createRequest(RequestCode.SEND_MESSAGE_V2, { ...ext }, body))),
+      measure('acl.broker-check send-v2 1KiB', () => v.doBeforeRequest('127.0.0.1:5555', signed)),
+    ];
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function runSecurityBench(options: { durationMillis?: number; warmupMillis?: number; rounds?: number } = {}): Promise<BenchResult[]> {
   const durationMillis = options.durationMillis ?? 5000;
   const warmupMillis = options.warmupMillis ?? 1500;
@@ -111,11 +136,13 @@ export async function runSecurityBench(options: { durationMillis?: number; warmu
   }
   const rows = [...byConfig.values()].map((rs) => rs.slice().sort((a, b) => a.msgPerSec - b.msgPerSec)[Math.floor(rs.length / 2)]);
   process.stdout.write(`${formatSecurityBench(rows)}\n`);
-  return rows.map((r) => ({
+  const micro = await validatorCost();
+  for (const m of micro) process.stdout.write(`${m.name}: ${m.meanMicros.toFixed(1)} µs per request\n`);
+  return [...micro, ...rows.map((r) => ({
     name: `security.${r.acl ? 'acl' : 'noacl'}-${r.tls ? 'tls' : 'tcp'}-async-x256`,
     opsPerSec: r.msgPerSec, meanMicros: 1e6 / r.msgPerSec, ops: 0,
-    note: `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors`,
-  }));
+    note: `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, broker CPU ${r.brokerCpuMicrosPerMsg.toFixed(1)} µs/msg, ${r.errors} errors`,
+  }))];
 }
 
 if (require.main === module) {
