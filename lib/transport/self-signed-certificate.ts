@@ -56,8 +56,9 @@ export function generateSelfSignedCertificate(commonName = 'localhost', now = ne
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const sigAlg = seq(oid('1.2.840.10045.4.3.2'));
   const name = seq(tlv(0x31, seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(commonName, 'utf8')))));
+  // A positive INTEGER in minimal DER: the first byte neither 0x00 (padding) nor >= 0x80 (negative).
   const serial = randomBytes(8);
-  serial[0] &= 0x7f;
+  serial[0] = 0x01 + (serial[0] % 0x7f);
   const notAfter = new Date(now.getTime() + 365 * 24 * 3600 * 1000);
   const tbs = seq(
     tlv(0xa0, tlv(0x02, Buffer.from([2]))),

@@ -223,6 +223,17 @@ export interface JavaBroker extends JavaProcess {
 
 /** A Java broker (4.9.8 or 5.3.3) registered with `namesrvAddr`; resolves once it printed "boot success". */
 export async function startJavaBroker(version: JavaVersion, opts: JavaBrokerOptions): Promise<JavaBroker> {
+  // A free port can be taken by another process before the JVM binds it (or its -2 / +1 neighbours): try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startJavaBrokerOnce(version, opts);
+    } catch (err) {
+      if (opts.listenPort !== undefined || attempt >= 3 || !/Address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startJavaBrokerOnce(version: JavaVersion, opts: JavaBrokerOptions): Promise<JavaBroker> {
   const port = opts.listenPort ?? (await freeBrokerPort());
   const created = !opts.runDir;
   const runDir = opts.runDir ?? makeRunDir('rmqbroker-');
@@ -288,8 +299,8 @@ function runToEnd(script: string, args: string[], opts: { runDir?: string; timeo
 }
 
 /** Runs Java's mqadmin (`mqadmin.sh <command> ...`) to its end. */
-export function runMqadmin(version: JavaVersion, args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  return runToEnd(bin(version, 'mqadmin.sh'), args, opts);
+export function runMqadmin(version: JavaVersion, args: string[], opts: { runDir?: string; timeoutMs?: number; javaOpts?: string } = {}): Promise<RunResult> {
+  return runToEnd(bin(version, 'mqadmin.sh'), args, { ...opts, env: javaOptsEnv(opts.javaOpts) });
 }
 
 const HARNESS = (): string => path.join(JAVAREF_DIR, '4.9.8', 'harness', 'bin', 'harness.sh');

@@ -25,7 +25,7 @@ import { RequestCode } from '../../../protocol/code/request-code';
 import { CreateTopicRequestHeader } from '../../../protocol/header/create-topic-request-header';
 import { createMessage } from '../../../protocol/message/message';
 import { randomName, waitFor } from '../../helpers/cluster';
-import { harnessLines, javaSkipReason, makeRunDir, runHarness, startJavaBroker, type JavaBroker } from '../../helpers/javaref';
+import { harnessLines, javaSkipReason, makeRunDir, runHarness, runMqadmin, startJavaBroker, startJavaNamesrv, type JavaBroker } from '../../helpers/javaref';
 import { sendHeader, sendRequest } from '../broker/broker-helpers';
 
 const ACL_YML = `accounts:
@@ -40,6 +40,9 @@ const ACL_YML = `accounts:
       - AclDeny=DENY
   - accessKey: rmqadmin
     secretKey: 87654321
+    admin: true
+  - accessKey: rocketmq2
+    secretKey: 12345678
     admin: true
 `;
 const USER = { accessKey: 'rocketmqts', secretKey: '12345678' };
@@ -135,6 +138,28 @@ describe('Java 4.9.8 and rocketmq-ts: ACL and TLS both ways', function () {
       expect(harnessLines(consumed.stdout, 'RECV'), consumed.stdout + consumed.stderr).to.have.length.of.at.least(3);
     });
 
+    it("Java's mqadmin (signed with tools.yml's rocketmq2) manages our broker's ACL over TLS", async () => {
+      const addr = broker.brokerAddr;
+      const opts = { javaOpts: TLS_CLIENT };
+      const up = await runMqadmin('4.9.8', ['updateAclConfig', '-n', namesrv.address, '-b', addr, '-a', 'javaMade1', '-s', 'javaSecret1', '-i', 'PUB', '-t', 'AclTopic=SUB'], opts);
+      expect(up.stdout, up.stdout + up.stderr).to.contain(`create or update plain access config to ${addr} success.`);
+      const made = broker.accessValidator!.aclPlugEngine.getAllAclConfig().plainAccessConfigs.find((c) => c.accessKey === 'javaMade1');
+      expect(made).to.include({ secretKey: 'javaSecret1', defaultTopicPerm: 'PUB', admin: false });
+      expect(made!.topicPerms).to.deep.equal(['AclTopic=SUB']);
+
+      const versions = await runMqadmin('4.9.8', ['clusterAclConfigVersion', '-n', namesrv.address, '-b', addr], opts);
+      expect(versions.stdout, versions.stdout + versions.stderr).to.contain("get broker's plain access config version success.");
+      expect(versions.stdout).to.contain(path.join(root, 'home', 'conf', 'plain_acl.yml'));
+
+      const del = await runMqadmin('4.9.8', ['deleteAccessConfig', '-n', namesrv.address, '-b', addr, '-a', 'javaMade1'], opts);
+      expect(del.stdout, del.stdout + del.stderr).to.contain(`delete plain access config account from ${addr} success.`);
+      expect(broker.accessValidator!.aclPlugEngine.getAllAclConfig().plainAccessConfigs.some((c) => c.accessKey === 'javaMade1')).to.equal(false);
+
+      const topic = await runMqadmin('4.9.8', ['updateTopic', '-n', namesrv.address, '-b', addr, '-t', 'MadeByJavaAdmin'], opts);
+      expect(topic.stdout, topic.stdout + topic.stderr).to.contain('create topic to');
+      expect(broker.topicConfigManager.selectTopicConfig('MadeByJavaAdmin')).to.not.equal(undefined);
+    });
+
     it('a plain (non-TLS) Java client cannot reach the enforcing servers', async () => {
       const r = await runHarness(['produce', '--namesrv', namesrv.address, '--topic', 'AclTopic', '--count', '1', '--retries', '0', '--send-timeout-ms', '3000',
         '--access-key', USER.accessKey, '--secret-key', USER.secretKey], { timeoutMs: 120000 });
@@ -196,6 +221,37 @@ describe('Java 4.9.8 and rocketmq-ts: ACL and TLS both ways', function () {
       await c.start();
       cleanups.push(() => c.shutdown());
       await waitFor(() => got.includes(body), 60000, 'our TLS consumer reads from the Java broker');
+    });
+  });
+  describe('our broker registering over TLS with a Java name server in enforcing mode', () => {
+    it('the Java name server routes our TLS clients to our broker', async () => {
+      const jns = await startJavaNamesrv('4.9.8', { javaOpts: '-Dtls.server.mode=enforcing' });
+      cleanups.push(() => jns.stop());
+      const store = path.join(root, 'ts-store-2');
+      const b = new BrokerController({
+        brokerConfig: { brokerName: 'ts-behind-java-ns', brokerIP1: '127.0.0.1', listenPort: 0, namesrvAddr: jns.addr, storePathRootDir: store },
+        messageStoreConfig: { ...TEST_STORE_CONFIG, storePathRootDir: store },
+        remotingServerConfig: { bindAddress: '127.0.0.1', tls: { tlsMode: 'enforcing' } },
+      });
+      await b.start();
+      cleanups.push(() => b.shutdown());
+      const topic = randomName('ViaJavaNs');
+      const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: jns.addr, instanceName: randomName('i'), useTLS: true });
+      await p.start();
+      cleanups.push(() => p.shutdown());
+      const admin = new RemotingClient({ useTLS: true });
+      cleanups.push(() => admin.shutdown());
+      const h = CreateTopicRequestHeader.encode({
+        topic, defaultTopic: 'TBW102', readQueueNums: 4, writeQueueNums: 4, perm: 6, topicFilterType: 'SINGLE_TAG', topicSysFlag: 0, order: false,
+      });
+      expect((await admin.invoke(b.brokerAddr, RemotingCommand.createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, h), 10000)).code).to.equal(0);
+      let sent = false;
+      await waitFor(async () => {
+        sent = await p.send(createMessage(topic, Buffer.from('via java ns'))).then((r) => r.sendStatus === 'SEND_OK', () => false);
+        return sent;
+      }, 60000, 'a send routed by the Java name server');
+      expect(b.messageStore.getMaxOffsetInQueue(topic, 0) + b.messageStore.getMaxOffsetInQueue(topic, 1)
+        + b.messageStore.getMaxOffsetInQueue(topic, 2) + b.messageStore.getMaxOffsetInQueue(topic, 3)).to.be.greaterThan(0);
     });
   });
 });

@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import { X509Certificate } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { RemotingServer } from '../../../lib/transport/remoting-server';
@@ -156,6 +158,17 @@ describe('lib/transport TLS (tls.server.mode, tls.test.mode.enable, client and s
     const verifying = await client(true, { tlsTestModeEnable: false, tlsClientAuthServer: true, tlsClientTrustCertPath: c.ca });
     expect(await echo(verifying, addr)).to.equal('echo hi');
     await fails(await client(false), addr);
+  });
+
+  it('self-signed certificates are valid DER every time (positive minimal serial), signed by their own key', () => {
+    for (let i = 0; i < 300; i++) {
+      const c = generateSelfSignedCertificate();
+      const x = new X509Certificate(c.cert);
+      expect(x.subject).to.equal('CN=localhost');
+      expect(x.verify(x.publicKey)).to.equal(true);
+      expect(x.serialNumber).to.match(/^(0[1-9A-F]|[1-7][0-9A-F])/);
+      createSecureContext({ cert: c.cert, key: c.key });
+    }
   });
 
   it('reads Java key names; refuses an unknown mode and missing certificate files', async () => {
