@@ -105,10 +105,12 @@ describe('Java 4.9.8 and rocketmq-ts: ACL and TLS both ways', function () {
         remotingServerConfig: { bindAddress: '127.0.0.1', tls: { tlsMode: 'enforcing' } },
       });
       await broker.start();
-      cleanups.push(() => broker.shutdown());
       await createTopics(broker.brokerAddr, true);
       await waitFor(() => namesrv.routeInfoManager.pickupTopicRouteData('AclDeny') !== null, 20000, 'the topics reach the name server');
     });
+
+    // Unregisters from the name server, so the next part's topics route to the Java broker only.
+    after(() => broker?.shutdown());
 
     it('signed sends and consumes pass over TLS; DENY topic and wrong secret get the Java answers', async () => {
       const ns = namesrv.address;
