@@ -246,6 +246,11 @@ export class BrokerController {
     this.remotingServer.on('idle', (addr, channel) => this.#onChannelGone(addr, channel));
     this.remotingServer.on('exception', (addr, channel) => this.#onChannelGone(addr, channel));
     this.#listenPort = await this.remotingServer.listen();
+    const bind = this.remotingServer.options.bindAddress;
+    if (!this.accessValidator && !['127.0.0.1', 'localhost', '::1'].includes(bind)) {
+      this.logger.warn({ bindAddress: bind, listenPort: this.#listenPort },
+        'aclEnable=false: any client that reaches this port may reconfigure the broker, delete topics and read every topic (set aclEnable=true and conf/plain_acl.yml)');
+    }
     this.brokerOuterAPI.updateNameServerAddressList(this.brokerConfig.namesrvAddr);
     this.pullRequestHoldService.start();
     await this.scheduleMessageService.start();

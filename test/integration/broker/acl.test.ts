@@ -22,6 +22,8 @@ import { GetBrokerAclConfigResponseHeader } from '../../../protocol/header/get-b
 import { randomName, waitFor } from '../../helpers/cluster';
 import { sendHeader, sendRequest } from './broker-helpers';
 import { runAdmin } from '../../../lib/cli/admin';
+import { DefaultMQAdminExt } from '../../../lib/admin/default-mq-admin-ext';
+import { MQBrokerError } from '../../../lib/errors';
 import { benchProduce } from '../../../lib/cli/bench-produce';
 import { PassThrough } from 'node:stream';
 
@@ -220,6 +222,30 @@ describe('broker ACL (aclEnable=true) end to end', function () {
       expect(again.remark).to.equal(`The accesskey[${newAk}] corresponding to accessConfig has been deleted failed.`);
     } finally {
       await fresh.shutdown();
+    }
+  });
+
+  it('DefaultMQAdminExt manages the ACL of a broker (signed by an admin account)', async () => {
+    const admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: randomName('adm') }, { rpcHook: new AclClientRPCHook(ADMIN) });
+    await admin.start();
+    try {
+      const before = await admin.examineBrokerClusterAclVersionInfo(brokerAddr);
+      expect(before.brokerAddr).to.equal(brokerAddr);
+      expect([...before.allAclConfigDataVersion.keys()]).to.deep.equal([aclFile]);
+      await admin.createAndUpdatePlainAccessConfig(brokerAddr, { accessKey: 'viaAdmin1', secretKey: 'viaAdminSecret', defaultTopicPerm: 'SUB', topicPerms: ['AclTopic=PUB'] });
+      const made = engine().getAllAclConfig().plainAccessConfigs.find((c) => c.accessKey === 'viaAdmin1');
+      expect(made).to.include({ secretKey: 'viaAdminSecret', defaultTopicPerm: 'SUB', admin: false });
+      const after = await admin.examineBrokerClusterAclVersionInfo(brokerAddr);
+      expect(after.aclConfigDataVersion.counter).to.be.greaterThan(before.aclConfigDataVersion.counter);
+      await admin.updateGlobalWhiteAddrConfig(brokerAddr, '10.10.103.*,10.10.104.*');
+      expect(engine().getAllAclConfig().globalWhiteAddrs).to.deep.equal(['10.10.103.*', '10.10.104.*']);
+      await admin.updateGlobalWhiteAddrConfig(brokerAddr, '10.10.103.*');
+      await admin.deletePlainAccessConfig(brokerAddr, 'viaAdmin1');
+      const err = await admin.deletePlainAccessConfig(brokerAddr, 'viaAdmin1').then(() => null, (e: Error) => e);
+      expect(err).to.be.instanceOf(MQBrokerError);
+      expect((err as MQBrokerError).responseCode).to.equal(ResponseCode.DELETE_ACL_CONFIG_FAILED);
+    } finally {
+      await admin.shutdown();
     }
   });
 
