@@ -30,10 +30,13 @@ export function calculateSignature(
   secretKey: string,
   excluded: ReadonlySet<string> = CLIENT_EXCLUDED,
 ): string {
-  const keys = Object.keys(extFields).filter((k) => !excluded.has(k)).sort();
-  const hmac = createHmac('sha1', Buffer.from(secretKey, 'utf8'));
+  const keys = Object.keys(extFields).sort();
+  // One string, one update: each update() crosses into C++ (about half the cost for a send's 13 fields).
+  let content = '';
   // Java appends a null value as "null" (StringBuilder.append(Object)).
-  for (const k of keys) hmac.update(extFields[k] ?? 'null', 'utf8');
+  for (const k of keys) if (!excluded.has(k)) content += extFields[k] ?? 'null';
+  const hmac = createHmac('sha1', Buffer.from(secretKey, 'utf8'));
+  hmac.update(content, 'utf8');
   if (body && body.length > 0) hmac.update(body);
   return hmac.digest('base64');
 }
