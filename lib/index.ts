@@ -18,6 +18,9 @@ export { decodeBatchBody } from '../protocol/message/batch';
 export { ClientConfig, type ClientConfigOptions, DEFAULT_CLIENT_CONFIG } from './client/client-config';
 export { MQClientManager } from './client/mq-client-manager';
 export { AclClientRPCHook, type SessionCredentials } from './client/acl/acl-client-rpc-hook';
+export {
+  DEFAULT_TLS_SYSTEM_CONFIG, TlsMode, type TlsSystemConfig, buildClientTlsOptions, tlsConfigFromProperties,
+} from './transport/tls-system-config';
 export { MQClientInstance, type MQClientInstanceOptions } from './client/mq-client-instance';
 export { MQClientAPI } from './client/mq-client-api';
 export { type SendResult, SendStatus, CommunicationMode, ClientErrorCode } from './client/send-result';
