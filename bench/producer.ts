@@ -191,14 +191,14 @@ function readRss(pid: number): number {
 }
 
 /** `rocketmq-ts start` in a child process on free ports with a temp store (and HOME, for the name server's kv file). */
-export async function startBrokerProcess(): Promise<BrokerProcess> {
+export async function startBrokerProcess(opts: { confFile?: string } = {}): Promise<BrokerProcess> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'producer-bench-'));
   const namesrvPort = await freePort();
   const brokerPort = await freeBrokerPort();
   const main = path.join(__dirname, '..', 'lib', 'cli', 'main.js');
   // BENCH_BROKER_NODE_ARGS: node flags for the broker child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, main, 'start', '--store', path.join(tmp, 'store'), '--namesrv-port', String(namesrvPort), '--broker-port', String(brokerPort)], {
+  const child = spawn(process.execPath, [...nodeArgs, main, 'start', '--store', path.join(tmp, 'store'), '--namesrv-port', String(namesrvPort), '--broker-port', String(brokerPort), ...(opts.confFile ? ['-c', opts.confFile] : [])], {
     env: { ...process.env, HOME: tmp, ROCKETMQ_LOG_LEVEL: process.env.ROCKETMQ_LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -65,3 +65,22 @@ export class TopicNotExistError extends MQClientError {
     super(17, `No topic route info in name server for the topic: ${topic}${remark ? ` (${remark})` : ''}`, options);
   }
 }
+
+/**
+ * An ACL refusal (Java's org.apache.rocketmq.acl.common.AclException). `javaFrame` is the Java stack frame that
+ * throws it, so the broker's SYSTEM_ERROR remark reads as Java's RemotingHelper.exceptionSimpleDesc does:
+ * "org.apache.rocketmq.acl.common.AclException: <message>, <frame>".
+ */
+export class AclException extends RocketMQError {
+  static readonly JAVA_CLASS = 'org.apache.rocketmq.acl.common.AclException';
+
+  constructor(message: string, readonly javaFrame: string | null = null, options: RocketMQErrorOptions = {}) {
+    super(message, options);
+  }
+
+  /** The remark a Java broker answers with. */
+  get javaExceptionDesc(): string {
+    const head = this.message ? `${AclException.JAVA_CLASS}: ${this.message}` : AclException.JAVA_CLASS;
+    return this.javaFrame ? `${head}, ${this.javaFrame}` : head;
+  }
+}

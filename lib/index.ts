@@ -17,6 +17,10 @@ export { decodeBatchBody } from '../protocol/message/batch';
 // Client core
 export { ClientConfig, type ClientConfigOptions, DEFAULT_CLIENT_CONFIG } from './client/client-config';
 export { MQClientManager } from './client/mq-client-manager';
+export { AclClientRPCHook, type SessionCredentials } from './client/acl/acl-client-rpc-hook';
+export {
+  DEFAULT_TLS_SYSTEM_CONFIG, TlsMode, type TlsSystemConfig, buildClientTlsOptions, tlsConfigFromProperties,
+} from './transport/tls-system-config';
 export { MQClientInstance, type MQClientInstanceOptions } from './client/mq-client-instance';
 export { MQClientAPI } from './client/mq-client-api';
 export { type SendResult, SendStatus, CommunicationMode, ClientErrorCode } from './client/send-result';
@@ -24,7 +28,6 @@ export type { ClientEvents, ProducerEvents } from './client/events';
 export type { MQProducerInner, MQConsumerInner } from './client/inner';
 export { PullStatus, type PullResultRaw } from './client/mq-client-api-consumer';
 export { TopAddressing, getWSAddr } from './client/top-addressing';
-export { AclClientRPCHook, type SessionCredentials } from './client/acl/acl-client-rpc-hook';
 
 // Producer
 export {

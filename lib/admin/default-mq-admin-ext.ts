@@ -312,6 +312,28 @@ export class DefaultMQAdminExt extends ClientConfig {
     return adminApi.updateBrokerConfig(this.#api, brokerAddr, properties, this.timeoutMillis);
   }
 
+  // ---------------------------------------------------------------- ACL 1.0 (a 4.9.8 broker with aclEnable=true)
+
+  /** UPDATE_AND_CREATE_ACL_CONFIG: creates or updates an account in the broker's plain_acl.yml. */
+  createAndUpdatePlainAccessConfig(brokerAddr: string, config: adminApi.PlainAccessConfigInput): Promise<void> {
+    return adminApi.createAndUpdatePlainAccessConfig(this.#api, brokerAddr, config, this.timeoutMillis);
+  }
+
+  /** DELETE_ACL_CONFIG. */
+  deletePlainAccessConfig(brokerAddr: string, accessKey: string): Promise<void> {
+    return adminApi.deletePlainAccessConfig(this.#api, brokerAddr, accessKey, this.timeoutMillis);
+  }
+
+  /** UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: `globalWhiteAddrs` comma-separated; no path: the broker's default ACL file. */
+  updateGlobalWhiteAddrConfig(brokerAddr: string, globalWhiteAddrs: string, aclFileFullPath = ''): Promise<void> {
+    return adminApi.updateGlobalWhiteAddrsConfig(this.#api, brokerAddr, globalWhiteAddrs, aclFileFullPath, this.timeoutMillis);
+  }
+
+  /** GET_BROKER_CLUSTER_ACL_INFO: the data versions of the broker's ACL files. */
+  examineBrokerClusterAclVersionInfo(brokerAddr: string): Promise<adminApi.ClusterAclVersionInfo> {
+    return adminApi.getBrokerClusterAclInfo(this.#api, brokerAddr, this.timeoutMillis);
+  }
+
   // ---------------------------------------------------------------- messages
 
   /**

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { readPropertiesFile, applyProperties } from '../util/properties-file';
 import { DEFAULT_MESSAGE_STORE_CONFIG, type MessageStoreConfig } from '../store/message-store-config';
 import { DEFAULT_REMOTING_SERVER_OPTIONS, type RemotingServerOptions } from '../transport/remoting-server';
+import { TLS_KEYS, partialTlsConfigFromProperties } from '../transport/tls-system-config';
 import { PermName } from '../../protocol/body/perm-name';
 
 export interface BrokerConfig {
@@ -256,6 +257,8 @@ export interface LoadedBrokerConf {
   brokerConfig: BrokerConfig;
   messageStoreConfig: MessageStoreConfig;
   remotingServerConfig: Partial<RemotingServerOptions>;
+  /** `rocketmq.acl.plain.file` (Java's system property, relative to rocketmqHome), when given. */
+  aclPlainFile?: string;
   /** Keys that matched no field of any config (reported, not fatal). */
   unknownKeys: string[];
 }
@@ -297,6 +300,8 @@ export function applyBrokerProperties(props: Map<string, string>): LoadedBrokerC
   const messageStoreConfig: MessageStoreConfig = { ...DEFAULT_MESSAGE_STORE_CONFIG };
   const remotingServerConfig: Partial<RemotingServerOptions> = {};
   const unknownKeys: string[] = [];
+  let aclPlainFile: string | undefined;
+  const tlsProps = new Map<string, string>();
   for (const [key, value] of props) {
     const one = new Map([[key, value]]);
     let known = false;
@@ -310,13 +315,26 @@ export function applyBrokerProperties(props: Map<string, string>): LoadedBrokerC
       known = true;
     }
     if (IGNORED_NETTY_KEYS.has(key)) known = true;
+    // Java system properties, accepted as broker.conf keys.
+    if (key === 'rocketmq.home.dir') {
+      brokerConfig.rocketmqHome = value;
+      known = true;
+    } else if (key === 'rocketmq.acl.plain.file') {
+      aclPlainFile = value;
+      known = true;
+    } else if (TLS_KEYS[key]) {
+      // Java's TlsSystemConfig keys (tls.server.mode, tls.server.certPath, ...).
+      tlsProps.set(key, value);
+      known = true;
+    }
     if (!known) unknownKeys.push(key);
   }
   // The broker keeps config/*.json under the store root, as Java's BrokerPathConfigHelper does.
+  if (tlsProps.size > 0) remotingServerConfig.tls = partialTlsConfigFromProperties(tlsProps);
   if (props.has('storePathRootDir')) brokerConfig.storePathRootDir = messageStoreConfig.storePathRootDir;
   else messageStoreConfig.storePathRootDir = brokerConfig.storePathRootDir;
   if (!messageStoreConfig.storePathCommitLog) {
     messageStoreConfig.storePathCommitLog = path.join(messageStoreConfig.storePathRootDir, 'commitlog');
   }
-  return { brokerConfig, messageStoreConfig, remotingServerConfig, unknownKeys };
+  return { brokerConfig, messageStoreConfig, remotingServerConfig, unknownKeys, ...(aclPlainFile !== undefined ? { aclPlainFile } : {}) };
 }

@@ -44,11 +44,16 @@ import { RemotingServer, type RemotingServerOptions } from '../transport/remotin
 import type { Channel } from '../transport/connection';
 import { ConfigError } from '../errors';
 import { BrokerReplication } from './slave/broker-replication';
+import { PlainAccessValidator } from './acl/plain-access-validator';
+import type { PlainPermissionManagerOptions } from './acl/plain-permission-manager';
+import { AclConfigProcessor } from './acl/acl-config-processor';
 
 export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
   messageStoreConfig?: Partial<MessageStoreConfig>;
   remotingServerConfig?: Partial<RemotingServerOptions>;
+  /** ACL file location and watch interval (with aclEnable); defaults: rocketmqHome, conf/plain_acl.yml, 5 s. */
+  acl?: Partial<PlainPermissionManagerOptions>;
   logger?: Logger;
   /** SlaveSynchronize schedule (tests shorten it). */
   replication?: { slaveSyncInitialDelayMillis?: number; slaveSyncIntervalMillis?: number };
@@ -90,6 +95,8 @@ export class BrokerController {
   readonly transactionalMessageCheckService: TransactionalMessageCheckService;
   /** Master/slave replication: the HA port, the slave's master addresses and metadata copy. */
   readonly replication: BrokerReplication;
+  /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
+  readonly accessValidator: PlainAccessValidator | null;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
   readonly #lifecycle: Lifecycle;
   /** Java's VIP channel on listenPort - 2 (a Java slave's SlaveSynchronize calls it); null when that port was taken. */
@@ -157,7 +164,8 @@ export class BrokerController {
       wakeup: (request, ctx) => this.pullMessageProcessor.executeRequestWhenWakeup(request, ctx),
       logger: componentLogger('pull-request-hold-service', this.logger),
     });
-    this.brokerOuterAPI = new BrokerOuterAPI(componentLogger('broker-outer-api', this.logger));
+    const tls = this.remotingServer.options.tls;
+    this.brokerOuterAPI = new BrokerOuterAPI(componentLogger('broker-outer-api', this.logger), tls.tlsEnable ?? tls.tlsMode === 'enforcing');
     this.scheduleMessageService = new ScheduleMessageService(
       {
         getMessage: (group, topic, queueId, offset, maxMsgNums) => this.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums),
@@ -186,9 +194,13 @@ export class BrokerController {
       subscriptionGroupManager: this.subscriptionGroupManager,
       consumerOffsetManager: this.consumerOffsetManager,
       brokerAddr: () => this.brokerAddr,
-      logger: this.logger.child({ component: 'replication' }),
+      logger: componentLogger('replication', this.logger),
       ...options.replication,
     }, options.remotingServerConfig?.bindAddress);
+    this.accessValidator = bc.aclEnable
+      ? new PlainAccessValidator({ fileHome: bc.rocketmqHome, ...options.acl, logger: this.logger })
+      : null;
+    if (this.accessValidator) this.remotingServer.registerRPCHook(this.accessValidator);
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
   }
 
@@ -212,6 +224,7 @@ export class BrokerController {
 
   /** Registers every processor for its codes (Java registerProcessor). */
   registerProcessors(extra: BrokerProcessor[] = []): void {
+    const admin = new AdminBrokerProcessor(this);
     const all: BrokerProcessor[] = [
       this.sendMessageProcessor,
       this.pullMessageProcessor,
@@ -221,7 +234,8 @@ export class BrokerController {
       new ConsumerSendMsgBackProcessor(this),
       new LockBatchProcessor(this),
       new QueryMessageProcessor(this),
-      new AdminBrokerProcessor(this),
+      admin,
+      new AclConfigProcessor(this),
       new EndTransactionProcessor(this),
       ...extra,
     ];
@@ -231,6 +245,8 @@ export class BrokerController {
         this.remotingServer.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
       }
     }
+    // Java's default processor: an unknown code passes the RPC hooks (ACL) before REQUEST_CODE_NOT_SUPPORTED.
+    this.remotingServer.registerDefaultProcessor((request, ctx) => admin.processRequest(request, ctx));
   }
 
   /** Loads config files and the store (Java initialize()). */
@@ -252,6 +268,13 @@ export class BrokerController {
   }
 
   async #start(): Promise<void> {
+    if (this.accessValidator) {
+      try {
+        await this.accessValidator.start();
+      } catch (err) {
+        throw new ConfigError(`ACL (aclEnable=true): ${(err as Error).message}`, { cause: err });
+      }
+    }
     if (!(await this.initialize())) throw new ConfigError('broker initialize failed (corrupt config or store)');
     this.registerProcessors();
     // The store reports the queue's new max offset (consume-queue offset + 1), as Java's NotifyMessageArrivingListener.
@@ -266,6 +289,11 @@ export class BrokerController {
     this.#listenPort = await this.remotingServer.listen();
     await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);
     await this.#startVipChannel();
+    const bind = this.remotingServer.options.bindAddress;
+    if (!this.accessValidator && !['127.0.0.1', 'localhost', '::1'].includes(bind)) {
+      this.logger.warn({ bindAddress: bind, listenPort: this.#listenPort },
+        'aclEnable=false: any client that reaches this port may reconfigure the broker, delete topics and read every topic (set aclEnable=true and conf/plain_acl.yml)');
+    }
     this.brokerOuterAPI.updateNameServerAddressList(this.brokerConfig.namesrvAddr);
     this.pullRequestHoldService.start();
     // A slave delivers no delayed messages (Java's handleScheduleMessageService).
@@ -322,6 +350,7 @@ export class BrokerController {
     await this.remotingServer.shutdown();
     await this.#vipServer?.shutdown();
     this.#vipServer = null;
+    await this.accessValidator?.shutdown();
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
     await this.replication.shutdown();

@@ -17,3 +17,7 @@ export { PullRequestHoldService } from './longpolling/pull-request-hold-service'
 export { BrokerOuterAPI } from './out/broker-outer-api';
 export { SlaveSynchronize } from './slave/slave-synchronize';
 export { BrokerReplication } from './slave/broker-replication';
+export { PlainAccessValidator } from './acl/plain-access-validator';
+export { PlainPermissionManager, type AclConfig } from './acl/plain-permission-manager';
+export type { PlainAccessConfig } from './acl/plain-access-resource';
+export { AclConfigProcessor } from './acl/acl-config-processor';

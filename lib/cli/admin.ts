@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultMQAdminExt } from '../admin/default-mq-admin-ext';
+import { AclClientRPCHook } from '../client/acl/acl-client-rpc-hook';
 import { type ClusterInfo } from '../../protocol/body/cluster-info';
 import { perm2String } from '../../protocol/body/perm-name';
 import { newSubscriptionGroupConfig, type SubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
@@ -551,13 +552,21 @@ export function commandUsages(): { name: string; usage: string }[] {
 function commandUsage(c: Command): string {
   let s = `usage: rocketmq-ts admin ${c.name} [-n namesrvAddr] ${Object.entries(c.options).map(([k, o]) => (o.required ? `-${k} <${o.long}>` : `[-${k}${o.hasArg ? ` <${o.long}>` : ''}]`)).join(' ')}\n`;
   s += `  -n,--namesrvAddr <arg>  Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876\n`;
+  s += `  --access-key <arg> --secret-key <arg>  sign requests for a broker with ACL; --tls  connect with TLS\n`;
   for (const [k, o] of Object.entries(c.options)) s += `  -${k},--${o.long}${o.hasArg ? ' <arg>' : ''}  ${o.desc}\n`;
   return s;
 }
 
-/** Parses `-x value` / `--long value` / `--long=value` by the command's option table (plus -n, -h). */
+/** Options of every command: ACL credentials (signed requests, AclClientRPCHook) and TLS. */
+const SECURITY_OPTIONS: Record<string, OptionSpec> = {
+  accessKey: opt('access-key', 'ACL access key (signs every request)'),
+  secretKey: opt('secret-key', 'ACL secret key'),
+  tls: opt('tls', 'connect with TLS', false, false),
+};
+
+/** Parses `-x value` / `--long value` / `--long=value` by the command's option table (plus -n, -h, --access-key, --secret-key, --tls). */
 export function parseAdminOptions(c: Command | { options: Record<string, OptionSpec> }, argv: string[]): Map<string, string> {
-  const specs: Record<string, OptionSpec> = { n: opt('namesrvAddr', 'name server'), h: opt('help', 'help', false, false), ...c.options };
+  const specs: Record<string, OptionSpec> = { n: opt('namesrvAddr', 'name server'), h: opt('help', 'help', false, false), ...SECURITY_OPTIONS, ...c.options };
   const byLong = new Map(Object.entries(specs).map(([k, o]) => [o.long, k]));
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -626,7 +635,14 @@ export async function runAdmin(argv: string[], options: RunAdminOptions = {}): P
     err('No name server address: use -n host:port[;host:port] or set NAMESRV_ADDR\n');
     return 2;
   }
-  const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: String(Date.now()) });
+  const accessKey = opts.get('accessKey');
+  const secretKey = opts.get('secretKey');
+  if ((accessKey === undefined) !== (secretKey === undefined)) {
+    err('--access-key and --secret-key go together\n');
+    return 2;
+  }
+  const rpcHook = accessKey !== undefined ? new AclClientRPCHook({ accessKey, secretKey: secretKey as string }) : undefined;
+  const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: String(Date.now()), useTLS: opts.has('tls') }, { rpcHook });
   try {
     await admin.start();
     await command.run(admin, opts, out);

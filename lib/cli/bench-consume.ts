@@ -11,9 +11,11 @@ import { ConsumeConcurrentlyStatus, ConsumeOrderlyStatus } from '../consumer/lis
 import { MessageSelector } from '../consumer/message-selector';
 import { DefaultMQPushConsumer } from '../consumer/push-consumer';
 import { endProgress, percentile, progressText, reportMode, summarize, table, writeProgress } from './bench-report';
+import { securityOptions } from './bench-produce';
 
 export const BENCH_CONSUME_USAGE = `usage: rocketmq-ts bench consume --namesrv H:P --topic T --group G [--count N] [--timeout S]
        [--tag-expr EXPR | --sql EXPR] [--broadcast] [--orderly] [--from first|last] [--print] [--quiet] [--json]
+       [--access-key AK --secret-key SK] (sign requests, ACL) [--tls] (connect with TLS)
   --count N      exit 0 once N messages arrived, 1 if they did not within --timeout
   --timeout S    seconds to wait (default 60); without --count the run ends there with exit 0
   --tag-expr     tag expression ("*", "TagA || TagB"), default "*"; --sql: an SQL92 filter instead
@@ -55,6 +57,7 @@ export async function benchConsume(argv: string[], out: NodeJS.WritableStream = 
         broadcast: { type: 'boolean', default: false }, orderly: { type: 'boolean', default: false },
         from: { type: 'string', default: 'first' }, print: { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
+        'access-key': { type: 'string' }, 'secret-key': { type: 'string' }, tls: { type: 'boolean', default: false },
       },
     }));
   } catch (e) {
@@ -73,11 +76,13 @@ export async function benchConsume(argv: string[], out: NodeJS.WritableStream = 
     || !(timeoutMs > 0)
     || (values['tag-expr'] !== undefined && values.sql !== undefined)
     || (values.from !== 'first' && values.from !== 'last');
-  if (bad) {
+  const security = securityOptions(values['access-key'], values['secret-key'], values.tls);
+  if (bad || !security) {
     err.write(BENCH_CONSUME_USAGE);
     return 2;
   }
   const consumer = new DefaultMQPushConsumer({
+    ...security,
     consumerGroup: values.group!,
     namesrvAddr: namesrv,
     messageModel: values.broadcast ? MessageModel.BROADCASTING : MessageModel.CLUSTERING,

@@ -7,12 +7,20 @@ import { parseArgs } from 'node:util';
 import { createMessage } from '../../protocol/message/message';
 import type { Message } from '../../protocol/message/message';
 import { DefaultMQProducer } from '../producer/default-mq-producer';
+import { AclClientRPCHook } from '../client/acl/acl-client-rpc-hook';
+
+/** `rpcHook` and `useTLS` from --access-key / --secret-key / --tls; null when only one key is given. */
+export function securityOptions(accessKey: string | undefined, secretKey: string | undefined, tls: boolean | undefined): { rpcHook?: AclClientRPCHook; useTLS: boolean } | null {
+  if ((accessKey === undefined) !== (secretKey === undefined)) return null;
+  return { useTLS: tls === true, ...(accessKey !== undefined ? { rpcHook: new AclClientRPCHook({ accessKey, secretKey: secretKey as string }) } : {}) };
+}
 import { LocalTransactionState, TransactionMQProducer } from '../producer/transaction-mq-producer';
 import { endProgress, percentile, progressText, reportMode, summarize, table, writeProgress } from './bench-report';
 
 export const BENCH_PRODUCE_USAGE = `usage: rocketmq-ts bench produce --namesrv H:P --topic T [--count N | --duration S] [--size BYTES]
        [--mode sync|async|oneway|batch|transaction] [--concurrency N] [--batch-size N] [--tag TAG] [--keys K] [--group G]
        [--quiet] [--json]
+       [--access-key AK --secret-key SK] (sign requests, ACL) [--tls] (connect with TLS)
        a live progress line and a final table on a terminal, key=value lines otherwise; --json: one JSON object at the end
        transaction mode: [--local commit|rollback|unknown] (the local transaction's answer, default commit)
                          [--check commit|rollback] (the answer to the broker's checks, default commit)
@@ -46,6 +54,7 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
       'batch-size': { type: 'string', default: '16' }, tag: { type: 'string' }, keys: { type: 'string' }, group: { type: 'string' },
       local: { type: 'string', default: 'commit' }, check: { type: 'string', default: 'commit' }, linger: { type: 'string', default: '0' },
       quiet: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
+      'access-key': { type: 'string' }, 'secret-key': { type: 'string' }, tls: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
@@ -78,13 +87,18 @@ export async function benchProduce(argv: string[], out: NodeJS.WritableStream = 
   const makeMessage = (): Message => createMessage(topic, body, { tags: values.tag, keys: values.keys });
 
   const producerGroup = values.group ?? `BENCH_PRODUCER_${process.pid}`;
+  const security = securityOptions(values['access-key'], values['secret-key'], values.tls);
+  if (!security) {
+    process.stderr.write(`--access-key and --secret-key go together\n${BENCH_PRODUCE_USAGE}`);
+    return 2;
+  }
   const tx = mode === 'transaction'
     ? new TransactionMQProducer({
-      producerGroup, namesrvAddr: namesrv,
+      producerGroup, namesrvAddr: namesrv, ...security,
       transactionListener: { executeLocalTransaction: () => localState, checkLocalTransaction: () => checkState },
     })
     : null;
-  const producer = tx ?? new DefaultMQProducer({ producerGroup, namesrvAddr: namesrv });
+  const producer = tx ?? new DefaultMQProducer({ producerGroup, namesrvAddr: namesrv, ...security });
   await producer.start();
   const total: Stats = { sent: 0, failed: 0, latencies: [] };
   let window: Stats = { sent: 0, failed: 0, latencies: [] };

@@ -16,7 +16,8 @@ import {
   DEFAULT_NAMESRV_CONFIG, type NamesrvConfig, createNamesrvConfig, loadNamesrvProperties, namesrvConfigToProperties,
 } from '../namesrv/namesrv-config';
 import { NamesrvController } from '../namesrv/namesrv-controller';
-import { applyProperties } from '../util/properties-file';
+import { applyProperties, readPropertiesFile } from '../util/properties-file';
+import { TLS_KEYS, type TlsSystemConfig, partialTlsConfigFromProperties } from '../transport/tls-system-config';
 
 export const NAMESRV_USAGE = `usage: rocketmq-ts namesrv [-c namesrv.properties] [-p port] [-P] [--option=value ...]
 
@@ -64,10 +65,18 @@ export function parseNamesrvArgs(argv: string[]): NamesrvCliArgs {
 export async function namesrvConfigFromArgs(args: NamesrvCliArgs): Promise<NamesrvConfig> {
   const config = createNamesrvConfig();
   if (args.configFile) await loadNamesrvProperties(args.configFile, config);
-  const unknown = applyProperties(config, args.options);
+  const options = Object.fromEntries(Object.entries(args.options).filter(([k]) => !TLS_KEYS[k]));
+  const unknown = applyProperties(config, options);
   if (unknown.length > 0) throw new ConfigError(`unknown name server option(s): ${unknown.join(', ')}`);
   if (args.listenPort !== undefined) config.listenPort = args.listenPort;
   return createNamesrvConfig(config);
+}
+
+/** The tls.* keys of the properties file and of --tls.x=y options (Java passes them as system properties). */
+export async function namesrvTlsFromArgs(args: NamesrvCliArgs): Promise<Partial<TlsSystemConfig>> {
+  const props = args.configFile ? await readPropertiesFile(args.configFile) : new Map<string, string>();
+  for (const [k, v] of Object.entries(args.options)) props.set(k, v);
+  return partialTlsConfigFromProperties(props);
 }
 
 /** Runs the subcommand; resolves with the exit code once the server has shut down. */
@@ -83,7 +92,7 @@ export async function runNamesrv(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = configureRootLogger({ level: 'info', stacks: debugEnabled() });
-  const controller = new NamesrvController(config, { logger });
+  const controller = new NamesrvController(config, { logger, tls: await namesrvTlsFromArgs(args) });
   await controller.start();
   return untilSignal(logger, () => controller.shutdown(), () => {
     process.stdout.write(`The Name Server boot success. serializeType=JSON address=${controller.address}\n`);

@@ -71,10 +71,11 @@ export async function runStart(argv: string[]): Promise<number> {
   for (const key of conf.unknownKeys) process.stderr.write(`rocketmq-ts start: unknown configuration key ignored: ${key}\n`);
   const logger = configureRootLogger({ level: 'info', stacks: debugEnabled() });
   const home = os.homedir();
+  // The tls.* keys of broker.conf apply to both servers.
   const namesrv = new NamesrvController({
     listenPort: args.namesrvPort,
     kvConfigPath: path.join(home, 'namesrv', 'kvConfig.json'),
-  }, { logger });
+  }, { logger, ...(conf.remotingServerConfig.tls ? { tls: conf.remotingServerConfig.tls } : {}) });
   await namesrv.start();
   conf.brokerConfig.namesrvAddr = namesrv.address;
   const broker = new BrokerController({

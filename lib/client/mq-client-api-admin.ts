@@ -22,7 +22,12 @@ import { type SubscriptionGroupConfig, encodeSubscriptionGroupConfig } from '../
 import type { TopicConfig } from '../../protocol/body/topic-config';
 import { type TopicList, decodeTopicList } from '../../protocol/body/topic-list';
 import { type TopicStatsTable, decodeTopicStatsTable } from '../../protocol/body/topic-stats-table';
+import { type DataVersion, dataVersionFromJson } from '../../protocol/body/data-version';
 import { CreateTopicRequestHeader } from '../../protocol/header/create-topic-request-header';
+import { CreateAccessConfigRequestHeader } from '../../protocol/header/create-access-config-request-header';
+import { DeleteAccessConfigRequestHeader } from '../../protocol/header/delete-access-config-request-header';
+import { UpdateGlobalWhiteAddrsConfigRequestHeader } from '../../protocol/header/update-global-white-addrs-config-request-header';
+import { GetBrokerAclConfigResponseHeader } from '../../protocol/header/get-broker-acl-config-response-header';
 import { DeleteKVConfigRequestHeader } from '../../protocol/header/delete-kv-config-request-header';
 import { DeleteSubscriptionGroupRequestHeader } from '../../protocol/header/delete-subscription-group-request-header';
 import { DeleteTopicFromNamesrvRequestHeader } from '../../protocol/header/delete-topic-from-namesrv-request-header';
@@ -308,4 +313,70 @@ export async function viewMessage(api: RequestInvoker, addr: string, offset: num
   const request = RemotingCommand.createRequest(RequestCode.VIEW_MESSAGE_BY_ID, ViewMessageRequestHeader.encode({ offset }));
   const response = await brokerCall(api, addr, request, timeoutMillis);
   return decodeMessage(bodyOf(response, addr));
+}
+
+// ---------------------------------------------------------------- broker: ACL 1.0 (4.9.8)
+
+/** An account as UPDATE_AND_CREATE_ACL_CONFIG carries it (Java's PlainAccessConfig). */
+export interface PlainAccessConfigInput {
+  accessKey: string;
+  secretKey?: string;
+  whiteRemoteAddress?: string;
+  admin?: boolean;
+  defaultTopicPerm?: string;
+  defaultGroupPerm?: string;
+  topicPerms?: readonly string[];
+  groupPerms?: readonly string[];
+}
+
+/** GET_BROKER_CLUSTER_ACL_INFO's answer (Java's ClusterAclVersionInfo). */
+export interface ClusterAclVersionInfo {
+  brokerName: string;
+  brokerAddr: string;
+  clusterName: string;
+  aclConfigDataVersion: DataVersion;
+  allAclConfigDataVersion: Map<string, DataVersion>;
+}
+
+/** UPDATE_AND_CREATE_ACL_CONFIG (50): creates or updates an account in the broker's ACL file. */
+export async function createAndUpdatePlainAccessConfig(api: RequestInvoker, addr: string, config: PlainAccessConfigInput, timeoutMillis: number): Promise<void> {
+  const ext = CreateAccessConfigRequestHeader.encode({
+    accessKey: config.accessKey,
+    secretKey: config.secretKey,
+    whiteRemoteAddress: config.whiteRemoteAddress,
+    admin: config.admin ?? false,
+    defaultTopicPerm: config.defaultTopicPerm,
+    defaultGroupPerm: config.defaultGroupPerm,
+    topicPerms: config.topicPerms ? config.topicPerms.join(',') : undefined,
+    groupPerms: config.groupPerms ? config.groupPerms.join(',') : undefined,
+  });
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.UPDATE_AND_CREATE_ACL_CONFIG, ext), timeoutMillis);
+}
+
+/** DELETE_ACL_CONFIG (51). */
+export async function deletePlainAccessConfig(api: RequestInvoker, addr: string, accessKey: string, timeoutMillis: number): Promise<void> {
+  const ext = DeleteAccessConfigRequestHeader.encode({ accessKey });
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.DELETE_ACL_CONFIG, ext), timeoutMillis);
+}
+
+/** UPDATE_GLOBAL_WHITE_ADDRS_CONFIG (53): replaces the file's globalWhiteRemoteAddresses (comma-separated); an empty path is the broker's default file. */
+export async function updateGlobalWhiteAddrsConfig(
+  api: RequestInvoker, addr: string, globalWhiteAddrs: string, aclFileFullPath: string, timeoutMillis: number,
+): Promise<void> {
+  const ext = UpdateGlobalWhiteAddrsConfigRequestHeader.encode({ globalWhiteAddrs, aclFileFullPath });
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG, ext), timeoutMillis);
+}
+
+/** GET_BROKER_CLUSTER_ACL_INFO (52): the data versions of the broker's ACL files. */
+export async function getBrokerClusterAclInfo(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<ClusterAclVersionInfo> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_CLUSTER_ACL_INFO), timeoutMillis);
+  const h = GetBrokerAclConfigResponseHeader.decode(response.extFields);
+  const all = new Map<string, DataVersion>();
+  for (const [file, v] of Object.entries(h.allAclFileVersion ? JSON.parse(h.allAclFileVersion) as Record<string, unknown> : {})) {
+    all.set(file, dataVersionFromJson(v));
+  }
+  return {
+    brokerName: h.brokerName, brokerAddr: h.brokerAddr, clusterName: h.clusterName,
+    aclConfigDataVersion: dataVersionFromJson(JSON.parse(h.version)), allAclConfigDataVersion: all,
+  };
 }

@@ -21,6 +21,7 @@ import { MixAll } from '../client/mix-all';
 import type { MQClientAPI } from '../client/mq-client-api';
 import type { MQClientInstance } from '../client/mq-client-instance';
 import { MQClientManager } from '../client/mq-client-manager';
+import type { MQClientAPIOptions } from '../client/mq-client-api';
 import { topicRouteData2TopicSubscribeInfo } from '../client/route-convert';
 import { checkGroup } from '../client/validators';
 import { ConfigError, MQBrokerError, MQClientError } from '../errors';
@@ -59,6 +60,8 @@ export interface TopicMessageQueueChangeListener {
 export interface LitePullConsumerOptions extends ClientConfigOptions {
   /** Consumer group (required): consumers of a group share the queues (CLUSTERING) and the offsets. */
   consumerGroup: string;
+  /** Signs every request (AclClientRPCHook for a broker with aclEnable=true), as Java's constructor argument. */
+  rpcHook?: MQClientAPIOptions['rpcHook'];
   /** CLUSTERING: each message to one consumer of the group, offsets on the broker; BROADCASTING: to every consumer, offsets in a local file. */
   messageModel: MessageModel;
   /**
@@ -209,8 +212,11 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   readonly #lifecycle: Lifecycle;
   readonly #log;
 
+  readonly #rpcHook: MQClientAPIOptions['rpcHook'];
+
   constructor(options: Partial<LitePullConsumerOptions> & { consumerGroup: string }) {
-    const { client, offsetStore, ...rest } = options;
+    const { client, offsetStore, rpcHook, ...rest } = options;
+    this.#rpcHook = rpcHook;
     this.clientConfig = new ClientConfig(rest);
     const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
     this.options = {
@@ -515,7 +521,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
 
     let client = this.#injectedClient;
     if (!client) {
-      const instance = MQClientManager.getInstance().acquire(this.clientConfig);
+      const instance = MQClientManager.getInstance().acquire(this.clientConfig, { rpcHook: this.#rpcHook });
       this.#instance = instance;
       client = instance;
     }

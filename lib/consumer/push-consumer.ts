@@ -20,6 +20,7 @@ import { ClientConfig, type ClientConfigOptions } from '../client/client-config'
 import { MixAll, getRetryTopic } from '../client/mix-all';
 import type { MQClientInstance } from '../client/mq-client-instance';
 import { MQClientManager } from '../client/mq-client-manager';
+import type { MQClientAPIOptions } from '../client/mq-client-api';
 import { ConfigError, MQClientError } from '../errors';
 import { componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
@@ -51,6 +52,8 @@ export const CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000;
 export interface PushConsumerOptions extends ClientConfigOptions {
   /** Consumer group (required): consumers of a group share the queues (CLUSTERING) and the offsets. */
   consumerGroup: string;
+  /** Signs every request (AclClientRPCHook for a broker with aclEnable=true), as Java's constructor argument. */
+  rpcHook?: MQClientAPIOptions['rpcHook'];
   /**
    * CLUSTERING: each message to one consumer of the group, offsets on the broker; BROADCASTING: to every consumer, offsets in a local file.
    */
@@ -175,8 +178,11 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
   /** The heartbeat round announcing a new subVersion, until the brokers answered it. */
   #subscriptionsAnnounced: Promise<void> | null = null;
 
+  readonly #rpcHook: MQClientAPIOptions['rpcHook'];
+
   constructor(options: Partial<PushConsumerOptions> & { consumerGroup: string }) {
-    const { client, offsetStore, ...rest } = options;
+    const { client, offsetStore, rpcHook, ...rest } = options;
+    this.#rpcHook = rpcHook;
     this.clientConfig = new ClientConfig(rest);
     const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
     this.options = {
@@ -334,7 +340,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
 
     let client = this.#injectedClient;
     if (!client) {
-      const instance = MQClientManager.getInstance().acquire(this.clientConfig);
+      const instance = MQClientManager.getInstance().acquire(this.clientConfig, { rpcHook: this.#rpcHook });
       this.#instance = instance;
       client = instance;
       await instance.start();

@@ -7,7 +7,7 @@
  * @see org.apache.rocketmq.store.ha.HAService
  */
 import net from 'node:net';
-import type { Logger } from '../logger';
+import { type Logger, componentLogger } from '../logger';
 import type { DefaultMessageStore, ReplicaWaiter } from '../store/message-store';
 import { HAConnection } from './ha-connection';
 import { HAClient } from './ha-client';
@@ -41,8 +41,8 @@ export class HAService implements ReplicaWaiter {
   #started = false;
 
   constructor(readonly store: DefaultMessageStore, private readonly options: HAServiceOptions) {
-    this.#log = options.logger.child({ component: 'ha-service' });
-    this.haClient = new HAClient(store, options.logger.child({ component: 'ha-client' }));
+    this.#log = componentLogger('ha-service', options.logger);
+    this.haClient = new HAClient(store, componentLogger('ha-client', options.logger));
   }
 
   /** The bound HA port (after start). */

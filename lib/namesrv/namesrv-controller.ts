@@ -17,6 +17,7 @@ import { type Logger, componentLogger } from '../logger';
 import { Exposition, type MetricsServer, processMetrics, startMetricsServer } from '../util/prometheus';
 import type { Channel } from '../transport/connection';
 import { RemotingServer } from '../transport/remoting-server';
+import type { TlsSystemConfig } from '../transport/tls-system-config';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
 import { KVConfigManager, atomicWrite } from './kv-config-manager';
@@ -28,6 +29,8 @@ export interface NamesrvControllerOptions {
   logger?: Logger;
   /** Clock for the route tables (tests). */
   now?: () => number;
+  /** TLS of the name server's port (Java's tls.* keys; default permissive, test mode). */
+  tls?: Partial<TlsSystemConfig>;
 }
 
 export class NamesrvController {
@@ -55,6 +58,7 @@ export class NamesrvController {
       bindAddress: this.config.bindAddress,
       listenPort: this.config.listenPort,
       serverChannelMaxIdleTimeSeconds: this.config.serverChannelMaxIdleTimeSeconds,
+      ...(options.tls ? { tls: options.tls } : {}),
       logger: options.logger,
     });
     this.processor = new DefaultRequestProcessor({

@@ -50,8 +50,13 @@ export type RemotingProcessor = (
 
 export const OVERLOAD_REMARK = '[OVERLOAD]system busy, start flow control for a while';
 
-/** Formats an error like Java's `Throwable.toString()`: "Name: message". */
+/**
+ * Formats an error like Java's `Throwable.toString()`: "Name: message"; an error that carries Java's own
+ * description (`javaExceptionDesc`, e.g. an ACL refusal) is answered with it.
+ */
 export function errorRemark(err: unknown): string {
+  const desc = (err as { javaExceptionDesc?: unknown } | null)?.javaExceptionDesc;
+  if (typeof desc === 'string') return desc;
   if (err instanceof Error) return err.message ? `${err.name}: ${err.message}` : err.name;
   return String(err);
 }

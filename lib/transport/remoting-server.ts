@@ -9,11 +9,15 @@
  *   full; its send queue holds 10000, hence the default). A processor that returns null and answers later via
  *   `ctx.writeResponse` (a held pull) no longer counts once it has returned.
  * - Idle channels (no read or write for serverChannelMaxIdleTimeSeconds) are closed, with an 'idle' event.
+ * - TLS (`tls`, Java's TlsSystemConfig): `disabled` speaks plain TCP only; `permissive` (Java's default) looks at the
+ *   first byte of each connection, as Java's HandshakeHandler does: 0x16 (a TLS handshake record) gets TLS, anything
+ *   else stays plain, both on one port; `enforcing` closes connections that do not start with a TLS handshake.
  *
  * @see org.apache.rocketmq.remoting.netty.NettyRemotingServer
  * @see org.apache.rocketmq.remoting.netty.NettyServerConfig
  */
 import net from 'node:net';
+import tls from 'node:tls';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
 import type { RemotingCommand } from '../../protocol/remoting-command';
 import { RemotingSendRequestError } from '../errors';
@@ -22,6 +26,10 @@ import { type Channel, Connection } from './connection';
 import { ProcessorTable, type RPCHook, type RemotingProcessor } from './processor';
 import type { RemotingChannelEvents } from './remoting-client';
 import { TypedEmitter } from './typed-emitter';
+import { DEFAULT_TLS_SYSTEM_CONFIG, TlsMode, type TlsSystemConfig, buildServerTlsOptions, withTlsConfigFile } from './tls-system-config';
+
+/** The first byte of a TLS handshake record (Java HandshakeHandler.HANDSHAKE_MAGIC_CODE). */
+const HANDSHAKE_MAGIC_CODE = 0x16;
 
 export interface RemotingServerOptions {
   /** Address to bind (Java 5.x NettyServerConfig.bindAddress). */
@@ -34,6 +42,8 @@ export interface RemotingServerOptions {
   serverMaxInflight: number;
   /** Frames above this length are a protocol error and close the channel. */
   maxFrameLength: number;
+  /** TLS settings (Java's tls.* keys); the default is Java's: permissive, test mode (self-signed certificate). */
+  tls: Partial<TlsSystemConfig>;
   logger?: Logger;
 }
 
@@ -43,6 +53,7 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
   serverChannelMaxIdleTimeSeconds: 120,
   serverMaxInflight: 10000,
   maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
+  tls: Object.freeze({}),
 });
 
 export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
@@ -54,6 +65,11 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
   #listening: Promise<number> | null = null;
   #shutdown: Promise<void> | null = null;
   #port = 0;
+  #tlsMode: TlsMode = TlsMode.DISABLED;
+  #tlsServer: tls.Server | null = null;
+  #requirePeerCert = false;
+  /** Sockets still before their first byte or in the TLS handshake (closed on shutdown). */
+  readonly #pending = new Set<net.Socket>();
 
   constructor(options: Partial<RemotingServerOptions> = {}) {
     super();
@@ -102,7 +118,7 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
   listen(): Promise<number> {
     if (this.#shutdown) return Promise.reject(new Error('the remoting server is shut down'));
     if (this.#listening) return this.#listening;
-    this.#listening = new Promise<number>((resolve, reject) => {
+    this.#listening = this.#prepareTls().then(() => new Promise<number>((resolve, reject) => {
       const server = net.createServer({ noDelay: true }, (socket) => this.#accept(socket));
       this.#server = server;
       const onError = (err: Error) => {
@@ -118,7 +134,7 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
         this.#logger.info({ port: this.#port, bindAddress: this.options.bindAddress }, 'remoting server listening');
         resolve(this.#port);
       });
-    });
+    }));
     return this.#listening;
   }
 
@@ -145,6 +161,8 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
       if (this.#listening) await this.#listening.catch(() => undefined);
       const closed = server && server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       for (const conn of [...this.#channels]) conn.close();
+      for (const socket of [...this.#pending]) socket.destroy();
+      this.#pending.clear();
       await closed;
     })();
     return this.#shutdown;
@@ -154,7 +172,71 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
     return channel instanceof Connection && this.#channels.has(channel) && channel.isActive ? channel : null;
   }
 
+  /** Builds the TLS server context (files read, or a self-signed certificate in test mode) unless disabled. */
+  async #prepareTls(): Promise<void> {
+    const config = await withTlsConfigFile({ ...DEFAULT_TLS_SYSTEM_CONFIG, ...this.options.tls });
+    this.#tlsMode = config.tlsMode;
+    if (config.tlsMode === TlsMode.DISABLED) return;
+    const options = await buildServerTlsOptions(config);
+    this.#requirePeerCert = !config.tlsTestModeEnable && config.tlsServerNeedClientAuth.trim().toLowerCase() === 'require';
+    const tlsServer = tls.createServer({ ...options, handshakeTimeout: 10000 });
+    tlsServer.on('secureConnection', (s) => {
+      if (this.#requirePeerCert && Object.keys(s.getPeerCertificate() ?? {}).length === 0) {
+        this.#logger.warn({ remoteAddr: `${s.remoteAddress}:${s.remotePort}` }, 'TLS client presented no certificate (tls.server.need.client.auth=require), closing');
+        s.destroy();
+        return;
+      }
+      // The TLS socket wraps the pending raw one; from here the connection is tracked as a channel.
+      this.#open(s);
+    });
+    tlsServer.on('tlsClientError', (err, s) => {
+      this.#logger.warn({ err: err.message, remoteAddr: `${s.remoteAddress}:${s.remotePort}` }, 'TLS handshake failed');
+      s.destroy();
+    });
+    this.#tlsServer = tlsServer;
+    this.#logger.info({ tlsMode: config.tlsMode, testMode: config.tlsTestModeEnable }, 'TLS enabled on the remoting server');
+  }
+
   #accept(socket: net.Socket): void {
+    if (this.#shutdown) {
+      socket.destroy();
+      return;
+    }
+    const tlsServer = this.#tlsServer;
+    if (this.#tlsMode === TlsMode.DISABLED || !tlsServer) {
+      this.#open(socket);
+      return;
+    }
+    // Java's HandshakeHandler: decide by the first byte.
+    const onError = (err: Error) => this.#logger.debug({ err: err.message }, 'connection failed before its first byte');
+    socket.on('error', onError);
+    this.#pending.add(socket);
+    socket.once('close', () => this.#pending.delete(socket));
+    const idle = this.options.serverChannelMaxIdleTimeSeconds * 1000;
+    if (idle > 0) socket.setTimeout(idle, () => socket.destroy());
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      socket.setTimeout(0);
+      socket.off('error', onError);
+      socket.unshift(first);
+      if (this.#shutdown) {
+        socket.destroy();
+      } else if (first[0] === HANDSHAKE_MAGIC_CODE) {
+        // Stays pending until the handshake is over (secureConnection) or fails.
+        tlsServer.emit('connection', socket);
+      } else if (this.#tlsMode === TlsMode.ENFORCING) {
+        this.#logger.warn({ remoteAddr: `${socket.remoteAddress}:${socket.remotePort}` },
+          'Clients intend to establish an insecure connection while this server is running in SSL enforcing mode');
+        socket.destroy();
+      } else {
+        this.#pending.delete(socket);
+        this.#open(socket);
+        socket.resume();
+      }
+    });
+  }
+
+  #open(socket: net.Socket): void {
     if (this.#shutdown) {
       socket.destroy();
       return;

@@ -169,6 +169,11 @@ function spawnJava(script: string, args: string[], opts: SpawnOptions): Promise<
   });
 }
 
+/** JAVA_OPT_EXT for the scripts (Java system properties such as -Dtls.enable=true). */
+function javaOptsEnv(javaOpts: string | undefined): Record<string, string> {
+  return javaOpts ? { JAVA_OPT_EXT: javaOpts } : {};
+}
+
 function bin(version: JavaVersion, name: string): string {
   return path.join(JAVAREF_DIR, version, 'bin', name);
 }
@@ -179,10 +184,11 @@ export interface JavaNamesrv extends JavaProcess {
 }
 
 /** A Java name server on a free port. */
-export async function startJavaNamesrv(version: JavaVersion = '4.9.8', opts: { runDir?: string } = {}): Promise<JavaNamesrv> {
+export async function startJavaNamesrv(version: JavaVersion = '4.9.8', opts: { runDir?: string; javaOpts?: string } = {}): Promise<JavaNamesrv> {
   const port = await freePort();
   const p = await spawnJava(bin(version, 'namesrv.sh'), [String(port)], {
     runDir: opts.runDir,
+    env: javaOptsEnv(opts.javaOpts),
     readyPattern: /boot success/,
   });
   return Object.assign(p, { port, addr: `127.0.0.1:${port}` });
@@ -203,6 +209,8 @@ export interface JavaBrokerOptions {
   /** Java heap (default 512m-768m: several JVMs share this machine). */
   heap?: string;
   readyTimeoutMs?: number;
+  /** Extra JVM options (JAVA_OPT_EXT), e.g. `-Dtls.server.mode=enforcing`. */
+  javaOpts?: string;
 }
 
 export interface JavaBroker extends JavaProcess {
@@ -215,6 +223,17 @@ export interface JavaBroker extends JavaProcess {
 
 /** A Java broker (4.9.8 or 5.3.3) registered with `namesrvAddr`; resolves once it printed "boot success". */
 export async function startJavaBroker(version: JavaVersion, opts: JavaBrokerOptions): Promise<JavaBroker> {
+  // A free port can be taken by another process before the JVM binds it (or its -2 / +1 neighbours): try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startJavaBrokerOnce(version, opts);
+    } catch (err) {
+      if (opts.listenPort !== undefined || attempt >= 3 || !/Address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startJavaBrokerOnce(version: JavaVersion, opts: JavaBrokerOptions): Promise<JavaBroker> {
   const port = opts.listenPort ?? (await freeBrokerPort());
   const created = !opts.runDir;
   const runDir = opts.runDir ?? makeRunDir('rmqbroker-');
@@ -241,7 +260,7 @@ export async function startJavaBroker(version: JavaVersion, opts: JavaBrokerOpti
   const p = await spawnJava(bin(version, 'broker.sh'), [confPath], {
     runDir,
     removeRunDir: created,
-    env: { BROKER_HEAP: heap },
+    env: { BROKER_HEAP: heap, ...javaOptsEnv(opts.javaOpts) },
     readyPattern: /boot success/,
     readyTimeoutMs: opts.readyTimeoutMs ?? 90_000,
   });
@@ -280,15 +299,15 @@ function runToEnd(script: string, args: string[], opts: { runDir?: string; timeo
 }
 
 /** Runs Java's mqadmin (`mqadmin.sh <command> ...`) to its end. */
-export function runMqadmin(version: JavaVersion, args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  return runToEnd(bin(version, 'mqadmin.sh'), args, opts);
+export function runMqadmin(version: JavaVersion, args: string[], opts: { runDir?: string; timeoutMs?: number; javaOpts?: string } = {}): Promise<RunResult> {
+  return runToEnd(bin(version, 'mqadmin.sh'), args, { ...opts, env: javaOptsEnv(opts.javaOpts) });
 }
 
 const HARNESS = (): string => path.join(JAVAREF_DIR, '4.9.8', 'harness', 'bin', 'harness.sh');
 
 /** Runs the Java 4.9.8 client driver (`produce|consume|txn|bench-produce|bench-consume ...`) to its end. */
-export function runHarness(args: string[], opts: { runDir?: string; timeoutMs?: number; heap?: string } = {}): Promise<RunResult> {
-  return runToEnd(HARNESS(), args, { ...opts, env: { HARNESS_HEAP: opts.heap ?? '-Xms128m -Xmx512m' } });
+export function runHarness(args: string[], opts: { runDir?: string; timeoutMs?: number; heap?: string; javaOpts?: string } = {}): Promise<RunResult> {
+  return runToEnd(HARNESS(), args, { ...opts, env: { HARNESS_HEAP: opts.heap ?? '-Xms128m -Xmx512m', ...javaOptsEnv(opts.javaOpts) } });
 }
 
 /** Starts the Java client driver in the background (a consumer to run beside ours); `output()` grows as it prints. */

@@ -44,8 +44,9 @@ export class BrokerOuterAPI {
   readonly remotingClient: RemotingClient;
   #namesrvAddrList: string[] = [];
 
-  constructor(private readonly logger: Logger) {
-    this.remotingClient = new RemotingClient({ logger });
+  /** `useTLS`: register with the name servers over TLS (Java: tls.enable, or tls.server.mode=enforcing). */
+  constructor(private readonly logger: Logger, useTLS = false) {
+    this.remotingClient = new RemotingClient({ logger, useTLS });
   }
 
   updateNameServerAddressList(addrs: string): void {

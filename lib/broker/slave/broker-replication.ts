@@ -6,7 +6,7 @@
  * @see org.apache.rocketmq.broker.BrokerController (initialize, handleSlaveSynchronize, doRegisterBrokerAll)
  */
 import path from 'node:path';
-import type { Logger } from '../../logger';
+import { type Logger, componentLogger } from '../../logger';
 import { HAService } from '../../ha/ha-service';
 import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
@@ -47,7 +47,7 @@ export class BrokerReplication {
       consumerOffsetManager: deps.consumerOffsetManager,
       delayOffsetFile: path.join(configDir(deps.config.storePathRootDir), 'delayOffset.json'),
       brokerAddr: deps.brokerAddr,
-      logger: deps.logger.child({ component: 'slave-synchronize' }),
+      logger: componentLogger('slave-synchronize', deps.logger),
     });
     const fixed = deps.config.haMasterAddress;
     this.updateMasterHAServerAddrPeriodically = !(this.isSlave && fixed && fixed.length >= 6);

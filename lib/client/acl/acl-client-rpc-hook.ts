@@ -7,28 +7,16 @@
  * @see org.apache.rocketmq.acl.common.AclClientRPCHook
  * @see org.apache.rocketmq.acl.common.AclUtils#combineRequestContent
  */
-import { createHmac } from 'node:crypto';
 import type { RemotingCommand } from '../../../protocol/remoting-command';
 import type { RPCHook } from '../../transport/processor';
+import { ACCESS_KEY, SECURITY_TOKEN, SIGNATURE, calculateSignature } from '../../../protocol/acl/acl-signature';
 
-export const ACCESS_KEY = 'AccessKey';
-export const SECRET_KEY = 'SecretKey';
-export const SIGNATURE = 'Signature';
-export const SECURITY_TOKEN = 'SecurityToken';
+export { ACCESS_KEY, SECRET_KEY, SIGNATURE, SECURITY_TOKEN, calculateSignature } from '../../../protocol/acl/acl-signature';
 
 export interface SessionCredentials {
   accessKey: string;
   secretKey: string;
   securityToken?: string;
-}
-
-/** The signature of a request's extFields and body (Java's AclUtils.combineRequestContent + calSignature). */
-export function calculateSignature(extFields: Record<string, string>, body: Buffer | null, secretKey: string): string {
-  const keys = Object.keys(extFields).filter((k) => k !== SIGNATURE).sort();
-  const hmac = createHmac('sha1', Buffer.from(secretKey, 'utf8'));
-  for (const k of keys) hmac.update(extFields[k], 'utf8');
-  if (body && body.length > 0) hmac.update(body);
-  return hmac.digest('base64');
 }
 
 export class AclClientRPCHook implements RPCHook {
