@@ -50,10 +50,11 @@ describe('broker: delay levels, retry/DLQ, locks, queries, admin', function () {
     const sentAt = Date.now();
     await send(topic, { DELAY: '1', KEYS: 'dk' }, 'later', 2);
     expect(broker().messageStore.getMaxOffsetInQueue(topic, 2)).to.equal(0);
-    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(topic, 2) === 1, 5000, 'delayed delivery');
+    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(topic, 2) === 1, 15_000, 'delayed delivery');
     const elapsed = Date.now() - sentAt;
     expect(elapsed).to.be.at.least(950);
-    expect(elapsed).to.be.below(2500);
+    // level 1's delay (1 s), not level 2's (5 s): what the level guarantees, not how fast this machine delivers
+    expect(elapsed).to.be.below(5000);
     const pull = await invoke(pullRequest('DG', topic, 2, 0));
     const [m] = decodeMessages(pull.body!);
     expect(m.body.toString()).to.equal('later');

@@ -167,10 +167,12 @@ describe('consumer: clustering end to end', function () {
     const topic = randomName('T');
     await env.createTopic(topic, 2);
     await env.sendMany(topic, 20, 'old', { batch: 10 }); // both queues hold old and mid messages
-    // the broker answers the queue offset whose store time is nearest; the stamp has whole seconds
-    await new Promise((r) => setTimeout(r, 1500));
-    const middle = new Date(Date.now() + 1000);
-    await new Promise((r) => setTimeout(r, 1100));
+    // The broker answers the queue offset whose store time is nearest the stamp, which has whole seconds: the stamp
+    // is a whole second at least 2 s after the old messages and the mid ones are sent right at it, so they are the
+    // nearest unless sending them takes this machine 2 s.
+    const stampAt = Math.ceil((Date.now() + 2000) / 1000) * 1000;
+    await new Promise((r) => setTimeout(r, stampAt - Date.now()));
+    const middle = new Date(stampAt);
     await env.sendMany(topic, 20, 'mid', { batch: 10 });
     const p = (n: number): string => String(n).padStart(2, '0');
     const stamp = `${middle.getFullYear()}${p(middle.getMonth() + 1)}${p(middle.getDate())}${p(middle.getHours())}${p(middle.getMinutes())}${p(middle.getSeconds())}`;
