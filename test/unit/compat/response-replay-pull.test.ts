@@ -28,7 +28,8 @@ function json(cmd: RemotingCommand): Record<string, unknown> {
 }
 
 describe('compat: our push consumer takes Java 4.9.8\'s next step after each captured pull-path answer', function () {
-  this.timeout(25_000);
+  // the first test waits out a 3 s back-off between bounded waits of 10 s and 8 s: room for a slow machine
+  this.timeout(60_000);
   let cluster: ReplayCluster;
   const closers: Array<() => Promise<void>> = [];
 
