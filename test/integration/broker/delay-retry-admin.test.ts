@@ -78,14 +78,14 @@ describe('broker: delay levels, retry/DLQ, locks, queries, admin', function () {
     const r = await back(offset);
     expect(r.code, r.remark ?? '').to.equal(ResponseCode.SUCCESS);
     const retry = `%RETRY%${group}`;
-    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(retry, 0) === 1, 5000, 'retry delivery');
+    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(retry, 0) === 1, 15_000, 'retry delivery');
     const [m] = decodeMessages((await invoke(pullRequest(group, retry, 0, 0))).body!, { clientMsgId: false });
     expect(m.reconsumeTimes).to.equal(1);
     expect(m.properties).to.include({ RETRY_TOPIC: topic, ORIGIN_MESSAGE_ID: h.msgId });
     // reconsumeTimes 1 >= maxReconsumeTimes 1 -> DLQ
     expect((await back(m.commitLogOffset)).code).to.equal(ResponseCode.SUCCESS);
     const dlq = `%DLQ%${group}`;
-    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(dlq, 0) === 1, 3000, 'DLQ');
+    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(dlq, 0) === 1, 15_000, 'DLQ');
     expect(broker().topicConfigManager.selectTopicConfig(dlq)!.readQueueNums).to.equal(1);
     const [d] = decodeMessages((await invoke(pullRequest(group, dlq, 0, 0))).body!);
     expect(d.reconsumeTimes).to.equal(2);

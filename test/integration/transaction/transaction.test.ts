@@ -104,7 +104,7 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     expect(r2.localTransactionState).to.equal(LocalTransactionState.COMMIT_MESSAGE);
     expect(r2.transactionId).to.equal(r2.msgId);
     expect(l.executed[1].properties[MessageConst.PROPERTY_TRANSACTION_PREPARED]).to.equal('true');
-    await waitFor(async () => (await consumable(topic)).length > 0, 5000, 'the committed message');
+    await waitFor(async () => (await consumable(topic)).length > 0, 15000, 'the committed message');
     expect(await consumable(topic)).to.deep.equal(['committed']);
     const [m] = await rawQueue(topic, r2.messageQueue.queueId);
     expect(m.msgId).to.equal(r2.msgId);
