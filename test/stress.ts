@@ -17,7 +17,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-interface Options {
+export interface StressOptions {
   runs: number;
   busy: number;
   nice: number;
@@ -43,8 +43,9 @@ interface RunSummary {
 
 const USAGE = 'usage: npm run test:stress -- [--runs N] [--busy N] [--nice N] [--test-nice N] [--verbose] [mocha args or files...]';
 
-function parseArgs(argv: string[]): Options {
-  const o: Options = { runs: 5, busy: 2, nice: 0, testNice: 0, verbose: false, mochaArgs: [] };
+/** Parses the command line; throws with the usage on a bad value. */
+export function parseArgs(argv: string[]): StressOptions {
+  const o: StressOptions = { runs: 5, busy: 2, nice: 0, testNice: 0, verbose: false, mochaArgs: [] };
   const int = (name: string, v: string | undefined, min: number, max: number): number => {
     const n = Number(v);
     if (v === undefined || !Number.isInteger(n) || n < min || n > max) throw new Error(`${name} wants an integer in [${min}, ${max}], got ${v}\n${USAGE}`);
@@ -94,7 +95,14 @@ function stopAll(children: Iterable<ChildProcess>): void {
   }
 }
 
-function runOnce(run: number, o: Options, logDir: string, track: (c: ChildProcess | null) => void): Promise<RunSummary> {
+/** Kills the children and waits until each has exited (and been reaped). */
+async function stopAndWait(children: ChildProcess[]): Promise<void> {
+  const exited = children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r()))));
+  stopAll(children);
+  await Promise.all(exited);
+}
+
+function runOnce(run: number, o: StressOptions, logDir: string, track: (c: ChildProcess | null) => void): Promise<RunSummary> {
   const resultFile = join(logDir, `run-${run}.json`);
   const logFile = join(logDir, `run-${run}.log`);
   const mocha = join(dirname(require.resolve('mocha/package.json')), 'bin', 'mocha.js');
@@ -159,7 +167,7 @@ async function main(): Promise<void> {
     summaries.push(s);
     report(s, o.runs, logDir);
   }
-  cleanUp();
+  await stopAndWait(loops);
 
   const bad = summaries.filter((s) => !s.result || s.result.failures > 0 || s.exitCode !== 0);
   const flaky = new Map<string, number>();
@@ -171,7 +179,9 @@ async function main(): Promise<void> {
   process.exitCode = bad.length === 0 ? 0 : 1;
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 2;
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 2;
+  });
+}
