@@ -8,13 +8,15 @@
  *   npm run test:stress -- --nice 10 --test-nice 10      the same contention, yielding to others' work on a shared machine
  *
  * Options: --runs N (default 5), --busy N (busy-loop processes, default 2), --nice N (their niceness, default 0),
- * --test-nice N (mocha's niceness, default 0; above --nice it starves the tests harder), --verbose (pass mocha's output through), --help. Anything else goes to mocha (default: dist/test/**\/*.test.js).
- * Each run's full output is kept in a log file whose path is printed. The loops end with the script, on Ctrl-C too,
- * and each loop also exits by itself if this script dies without cleaning up. Exit code 0 only if every run passed.
+ * --test-nice N (mocha's niceness, default 0; above --nice it starves the tests harder), --verbose (pass mocha's
+ * output through), --help. Anything else goes to mocha (default: dist/test/**\/*.test.js).
+ * Each run's full output goes to a log file, whose path is printed for a failed run (and kept). The loops end with
+ * the script, on Ctrl-C too, and each loop also exits by itself if this script dies without cleaning up. Exit code 0
+ * only if every run passed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
+import { constants, setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export interface StressOptions {
@@ -156,7 +158,7 @@ async function main(): Promise<void> {
     process.on(signal, () => {
       cleanUp();
       process.stdout.write(`\n${signal}: stopped after ${summaries.length} complete run(s); busy loops killed\n`);
-      process.exit(130);
+      process.exit(128 + constants.signals[signal]);
     });
   }
 
