@@ -3,7 +3,7 @@
  * the summary, the exit code, and no busy loop left behind.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parseArgs } from '../../stress';
@@ -53,7 +53,10 @@ describe('test/stress (npm run test:stress)', function () {
 
   it('prints each run\'s totals and failures, exits 1 on a failure, and leaves no busy loop behind', async () => {
     const r = await runStress(['--runs', '2', '--busy', '1', FIXTURE], { RMQ_STRESS_FIXTURE_FAIL: '1' });
+    const kept = /^logs kept in (.+)$/m.exec(r.stdout);
+    if (kept) rmSync(kept[1], { recursive: true, force: true });
     expect(r.code, r.stdout).to.equal(1);
+    expect(kept, 'the failed runs\' logs are kept').to.not.equal(null);
     const loops = /pids (\d+)\)/.exec(r.stdout);
     expect(loops, r.stdout).to.not.equal(null);
     expect(alive(Number(loops![1])), 'the busy loop is gone').to.equal(false);
