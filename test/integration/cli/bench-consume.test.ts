@@ -47,7 +47,7 @@ describe('rocketmq-ts bench consume (child process)', function () {
     tc = await getCluster({ brokerConfig: { enablePropertyFilter: true } });
     admin = new DefaultMQAdminExt({ namesrvAddr: tc.namesrvAddr, instanceName: randomName('admin') });
     await admin.start();
-    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('inst') });
+    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('inst'), sendMsgTimeout: 30_000 });
     await producer.start();
   });
 

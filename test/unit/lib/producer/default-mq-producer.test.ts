@@ -22,7 +22,8 @@ describe('lib/producer DefaultMQProducer against a scripted cluster', function (
   const producers: DefaultMQProducer[] = [];
 
   async function producer(options: DefaultMQProducerOptions = {}): Promise<DefaultMQProducer> {
-    const p = new DefaultMQProducer({ producerGroup: `PG_${seq++}`, namesrvAddr: cluster.namesrvAddr, clientIP: '127.0.0.1', ...options });
+    // a generous send budget unless a test sets its own: a starved machine may take seconds for a first send
+    const p = new DefaultMQProducer({ producerGroup: `PG_${seq++}`, namesrvAddr: cluster.namesrvAddr, clientIP: '127.0.0.1', sendMsgTimeout: 30_000, ...options });
     producers.push(p);
     await p.start();
     return p;
