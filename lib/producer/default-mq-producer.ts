@@ -96,6 +96,8 @@ export interface DefaultMQProducerOptions extends Partial<ProducerOptions>, Part
   clientManager?: MQClientManager;
   /** Passed to a newly created MQClientInstance (remoting options, HTTP lookup address...). */
   instanceOptions?: MQClientInstanceOptions;
+  /** Clock (ms) the latency fault strategy measures send latencies and isolation periods with (default Date.now; tests pass a fake one). */
+  now?: () => number;
 }
 
 /** Java's SendCallback. */
@@ -157,6 +159,8 @@ export class DefaultMQProducer implements MQProducerInner {
   readonly retryResponseCodes = new Set<number>(DEFAULT_RETRY_RESPONSE_CODES);
   readonly #topicPublishInfoTable = new Map<string, TopicPublishInfo>();
   readonly #faultStrategy: MQFaultStrategy;
+  /** The latency fault strategy's clock. */
+  readonly #now: () => number;
   readonly #manager: MQClientManager;
   readonly #instanceOptions: MQClientInstanceOptions;
   readonly #logger: Logger;
@@ -164,7 +168,7 @@ export class DefaultMQProducer implements MQProducerInner {
   #instance: MQClientInstance | null = null;
 
   constructor(options: DefaultMQProducerOptions = {}) {
-    const { rpcHook, logger, clientManager, instanceOptions, ...rest } = options;
+    const { rpcHook, logger, clientManager, instanceOptions, now, ...rest } = options;
     const producerOptions: Partial<ProducerOptions> = {};
     const clientOptions: Partial<ClientConfigOptions> = {};
     for (const [k, v] of Object.entries(rest)) {
@@ -174,11 +178,12 @@ export class DefaultMQProducer implements MQProducerInner {
     }
     this.options = { ...DEFAULT_PRODUCER_OPTIONS, ...producerOptions };
     this.clientConfig = new ClientConfig(clientOptions);
+    this.#now = now ?? Date.now;
     this.#faultStrategy = new MQFaultStrategy({
       sendLatencyFaultEnable: this.options.sendLatencyFaultEnable,
       latencyMax: this.options.latencyMax,
       notAvailableDuration: this.options.notAvailableDuration,
-    });
+    }, { now: this.#now });
     this.#manager = clientManager ?? MQClientManager.getInstance();
     this.#instanceOptions = { ...instanceOptions, rpcHook: rpcHook ?? instanceOptions?.rpcHook, logger: logger ?? instanceOptions?.logger };
     this.#logger = componentLogger('producer', logger).child({ group: this.options.producerGroup });
@@ -457,15 +462,16 @@ export class DefaultMQProducer implements MQProducerInner {
         break;
       }
       setAttempts(times + 1);
+      const latencyBegin = this.#now();
       try {
         sendResult = await this.#sendKernel(out, mq, mode, timeout - cost);
-        this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, false);
+        this.#faultStrategy.updateFaultItem(mq.brokerName, this.#now() - latencyBegin, false);
         if (mode === CommunicationMode.SYNC && sendResult && sendResult.sendStatus !== SendStatus.SEND_OK && this.options.retryAnotherBrokerWhenNotStoreOK) {
           continue;
         }
         return sendResult;
       } catch (err) {
-        this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, true);
+        this.#faultStrategy.updateFaultItem(mq.brokerName, this.#now() - latencyBegin, true);
         lastError = err;
         this.#logger.warn({ err, attempt: times + 1, brokerName: mq.brokerName, topic: out.topic }, 'send failed');
         if (err instanceof RemotingTooMuchRequestError) {
@@ -518,13 +524,13 @@ export class DefaultMQProducer implements MQProducerInner {
     }
     const cost = Date.now() - begin;
     if (timeout < cost) throw new RemotingTooMuchRequestError('sendSelectImpl call timeout');
-    const attemptBegin = Date.now();
+    const latencyBegin = this.#now();
     try {
       const r = await this.#sendKernel(out, mq, mode, timeout - cost);
-      this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, false);
+      this.#faultStrategy.updateFaultItem(mq.brokerName, this.#now() - latencyBegin, false);
       return r;
     } catch (err) {
-      this.#faultStrategy.updateFaultItem(mq.brokerName, Date.now() - attemptBegin, true);
+      this.#faultStrategy.updateFaultItem(mq.brokerName, this.#now() - latencyBegin, true);
       throw err;
     }
   }

@@ -92,6 +92,8 @@ export interface ConnectionOptions {
   idleTimeMillis?: number;
   /** Called for every incoming request (not response). */
   onRequest: (conn: Connection, request: RemotingCommand) => void;
+  /** Clock (ms) of the request deadlines (default Date.now; tests pass a fake one). */
+  now?: () => number;
   /**
    * When queued frames are written: 'immediate' (the default) once per event-loop turn (setImmediate), or 'tick'
    * once the current task and its promise continuations have run (process.nextTick queued from the first
@@ -123,6 +125,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   #timer: NodeJS.Timeout | null = null;
   #timerDeadline = Infinity;
   #active = true;
+  readonly #now: () => number;
 
   constructor(socket: Socket, options: ConnectionOptions) {
     super();
@@ -130,6 +133,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#socket = socket;
     this.#onRequest = options.onRequest;
     this.#flushOnTick = options.flushOn === 'tick';
+    this.#now = options.now ?? Date.now;
     this.remoteAddress = formatAddress(socket.remoteAddress, socket.remotePort);
     this.localAddress = formatAddress(socket.localAddress, socket.localPort);
     this.#logger = options.logger.child({ remoteAddr: this.remoteAddress, channelId: this.id });
@@ -180,7 +184,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     request.opaque = opaque;
     request.flag &= ~1; // a request, even if the command was built from a response
     return new Promise<RemotingCommand>((resolve, reject) => {
-      const deadline = Date.now() + Math.max(0, timeoutMillis);
+      const deadline = this.#now() + Math.max(0, timeoutMillis);
       this.#pending.set(opaque, { resolve, reject, deadline, timeoutMillis: reportedTimeoutMillis });
       try {
         this.#enqueue(request);
@@ -327,7 +331,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       this.#timer = null;
       this.#timerDeadline = Infinity;
       this.#sweep();
-    }, Math.max(1, deadline - Date.now()));
+    }, Math.max(1, deadline - this.#now()));
     this.#timer.unref();
   }
 
@@ -342,7 +346,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
 
   /** Rejects every request whose deadline has passed; re-arms the timer for the earliest remaining one. */
   #sweep(): void {
-    const now = Date.now();
+    const now = this.#now();
     let next = Infinity;
     for (const [opaque, pending] of this.#pending) {
       if (pending.deadline <= now) {

@@ -23,7 +23,8 @@ describe('integration: DefaultMQProducer end to end', function () {
     tc = await getCluster({ brokers: 1 });
     admin = new DefaultMQAdminExt({ namesrvAddr: tc.namesrvAddr, instanceName: randomName('admin') });
     await admin.start();
-    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('inst') });
+    // a generous send budget: a starved machine may take seconds for a send, and the timeout is not tested here
+    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('inst'), sendMsgTimeout: 30_000 });
     await producer.start();
   });
 

@@ -50,10 +50,11 @@ describe('broker: delay levels, retry/DLQ, locks, queries, admin', function () {
     const sentAt = Date.now();
     await send(topic, { DELAY: '1', KEYS: 'dk' }, 'later', 2);
     expect(broker().messageStore.getMaxOffsetInQueue(topic, 2)).to.equal(0);
-    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(topic, 2) === 1, 5000, 'delayed delivery');
+    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(topic, 2) === 1, 15_000, 'delayed delivery');
     const elapsed = Date.now() - sentAt;
     expect(elapsed).to.be.at.least(950);
-    expect(elapsed).to.be.below(2500);
+    // level 1's delay (1 s), not level 2's (5 s): what the level guarantees, not how fast this machine delivers
+    expect(elapsed).to.be.below(5000);
     const pull = await invoke(pullRequest('DG', topic, 2, 0));
     const [m] = decodeMessages(pull.body!);
     expect(m.body.toString()).to.equal('later');
@@ -77,14 +78,14 @@ describe('broker: delay levels, retry/DLQ, locks, queries, admin', function () {
     const r = await back(offset);
     expect(r.code, r.remark ?? '').to.equal(ResponseCode.SUCCESS);
     const retry = `%RETRY%${group}`;
-    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(retry, 0) === 1, 5000, 'retry delivery');
+    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(retry, 0) === 1, 15_000, 'retry delivery');
     const [m] = decodeMessages((await invoke(pullRequest(group, retry, 0, 0))).body!, { clientMsgId: false });
     expect(m.reconsumeTimes).to.equal(1);
     expect(m.properties).to.include({ RETRY_TOPIC: topic, ORIGIN_MESSAGE_ID: h.msgId });
     // reconsumeTimes 1 >= maxReconsumeTimes 1 -> DLQ
     expect((await back(m.commitLogOffset)).code).to.equal(ResponseCode.SUCCESS);
     const dlq = `%DLQ%${group}`;
-    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(dlq, 0) === 1, 3000, 'DLQ');
+    await waitFor(() => broker().messageStore.getMaxOffsetInQueue(dlq, 0) === 1, 15_000, 'DLQ');
     expect(broker().topicConfigManager.selectTopicConfig(dlq)!.readQueueNums).to.equal(1);
     const [d] = decodeMessages((await invoke(pullRequest(group, dlq, 0, 0))).body!);
     expect(d.reconsumeTimes).to.equal(2);

@@ -71,8 +71,9 @@ describe('broker: offset reset, consumer status and running info through live co
     const topic = randomName('T');
     const group = randomName('G');
     await send(topic, 8, 'old');
-    // the store answers the offset whose store time is nearest the timestamp (Java's getOffsetInQueueByTime)
-    await new Promise((r) => setTimeout(r, 400));
+    // the store answers the offset whose store time is nearest the timestamp (Java's getOffsetInQueueByTime): the old
+    // messages 2 s before it, the new ones right after (nearer unless sending them takes this machine 2 s)
+    await new Promise((r) => setTimeout(r, 2000));
     const resetTo = Date.now();
     await send(topic, 8, 'new');
     const seen: string[] = [];

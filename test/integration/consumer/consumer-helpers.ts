@@ -27,7 +27,9 @@ export async function consumerEnv(options: StartClusterOptions = {}): Promise<Co
   const tc = await getCluster(options);
   const admin = new DefaultMQAdminExt({ namesrvAddr: tc.namesrvAddr, instanceName: randomName('admin') });
   await admin.start();
-  const producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('prod') });
+  // a generous send budget: these sends feed the consumers and are not what is tested; a starved machine may take
+  // seconds for one
+  const producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('prod'), sendMsgTimeout: 30_000 });
   await producer.start();
   const consumers: DefaultMQPushConsumer[] = [];
   return {

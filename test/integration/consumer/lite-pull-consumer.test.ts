@@ -20,7 +20,7 @@ describe('consumer: DefaultLitePullConsumer against the in-process cluster', fun
     tc = await getCluster();
     admin = new DefaultMQAdminExt({ namesrvAddr: tc.namesrvAddr, instanceName: randomName('admin') });
     await admin.start();
-    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('inst') });
+    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('inst'), sendMsgTimeout: 30_000 });
     await producer.start();
   });
 

@@ -58,7 +58,7 @@ describe('filter: SQL92 selectors end to end (broker with enablePropertyFilter, 
       await tc.stop();
       this.skip();
     }
-    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('p') });
+    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('p'), sendMsgTimeout: 30_000 });
     await producer.start();
     for (const m of MSGS) {
       const msg = createMessage(topic, `m${m.i}`, { tags: m.tag });

@@ -9,7 +9,7 @@ import { MessageConst } from '../../../protocol/message/message-const';
 import {
   LocalTransactionState, TransactionMQProducer, type TransactionListener,
 } from '../../../lib/producer/transaction-mq-producer';
-import { TransactionalMessageUtil } from '../../../lib/broker/transaction/transactional-message-util';
+import { TransactionalMessageUtil, buildOpTopic } from '../../../lib/broker/transaction/transactional-message-util';
 
 type Answer = LocalTransactionState | (() => LocalTransactionState | Promise<LocalTransactionState>);
 
@@ -41,9 +41,14 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
 
   before(async function () {
     if (process.env.ROCKETMQ_NAMESRV_ADDR) this.skip();
-    tc = await getCluster({ brokerConfig: { transactionCheckInterval: 200, transactionTimeOut: 400 } });
+    // No periodic check during the tests (60 s, and stopped before each test): each test runs the check passes it
+    // needs (checkPass) once the answers to earlier checks have landed. A periodic check (it was every 200 ms) could
+    // ask again before a busy machine delivered the answer to the last one, and a message got committed twice.
+    // transactionTimeOut 0: a pass checks every half message not ended yet.
+    tc = await getCluster({ brokerConfig: { transactionCheckInterval: 60_000, transactionTimeOut: 0 } });
     client = newClient();
   });
+  beforeEach(() => stopPeriodicChecks());
   after(async () => {
     for (const p of producers) await p.shutdown();
     await client?.shutdown();
@@ -51,6 +56,20 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
   });
 
   const brokerAddr = (): string => tc.cluster!.brokers[0].brokerAddr;
+
+  function stopPeriodicChecks(): Promise<void> {
+    return tc.cluster!.brokers[0].transactionalMessageCheckService.shutdown();
+  }
+
+  /** One check pass of the broker, as its periodic service runs it. */
+  async function checkPass(): Promise<void> {
+    // a pass leaves half messages stored in the millisecond it started to the next pass
+    await new Promise((r) => setTimeout(r, 2));
+    await tc.cluster!.brokers[0].transactionalMessageCheckService.onWaitEnd();
+  }
+
+  /** Ended transactions so far (each COMMIT or ROLLBACK that landed writes one op message). */
+  const opCount = (): number => tc.cluster!.brokers[0].messageStore.getMaxOffsetInQueue(buildOpTopic(), 0);
 
   async function startProducer(group: string, listener: TransactionListener, instanceName = 'DEFAULT'): Promise<TransactionMQProducer> {
     const p = new TransactionMQProducer({ producerGroup: group, namesrvAddr: tc.namesrvAddr, instanceName, transactionListener: listener });
@@ -85,7 +104,7 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     expect(r2.localTransactionState).to.equal(LocalTransactionState.COMMIT_MESSAGE);
     expect(r2.transactionId).to.equal(r2.msgId);
     expect(l.executed[1].properties[MessageConst.PROPERTY_TRANSACTION_PREPARED]).to.equal('true');
-    await waitFor(async () => (await consumable(topic)).length > 0, 5000, 'the committed message');
+    await waitFor(async () => (await consumable(topic)).length > 0, 15000, 'the committed message');
     expect(await consumable(topic)).to.deep.equal(['committed']);
     const [m] = await rawQueue(topic, r2.messageQueue.queueId);
     expect(m.msgId).to.equal(r2.msgId);
@@ -119,6 +138,7 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     // Register with the broker now (the client's own heartbeat may come after the first checks).
     await p.clientInstance!.sendHeartbeatToAllBrokerWithLock();
     expect(r.localTransactionState).to.equal(LocalTransactionState.UNKNOW);
+    await checkPass();
     await waitFor(async () => (await consumable(topic)).length > 0, 15000, 'the checked commit');
     expect(await consumable(topic)).to.deep.equal(['later']);
     expect(l.checked[0].transactionId).to.equal(r.transactionId);
@@ -133,9 +153,14 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     l.check.set('undo', LocalTransactionState.ROLLBACK_MESSAGE);
     const p = await startProducer(randomName('PG'), l);
     await p.sendMessageInTransaction(createMessage(topic, 'undo'));
-    await waitFor(() => l.checked.length > 0, 15000, 'a check');
+    await p.clientInstance!.sendHeartbeatToAllBrokerWithLock();
+    const ended = opCount();
+    await checkPass();
+    await waitFor(() => l.checked.length > 0 && opCount() > ended, 15000, 'a check and its ROLLBACK');
     await p.sendMessageInTransaction(createMessage(topic, 'marker'));
-    await waitFor(async () => (await consumable(topic)).includes('marker'), 5000, 'the marker');
+    await waitFor(async () => (await consumable(topic)).includes('marker'), 15000, 'the marker');
+    // both ended: a pass asks about neither (time for a stray check to arrive)
+    await checkPass();
     await new Promise((r) => setTimeout(r, 1000));
     expect(await consumable(topic)).to.deep.equal(['marker']);
     expect(l.checked).to.have.length(1);
@@ -154,6 +179,7 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     const a = await startProducer(group, la, 'A');
     await a.sendMessageInTransaction(createMessage(topic, 'orphan'));
     await a.shutdown();
+    await checkPass();
     await waitFor(async () => (await consumable(topic)).includes('orphan'), 15000, 'the orphan committed through B');
     expect(la.checked).to.have.length(0);
     expect(lb.checked.map((m) => m.body.toString())).to.include('orphan');
@@ -171,6 +197,12 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
       const p = await startProducer(randomName('PG'), l);
       await p.sendMessageInTransaction(createMessage(topic, body));
       await p.clientInstance!.sendHeartbeatToAllBrokerWithLock();
+      // two passes ask (check times 1 and 2), the third discards
+      await checkPass();
+      await waitFor(() => l.checked.length === 1, 15000, 'the first check');
+      await checkPass();
+      await waitFor(() => l.checked.length === 2, 15000, 'the second check');
+      await checkPass();
       await waitFor(async () => (await rawQueue(TransactionalMessageUtil.CHECK_MAX_TIME_TOPIC, 0)).some((m) => m.body.toString() === body),
         20000, 'the discarded half message');
       expect(l.checked.map((m) => m.properties[MessageConst.PROPERTY_TRANSACTION_CHECK_TIMES])).to.deep.equal(['1', '2']);
@@ -202,7 +234,9 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     const p = await startProducer(randomName('PG'), l);
     await p.sendMessageInTransaction(createMessage(topic, 'checked-after-restart'));
     await tc.cluster!.restartBroker(0);
+    await stopPeriodicChecks();
     await p.clientInstance!.sendHeartbeatToAllBrokerWithLock();
+    await checkPass();
     await waitFor(async () => (await consumable(topic)).length > 0, 15000, 'the checked commit after restart');
     expect(await consumable(topic)).to.deep.equal(['checked-after-restart']);
   });

@@ -11,28 +11,29 @@ interface Ack { seq: number; queueId: number; queueOffset: number; phy: number }
 
 const CONFIG = { mappedFileSizeCommitLog: 256 * 1024, mappedFileSizeConsumeQueue: 2000, maxHashSlotNum: 1000, maxIndexNum: 4000 };
 
-function runChild(dir: string, flush: string, startSeq: number, killAfterMs: number): Promise<Ack[]> {
+/** Runs the child and SIGKILLs it once it has acknowledged `killAfterAcks` puts (a point mid-stream, whatever this machine's speed). */
+function runChild(dir: string, flush: string, startSeq: number, killAfterAcks: number): Promise<Ack[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(__dirname, 'crash-child.js'), dir, flush, String(startSeq)], { stdio: ['ignore', 'pipe', 'inherit'] });
     const acks: Ack[] = [];
     let buf = '';
-    let timer: NodeJS.Timeout | null = null;
+    let killed = false;
     child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
-        if (line === 'READY' && !timer) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
         const f = line.split(' ');
         if (f[0] === 'ACK') acks.push({ seq: Number(f[1]), queueId: Number(f[2]), queueOffset: Number(f[3]), phy: Number(f[4]) });
+        if (acks.length >= killAfterAcks && !killed) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
       }
     });
     child.on('error', reject);
-    child.on('exit', () => {
-      if (timer) clearTimeout(timer);
-      resolve(acks);
-    });
+    child.on('exit', () => resolve(acks));
   });
 }
 
@@ -74,7 +75,8 @@ async function verify(dir: string, acks: Map<number, Ack>): Promise<void> {
 }
 
 describe('store: crash safety', function () {
-  this.timeout(60000);
+  // each round waits for its child's acknowledged puts (SYNC_FLUSH: one fdatasync per group commit), however slow
+  this.timeout(120_000);
   let dir: string;
   beforeEach(async () => {
     dir = await tempDir('rmq-crash-');
@@ -88,7 +90,7 @@ describe('store: crash safety', function () {
       const acks = new Map<number, Ack>();
       let seq = 0;
       for (let round = 0; round < 4; round++) {
-        const got = await runChild(dir, flush, seq, 100 + Math.floor(Math.random() * 300));
+        const got = await runChild(dir, flush, seq, 20 + Math.floor(Math.random() * 280));
         for (const a of got) acks.set(a.seq, a);
         seq += 1_000_000;
         // The store left behind was killed: the abort file is there.

@@ -6,7 +6,7 @@ import { Connection, formatAddress, nextOpaque, transportResources } from '../..
 import { memoryLogger, expectNoLeaks, tcpHandles, waitFor } from './helpers';
 
 /** A connected pair of Connections over loopback. */
-async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void = () => undefined) {
+async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void = () => undefined, clientNow?: () => number) {
   const { logger } = memoryLogger();
   let serverConn!: Connection;
   const server = net.createServer((s) => {
@@ -17,7 +17,7 @@ async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void
   const socket = await new Promise<net.Socket>((resolve) => {
     const s = net.connect({ host: '127.0.0.1', port }, () => resolve(s));
   });
-  const client = new Connection(socket, { logger, onRequest: () => undefined });
+  const client = new Connection(socket, { logger, onRequest: () => undefined, now: clientNow });
   await waitFor(() => serverConn !== undefined);
   const close = async () => {
     client.close();
@@ -77,7 +77,10 @@ describe('lib/transport Connection', () => {
   });
 
   it('uses one timer for all pending requests, armed for the earliest deadline', async () => {
-    const p = await pair();
+    // Deadlines on a fake clock moved by the test: a sweep sees only the deadlines the test has reached, so a busy
+    // machine firing the timer late cannot expire the 200 ms request together with the 60 ms ones.
+    let clock = 1_000_000;
+    const p = await pair(undefined, () => clock);
     try {
       const results = [500, 60, 200, 60].map((t) =>
         p.client.request(RemotingCommand.createRequest(1), t).then(
@@ -89,9 +92,14 @@ describe('lib/transport Connection', () => {
       expect(p.client.pendingCount).to.equal(4);
       const settled: string[] = [];
       results.forEach((r) => r.then((s) => settled.push(s)));
+      clock += 60;
       await waitFor(() => settled.length === 2);
       expect(settled).to.deep.equal(['timeout 60', 'timeout 60']);
       expect(p.client.pendingCount).to.equal(2);
+      clock += 140;
+      await waitFor(() => settled.length === 3);
+      expect(p.client.pendingCount).to.equal(1);
+      clock += 300;
       expect(await Promise.all(results)).to.deep.equal(['timeout 500', 'timeout 60', 'timeout 200', 'timeout 60']);
       expect(settled).to.deep.equal(['timeout 60', 'timeout 60', 'timeout 200', 'timeout 500']);
       expect(p.client.pendingCount).to.equal(0);

@@ -9,18 +9,23 @@ describe('lib/util', () => {
     let runs = 0;
     let concurrent = 0;
     let maxConcurrent = 0;
+    // Wait for the third run itself rather than for a time this machine may be too busy to fit three runs in.
+    let thirdRun!: () => void;
+    const threeRuns = new Promise<void>((r) => (thirdRun = r));
     const loop = new ServiceLoop({ name: 't', intervalMillis: 5, initialDelayMillis: 0 }, async () => {
       concurrent++;
       maxConcurrent = Math.max(maxConcurrent, concurrent);
       runs++;
+      if (runs === 3) thirdRun();
       await new Promise((r) => setTimeout(r, 3));
       concurrent--;
     });
     loop.start();
     loop.start();
-    await new Promise((r) => setTimeout(r, 60));
+    await threeRuns;
     await loop.stop();
     const after = runs;
+    // several intervals with the loop stopped: no further run
     await new Promise((r) => setTimeout(r, 30));
     expect(runs).to.equal(after);
     expect(after).to.be.greaterThan(2);
@@ -29,14 +34,20 @@ describe('lib/util', () => {
 
   it('ServiceLoop survives a throwing task and wakes up on demand', async () => {
     let runs = 0;
+    let ran: () => void = () => undefined;
+    const nextRun = () => new Promise<void>((r) => (ran = r));
     const loop = new ServiceLoop({ name: 't', intervalMillis: 60_000, initialDelayMillis: 0 }, () => {
       runs++;
+      ran();
       throw new Error('boom');
     });
+    let run = nextRun();
     loop.start();
-    await new Promise((r) => setTimeout(r, 10));
+    await run;
+    // the loop survived the throw: a wakeup runs it again long before the 60 s interval
+    run = nextRun();
     loop.wakeup();
-    await new Promise((r) => setTimeout(r, 10));
+    await run;
     await loop.stop();
     expect(runs).to.equal(2);
   });

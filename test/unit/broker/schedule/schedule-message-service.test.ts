@@ -94,17 +94,35 @@ describe('broker/schedule/ScheduleMessageService', () => {
   });
 
   it('delivers a level-1 message when due, not before, persists progress and does not redeliver after a restart', async function () {
-    this.timeout(8000);
+    this.timeout(20_000);
+    // A fake clock for the store and the service: "due" and "not before" are instants on it, whatever this
+    // machine's speed. The service's timers still run in real time (about 1 s for the level-1 wait).
+    let clock = 1_700_000_000_000;
     const store = new FakeMessageStore();
+    store.now = () => clock;
+    // every look of a level at its queue starts with the queue's max offset
+    let scans = 0;
+    const getMaxOffsetInQueue = store.getMaxOffsetInQueue.bind(store);
+    store.getMaxOffsetInQueue = (topic: string, queueId: number) => {
+      if (topic === SCHEDULE_TOPIC) scans++;
+      return getMaxOffsetInQueue(topic, queueId);
+    };
     const file = path.join(dir, 'config', 'delayOffset.json');
-    const svc = new ScheduleMessageService(store, { messageDelayLevel: '1s 2s', delayOffsetFile: file, firstDelayMillis: 0 });
+    const svc = new ScheduleMessageService(store, { messageDelayLevel: '1s 2s', delayOffsetFile: file, firstDelayMillis: 0, now: () => clock });
     await svc.start();
     const m = inner('Real', 1, { KEYS: 'k', DELAY: '1' });
     expect(svc.rewriteDelayedMessage(m)).to.equal(1);
     const put = await store.putMessage(m);
     const stored = put.appendMessageResult!.storeTimestamp;
-    await waitFor(() => store.queue('Real', 1).length === 1, 3000);
-    const deliveredAt = Date.now();
+    // 1 ms before it is due: the level looks at the message (twice, to be sure) and leaves it
+    clock = stored + 999;
+    const scansBefore = scans;
+    await waitFor(() => scans >= scansBefore + 2, 10_000);
+    expect(store.queue('Real', 1)).to.have.length(0);
+    clock = stored + 1000;
+    await waitFor(() => store.queue('Real', 1).length === 1, 10_000);
+    // when it went out, on the store's clock
+    const deliveredAt = decodeMessage(store.queue('Real', 1)[0]).storeTimestamp;
     expect(deliveredAt - stored).to.be.at.least(1000);
     expect(deliveredAt - stored).to.be.below(1000 + 400);
     const got = decodeMessage(store.queue('Real', 1)[0]);
@@ -116,16 +134,19 @@ describe('broker/schedule/ScheduleMessageService', () => {
     await svc.shutdown();
     expect(fs.readFileSync(file, 'utf8')).to.equal('{"offsetTable":{1:1}}');
 
-    const again = new ScheduleMessageService(store, { messageDelayLevel: '1s 2s', delayOffsetFile: file, firstDelayMillis: 0 });
+    const again = new ScheduleMessageService(store, { messageDelayLevel: '1s 2s', delayOffsetFile: file, firstDelayMillis: 0, now: () => clock });
     await again.start();
     expect(again.offsetTable.get(1)).to.equal(1);
-    await new Promise((r) => setTimeout(r, 150));
+    // the level has looked at its queue since the restart and not delivered the message again
+    const scansAfterRestart = scans;
+    await waitFor(() => scans > scansAfterRestart, 10_000);
     expect(store.queue('Real', 1)).to.have.length(1);
     // a level-2 message still goes out after the restart
     const m2 = inner('Real', 0, { DELAY: '2' });
     again.rewriteDelayedMessage(m2);
     await store.putMessage(m2);
-    await waitFor(() => store.queue('Real', 0).length === 1, 4000);
+    clock += 2000;
+    await waitFor(() => store.queue('Real', 0).length === 1, 10_000);
     await again.shutdown();
     expect(decodeDelayOffset(fs.readFileSync(file, 'utf8')).get(2)).to.equal(1);
   });

@@ -8,6 +8,7 @@ import type { MessageModel } from '../../../../protocol/body/heartbeat-data';
 import type { MessageExt } from '../../../../protocol/message/message';
 import type { MessageQueue } from '../../../../protocol/message/message-queue';
 import { msgAt } from './process-queue.test';
+import { waitFor } from '../../../helpers/cluster';
 
 const mq: MessageQueue = { topic: 'T', brokerName: 'b', queueId: 0 };
 
@@ -114,7 +115,8 @@ describe('lib/consumer/ConsumeMessageConcurrentlyService', () => {
     const m = msgAt(5);
     pq2.putMessage([m]);
     svc2.submitConsumeRequest([m], pq2, mq, true);
-    await new Promise((r) => setTimeout(r, 20));
+    // the listener ran and the send-back failed (not a fixed 20 ms later: this machine may be slower)
+    await waitFor(() => m.reconsumeTimes > 0, 10_000, 'the failed send-back');
     expect(m.reconsumeTimes).to.equal(1);
     expect(pq2.msgCount).to.equal(1);
     // the failed message stays in flight: the committed offset does not pass it
