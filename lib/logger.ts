@@ -62,9 +62,11 @@ export function configureRootLogger(options: RootLoggerOptions = {}): Logger {
   const envFormat = process.env.ROCKETMQ_LOG_FORMAT;
   const format = options.format ?? (envFormat === 'json' || envFormat === 'pretty' ? envFormat : stream.isTTY ? 'pretty' : 'json');
   const level = envLevel(options.level ?? 'info');
+  // Server logs are a few lines a second: written synchronously, they stay in order with what the command prints
+  // itself (a boot line, a one-line error) and none is lost when the process exits.
   const logger = format === 'pretty'
     ? pino({ name: 'rocketmq-ts', level }, prettyStream(stream, { colors: stream.isTTY === true, stacks: options.stacks }))
-    : pino({ name: 'rocketmq-ts', level }, pino.destination({ fd: stream === process.stderr ? 2 : 1, sync: false }));
+    : pino({ name: 'rocketmq-ts', level }, pino.destination({ fd: stream === process.stderr ? 2 : 1, sync: true }));
   setRootLogger(logger);
   return logger;
 }

@@ -133,8 +133,25 @@ async function readText(file: string): Promise<string | null> {
   }
 }
 
-/** Java MixAll.string2File: `<file>.tmp`, previous content to `<file>.bak`, rename. */
-export async function atomicWrite(file: string, content: string): Promise<void> {
+/** Writes in progress by file: writes of one file run one after the other (they share `<file>.tmp`). */
+const writesInProgress = new Map<string, Promise<void>>();
+
+/**
+ * Java MixAll.string2File: `<file>.tmp`, previous content to `<file>.bak`, rename. Concurrent calls for one file are
+ * queued (two writers of one `.tmp` would interleave, and the second rename would find no file); the last call's
+ * content is what the file holds once they have all resolved.
+ */
+export function atomicWrite(file: string, content: string): Promise<void> {
+  const previous = writesInProgress.get(file) ?? Promise.resolve();
+  const mine = previous.catch(() => undefined).then(() => writeReplacing(file, content));
+  writesInProgress.set(file, mine);
+  void mine.catch(() => undefined).then(() => {
+    if (writesInProgress.get(file) === mine) writesInProgress.delete(file);
+  });
+  return mine;
+}
+
+async function writeReplacing(file: string, content: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp`;
   await writeFile(tmp, content, 'utf8');
