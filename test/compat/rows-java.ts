@@ -1,0 +1,265 @@
+/**
+ * Part 2: the Java 4.9.8 client (the driver in ../shared/javaref/4.9.8/harness, and mqadmin) against each server.
+ * Producing and consuming rows run the driver; checks go through our admin client (stored counts) or the driver's
+ * RECV lines. mqadmin rows run Java 4.9.8's mqadmin against the server; against ours its output must equal, after
+ * the names and numbers of the run are masked, its output against the Java 4.9.8 broker.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  ConsumeConcurrentlyStatus, DefaultMQProducer, DefaultMQPushConsumer, SelectMessageQueueByHash, createMessage,
+} from '../../lib/index';
+import { harnessLines, runHarness, runMqadmin, type RunResult } from '../helpers/javaref';
+import { check, until, type Ctx, type Scenario } from './scenario';
+
+const SECTION = 'Java 4.9.8 client → server';
+const ADMIN_SECTION = 'Java 4.9.8 mqadmin → server';
+
+async function harness(ctx: Ctx, args: string[], timeoutMs = 90_000): Promise<RunResult> {
+  // Generous send timeouts: the driver's JVM shares a busy machine (Java's default is 3 s).
+  const extra = args[0] === 'produce' ? ['--send-timeout-ms', '15000'] : [];
+  const r = await runHarness([...args, ...extra, '--namesrv', ctx.server.namesrvAddr], { timeoutMs });
+  check(r.code === 0, `harness ${args[0]} exited ${r.code}: ${(r.stderr + r.stdout).slice(-300)}`);
+  return r;
+}
+
+async function stored(ctx: Ctx, topic: string): Promise<number> {
+  const stats = await ctx.admin.examineTopicStats(topic);
+  return stats.offsetTable.reduce((n, [, o]) => n + o.maxOffset - o.minOffset, 0);
+}
+
+async function ourProducer(ctx: Ctx): Promise<DefaultMQProducer> {
+  const p = new DefaultMQProducer({ producerGroup: ctx.name('PG'), namesrvAddr: ctx.server.namesrvAddr, instanceName: ctx.name('p'), sendMsgTimeout: 15_000 });
+  await p.start();
+  ctx.defer(() => p.shutdown());
+  return p;
+}
+
+function sent(r: RunResult, n: number): string[][] {
+  const ok = harnessLines(r.stdout, 'OK');
+  check(ok.length === n && r.stdout.includes(`SENT ok=${n} fail=0`), `expected ${n} OK: ${r.stdout.split('\n').filter((l) => /FAIL|SENT/.test(l)).slice(0, 3).join(' / ')}`);
+  return ok;
+}
+
+function produceRow(row: string, mode: string, extra: string[] = []): Scenario {
+  return {
+    section: SECTION, row, client: 'java',
+    async run(ctx) {
+      const topic = ctx.name('JT');
+      await ctx.createTopic(topic);
+      const r = await harness(ctx, ['produce', '--topic', topic, '--count', '8', '--mode', mode, '--keys', 'k{i}', ...extra]);
+      sent(r, 8);
+      await until(async () => (await stored(ctx, topic)) === 8, 30_000, `8 stored on ${topic}`);
+    },
+  };
+}
+
+/** RECV lines: [topic, queueId, queueOffset, msgId, tags, keys, bodyLen, reconsumeTimes]. */
+function recv(r: RunResult): string[][] {
+  return harnessLines(r.stdout, 'RECV').map((l) => l.slice(1));
+}
+
+export const JAVA_ROWS: Scenario[] = [
+  produceRow('send: sync', 'sync'),
+  produceRow('send: async (Promise and callback)', 'async'),
+  produceRow('send: oneway', 'oneway'),
+  produceRow('send: batch', 'batch', ['--batch-size', '8']),
+  {
+    section: SECTION, row: 'send: selector / orderly send to one queue', client: 'java',
+    async run(ctx) {
+      const topic = ctx.name('JT_SEL');
+      await ctx.createTopic(topic, 4);
+      const r = await harness(ctx, ['produce', '--topic', topic, '--count', '8', '--mode', 'sync', '--selector-arg', 'order-7']);
+      const queues = new Set(sent(r, 8).map((l) => l[3]));
+      check(queues.size === 1, `queues ${[...queues].join(',')}`);
+    },
+  },
+  {
+    section: SECTION, row: 'send: delay level', client: 'java',
+    async run(ctx) {
+      const topic = ctx.name('JT_DELAY');
+      await ctx.createTopic(topic);
+      sent(await harness(ctx, ['produce', '--topic', topic, '--count', '2', '--mode', 'sync', '--delay', '2', '--keys', 'd{i}']), 2);
+      await until(async () => (await stored(ctx, topic)) === 2, 30_000, 'the delayed messages in their topic');
+      const q = await ctx.admin.queryMessage(topic, 'd1', 32, 0, Date.now() + 60_000);
+      const m = q.messageList.find((x) => x.topic === topic);
+      check(m?.properties.DELAY === '2', `DELAY property ${m?.properties.DELAY}`);
+    },
+  },
+  {
+    section: SECTION, row: 'consume: tag filter', client: 'java',
+    async run(ctx) {
+      const topic = ctx.name('JT_TAG');
+      await ctx.createTopic(topic);
+      sent(await harness(ctx, ['produce', '--topic', topic, '--count', '9', '--tags-cycle', 'A,B,C', '--keys', 'k{i}']), 9);
+      const r = await harness(ctx, ['consume', '--topic', topic, '--group', ctx.name('JG_TAG'), '--from', 'first', '--tag-expr', 'A || B', '--expect', '6', '--timeout', '60', '--linger', '1']);
+      const got = recv(r);
+      check(new Set(got.map((l) => l[3])).size === 6, `${got.length} deliveries`);
+      check(got.every((l) => l[4] === 'A' || l[4] === 'B'), `tags ${got.map((l) => l[4]).join(',')}`);
+    },
+  },
+  {
+    section: SECTION, row: 'consume: SQL92 filter', client: 'java',
+    async run(ctx) {
+      const topic = ctx.name('JT_SQL');
+      await ctx.createTopic(topic);
+      sent(await harness(ctx, ['produce', '--topic', topic, '--count', '10', '--prop', 'a={i}', '--keys', 'k{i}']), 10);
+      const r = await harness(ctx, ['consume', '--topic', topic, '--group', ctx.name('JG_SQL'), '--from', 'first', '--sql', 'a > 5', '--expect', '4', '--timeout', '60', '--linger', '1']);
+      const keys = recv(r).map((l) => l[5]).sort();
+      check(keys.join(',') === 'k6,k7,k8,k9', `got ${keys.join(',')}`);
+    },
+  },
+  {
+    section: SECTION, row: 'consume: RECONSUME_LATER → %RETRY% → %DLQ%', client: 'java', timeoutMs: 120_000,
+    async run(ctx) {
+      const topic = ctx.name('JT_RETRY');
+      const group = ctx.name('JG_RETRY');
+      await ctx.createTopic(topic);
+      sent(await harness(ctx, ['produce', '--topic', topic, '--count', '4', '--keys', 'k{i}']), 4);
+      const r = await harness(ctx, ['consume', '--topic', topic, '--group', group, '--from', 'first', '--reconsume-later-first', '2', '--fail-times', '2', '--expect', '8', '--timeout', '90', '--linger', '1'], 110_000);
+      const got = recv(r);
+      const times = got.map((l) => Number(l[7]));
+      check(r.stdout.includes('CONSUMED n=4'), `consumed: ${r.stdout.split('\n').filter((l) => l.startsWith('CONSUMED')).join('')}`);
+      check(times.filter((t) => t === 1).length === 2 && times.filter((t) => t === 2).length === 2, `reconsumeTimes ${times.join(',')}`);
+      check(got.some((l) => l[0].startsWith('%RETRY%') || l[0] === topic), 'no delivery');
+      await until(async () => (await stored(ctx, `%RETRY%${group}`)) >= 2, 20_000, 'messages in the retry topic');
+    },
+  },
+  {
+    section: SECTION, row: 'consume: orderly with broker locks', client: 'java',
+    async run(ctx) {
+      const topic = ctx.name('JT_ORDER');
+      await ctx.createTopic(topic, 4);
+      const p = await ourProducer(ctx);
+      for (let i = 0; i < 10; i++) await p.send(createMessage(topic, `o${i}`, { keys: `o${i}` }), new SelectMessageQueueByHash(), 'one-order');
+      const r = await harness(ctx, ['consume', '--topic', topic, '--group', ctx.name('JG_ORDER'), '--from', 'first', '--orderly', '--expect', '10', '--timeout', '60']);
+      const keys = recv(r).map((l) => l[5]);
+      check(keys.join(',') === Array.from({ length: 10 }, (_, i) => `o${i}`).join(','), `order ${keys.join(',')}`);
+    },
+  },
+  {
+    section: SECTION, row: 'consume: broadcasting', client: 'java',
+    async run(ctx) {
+      const topic = ctx.name('JT_BCAST');
+      await ctx.createTopic(topic);
+      sent(await harness(ctx, ['produce', '--topic', topic, '--count', '6', '--keys', 'k{i}']), 6);
+      const r = await harness(ctx, ['consume', '--topic', topic, '--group', ctx.name('JG_BCAST'), '--from', 'first', '--broadcast', '--expect', '6', '--timeout', '60']);
+      check(r.stdout.includes('CONSUMED n=6'), 'not all 6 consumed');
+    },
+  },
+  {
+    section: SECTION, row: 'transactions: commit, rollback, check-back', client: 'java', timeoutMs: 120_000,
+    async run(ctx) {
+      const topic = ctx.name('JT_TXN');
+      await ctx.createTopic(topic, 2);
+      const r = await harness(ctx, ['txn', '--topic', topic, '--count', '2', '--local', 'unknown', '--check', 'commit', '--check-wait', '12']);
+      const checks = harnessLines(r.stdout, 'CHECK');
+      const ids = harnessLines(r.stdout, 'TXN').map((l) => l[2]);
+      check(ids.length === 2, `${ids.length} half messages: ${r.stdout.slice(-300)}`);
+      check(ids.every((id) => checks.some((c) => c[1] === id)), `checked ${checks.length} of 2`);
+      const rb = await harness(ctx, ['txn', '--topic', topic, '--count', '1', '--local', 'rollback']);
+      check(harnessLines(rb.stdout, 'TXN').length === 1, 'rollback send');
+      await until(async () => (await stored(ctx, topic)) === 2, 30_000, 'the 2 committed messages');
+      await new Promise((res) => setTimeout(res, 1500));
+      check((await stored(ctx, topic)) === 2, 'a rolled-back message was delivered');
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------- mqadmin
+
+interface AdminFixture {
+  topic: string;
+  group: string;
+  key: string;
+  msgId: string;
+}
+
+/** A topic with 4 keyed messages and a group that consumed them, once per server (cached in ctx.shared). */
+async function adminFixture(ctx: Ctx): Promise<AdminFixture> {
+  const cached = ctx.shared.get(`fixture:${ctx.server.id}`);
+  if (cached) return JSON.parse(cached) as AdminFixture;
+  const f: AdminFixture = { topic: ctx.name('MT'), group: ctx.name('MG'), key: 'mkey', msgId: '' };
+  await ctx.createTopic(f.topic, 2);
+  const p = await ourProducer(ctx);
+  for (let i = 0; i < 4; i++) {
+    const r = await p.send(createMessage(f.topic, `m${i}`, { keys: i === 1 ? f.key : `other${i}`, tags: 'T' }));
+    if (i === 1) f.msgId = r.msgId;
+  }
+  const c = new DefaultMQPushConsumer({ consumerGroup: f.group, namesrvAddr: ctx.server.namesrvAddr, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', instanceName: ctx.name('mc') });
+  let n = 0;
+  c.subscribe(f.topic, '*');
+  c.registerMessageListener((ms) => { n += ms.length; return ConsumeConcurrentlyStatus.CONSUME_SUCCESS; });
+  await c.start();
+  try {
+    await until(() => n >= 4, 30_000, 'the fixture consumed');
+    await until(async () => (await ctx.admin.examineConsumeStats(f.group)).offsetTable.reduce((s, [, o]) => s + o.consumerOffset, 0) === 4, 30_000, 'fixture offsets committed');
+  } finally {
+    await c.shutdown();
+  }
+  await until(async () => (await ctx.admin.queryMessage(f.topic, f.key, 32, 0, Date.now() + 60_000)).messageList.length === 1, 30_000, 'the fixture key indexed');
+  ctx.shared.set(`fixture:${ctx.server.id}`, JSON.stringify(f));
+  return f;
+}
+
+/** mqadmin's output with this run's names, addresses, ids, times and numbers masked, JVM noise dropped. */
+export function maskAdminOutput(out: string, ctx: Ctx, f: AdminFixture, extra: Record<string, string> = {}): string {
+  const subst: Array<[string, string]> = [
+    [f.msgId, '<MSGID>'], [f.topic, '<TOPIC>'], [f.group, '<GROUP>'], [ctx.server.brokerAddr, '<BROKERADDR>'],
+    [ctx.server.namesrvAddr, '<NAMESRV>'], [ctx.server.brokerName, '<BROKER>'], ...Object.entries(extra),
+  ];
+  let s = out;
+  for (const [from, to] of subst) if (from) s = s.split(from).join(to);
+  return s.split('\n')
+    .filter((l) => l.trim() && !/^(WARNING|OpenJDK|SLF4J|RocketMQLog|log4j)/.test(l.trim()))
+    .map((l) => l
+      .replace(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(,\d+|\.\d+)?/g, '<TIME>')
+      .replace(/\b[0-9A-F]{32}\b/g, '<ID>')
+      .replace(/127\.0\.0\.1:\d+/g, '<ADDR>')
+      .replace(/\d+(\.\d+)?/g, 'N')
+      .replace(/\s+/g, ' ').trim())
+    .join('\n');
+}
+
+function adminRow(command: string, args: (ctx: Ctx, f: AdminFixture) => string[], expect: (out: string, ctx: Ctx, f: AdminFixture) => string | null): Scenario {
+  return {
+    section: ADMIN_SECTION, row: `mqadmin ${command}`, client: 'java',
+    async run(ctx) {
+      const f = await adminFixture(ctx);
+      const r = await runMqadmin('4.9.8', [command, ...args(ctx, f)], { timeoutMs: 60_000 });
+      const out = r.stdout + r.stderr;
+      check(r.code === 0, `exit ${r.code}: ${out.slice(-300)}`);
+      const trace = /^\S+Exception\b|^\s+at [a-z]+\./m;
+      check(!trace.test(r.stdout), `error output: ${r.stdout.split('\n').find((l) => trace.test(l))}`);
+      const bad = expect(r.stdout, ctx, f);
+      check(bad === null, bad ?? '');
+      const masked = maskAdminOutput(r.stdout, ctx, f);
+      if (process.env.COMPAT_DUMP) fs.writeFileSync(path.join(process.env.COMPAT_DUMP, `${command}-${ctx.server.id}.txt`), `${r.stdout}\n---\n${masked}\n`);
+      if (ctx.server.id === '4.9.8') ctx.shared.set(`mqadmin:${command}`, masked);
+      const reference = ctx.shared.get(`mqadmin:${command}`);
+      if (ctx.server.id === 'ours' && reference !== undefined) {
+        const a = reference.split('\n');
+        const b = masked.split('\n');
+        const i = a.findIndex((l, k) => l !== b[k]);
+        check(a.length === b.length && i === -1, `output differs from Java 4.9.8's at line ${i + 1}: Java "${a[i] ?? ''}" / ours "${b[i] ?? ''}"`);
+      }
+    },
+  };
+}
+
+const has = (what: string) => (out: string): string | null => (out.includes(what) ? null : `output without ${what}`);
+
+export const MQADMIN_ROWS: Scenario[] = [
+  adminRow('clusterList', (ctx) => ['-n', ctx.server.namesrvAddr], (out, ctx) => has(ctx.server.brokerName)(out)),
+  adminRow('topicRoute', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-t', f.topic], (out, ctx) => has(ctx.server.brokerAddr)(out)),
+  adminRow('topicStatus', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-t', f.topic], (out, ctx) => has(ctx.server.brokerName)(out)),
+  adminRow('consumerProgress', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-g', f.group], (out, _ctx, f) => has(f.topic)(out)),
+  adminRow('queryMsgByKey', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-t', f.topic, '-k', f.key], (out, _ctx, f) => has(f.msgId)(out)),
+  adminRow('queryMsgByUniqueKey', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-t', f.topic, '-i', f.msgId], (out, _ctx, f) => has(f.key)(out)),
+  adminRow('updateTopic', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-c', ctx.server.clusterName, '-t', `${f.topic}_2`, '-r', '3', '-w', '3'], has('success')),
+  adminRow('updateSubGroup', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-c', ctx.server.clusterName, '-g', `${f.group}_2`], has('success')),
+  adminRow('getBrokerConfig', (ctx) => ['-n', ctx.server.namesrvAddr, '-b', ctx.server.brokerAddr], has('brokerClusterName')),
+  adminRow('resetOffsetByTime', (ctx, f) => ['-n', ctx.server.namesrvAddr, '-g', f.group, '-t', f.topic, '-s', '0'], has(' ')),
+];
+
+JAVA_ROWS.push(...MQADMIN_ROWS);
