@@ -112,6 +112,12 @@ async function runScenario(s: Scenario, server: ServerHandle, shared: Map<string
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   process.on('unhandledRejection', (err) => log(`unhandled rejection: ${reasonOf(err)}`));
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      log(`${sig}: stopping the Java processes`);
+      void stopAllJava().finally(() => process.exit(130));
+    });
+  }
   const all: Scenario[] = args.namesrv ? OURS_ROWS : [...OURS_ROWS, ...JAVA_ROWS, ...MIXED_ROWS];
   const scenarios = all.filter((s) => !args.rows || args.rows.test(s.row) || args.rows.test(s.section));
   let servers: ServerId[] = args.namesrv ? ['external'] : args.servers;

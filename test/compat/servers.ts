@@ -38,6 +38,14 @@ export interface ServerHandle {
 
 const MAIN = path.resolve(__dirname, '..', '..', 'lib', 'cli', 'main.js');
 
+/** Our server processes still running (killed by pid when the runner exits, whatever the reason). */
+const liveOurs = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of liveOurs) {
+    try { c.kill('SIGKILL'); } catch { /* gone */ }
+  }
+});
+
 /** Our CLI (`rocketmq-ts <args>`) as a child process; resolves when its output matches `ready`. */
 export async function spawnOurs(args: string[], ready: RegExp, opts: { home: string; timeoutMs?: number }): Promise<{ child: ChildProcess; output(): string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [MAIN, ...args], {
@@ -47,7 +55,8 @@ export async function spawnOurs(args: string[], ready: RegExp, opts: { home: str
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
   child.stderr!.setEncoding('utf8').on('data', (d: string) => { out += d; if (out.length > 1_000_000) out = out.slice(-500_000); });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  liveOurs.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { liveOurs.delete(child); resolve(); }));
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
