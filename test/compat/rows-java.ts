@@ -9,10 +9,10 @@ import path from 'node:path';
 import {
   ConsumeConcurrentlyStatus, DefaultMQProducer, DefaultMQPushConsumer, SelectMessageQueueByHash, createMessage,
 } from '../../lib/index';
-import { harnessLines, runHarness, runMqadmin, type RunResult } from '../helpers/javaref';
+import { harnessLines, runHarness, runMqadmin, startHarness, type RunResult } from '../helpers/javaref';
 import { check, until, type Ctx, type Scenario } from './scenario';
 
-const SECTION = 'Java 4.9.8 client → server';
+const SECTION = 'clients → server: produce, consume, transactions, admin';
 const ADMIN_SECTION = 'Java 4.9.8 mqadmin → server';
 
 async function harness(ctx: Ctx, args: string[], timeoutMs = 90_000): Promise<RunResult> {
@@ -110,19 +110,36 @@ export const JAVA_ROWS: Scenario[] = [
     },
   },
   {
-    section: SECTION, row: 'consume: RECONSUME_LATER → %RETRY% → %DLQ%', client: 'java', timeoutMs: 120_000,
+    section: SECTION, row: 'consume: RECONSUME_LATER → %RETRY% (reconsumeTimes)', client: 'java', timeoutMs: 120_000,
     async run(ctx) {
       const topic = ctx.name('JT_RETRY');
       const group = ctx.name('JG_RETRY');
       await ctx.createTopic(topic);
       sent(await harness(ctx, ['produce', '--topic', topic, '--count', '4', '--keys', 'k{i}']), 4);
-      const r = await harness(ctx, ['consume', '--topic', topic, '--group', group, '--from', 'first', '--reconsume-later-first', '2', '--fail-times', '2', '--expect', '8', '--timeout', '90', '--linger', '1'], 110_000);
+      // --expect counts distinct messages: the 4 first deliveries; the 4 redeliveries come while it lingers.
+      const r = await harness(ctx, ['consume', '--topic', topic, '--group', group, '--from', 'first', '--reconsume-later-first', '2', '--fail-times', '2', '--expect', '4', '--timeout', '60', '--linger', '20'], 110_000);
       const got = recv(r);
       const times = got.map((l) => Number(l[7]));
       check(r.stdout.includes('CONSUMED n=4'), `consumed: ${r.stdout.split('\n').filter((l) => l.startsWith('CONSUMED')).join('')}`);
       check(times.filter((t) => t === 1).length === 2 && times.filter((t) => t === 2).length === 2, `reconsumeTimes ${times.join(',')}`);
       check(got.some((l) => l[0].startsWith('%RETRY%') || l[0] === topic), 'no delivery');
       await until(async () => (await stored(ctx, `%RETRY%${group}`)) >= 2, 20_000, 'messages in the retry topic');
+    },
+  },
+  {
+    // The driver keeps Java's maxReconsumeTimes (16): 17 deliveries, one delay level (1 s here) apart.
+    section: SECTION, row: 'consume: maxReconsumeTimes → %DLQ%', client: 'java', timeoutMs: 150_000, slow: true,
+    async run(ctx) {
+      const topic = ctx.name('JT_DLQ');
+      const group = ctx.name('JG_DLQ');
+      await ctx.createTopic(topic, 1);
+      sent(await harness(ctx, ['produce', '--topic', topic, '--count', '1', '--keys', 'dlq']), 1);
+      const java = await startHarness(['consume', '--namesrv', ctx.server.namesrvAddr, '--topic', topic, '--group', group, '--from', 'first', '--reconsume-later-first', '1', '--fail-times', '100', '--timeout', '140']);
+      ctx.defer(() => java.stop());
+      const dlq = `%DLQ%${group}`;
+      await until(async () => (await ctx.admin.examineTopicRouteInfo(dlq)).queueDatas.length > 0 && (await stored(ctx, dlq)) === 1, 130_000, `the message in ${dlq}`);
+      const times = recv({ code: 0, stdout: java.output(), stderr: '' }).map((l) => Number(l[7]));
+      check(times.length === 17 && times[16] === 16, `deliveries with reconsumeTimes ${times.join(',')}`);
     },
   },
   {

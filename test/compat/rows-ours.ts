@@ -3,6 +3,8 @@
  * batch, selectors, delay levels, tag and SQL92 filters, retry -> %RETRY% -> %DLQ%, broadcasting, orderly
  * consumption with locks, lite pull, transactions with check-back, admin operations, query by key and id, reset offset.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import {
   ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, DefaultLitePullConsumer, DefaultMQProducer, DefaultMQPushConsumer,
   LocalTransactionState, MessageSelector, SelectMessageQueueByHash, TransactionMQProducer, createMessage, getKeys,
@@ -11,7 +13,7 @@ import {
 import { newSubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
 import { check, until, type Ctx, type Scenario } from './scenario';
 
-const SECTION = 'our SDK → server';
+const SECTION = 'clients → server: produce, consume, transactions, admin';
 
 async function producer(ctx: Ctx): Promise<DefaultMQProducer> {
   const p = new DefaultMQProducer({ producerGroup: ctx.name('PG'), namesrvAddr: ctx.server.namesrvAddr, instanceName: ctx.name('p'), sendMsgTimeout: 15_000 });
@@ -62,7 +64,33 @@ async function storedCount(ctx: Ctx, topic: string): Promise<number> {
   return stats.offsetTable.reduce((n, [, o]) => n + o.maxOffset - o.minOffset, 0);
 }
 
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+/** The integration suite's client-side files; the tests in them that need our in-process broker skip themselves. */
+export const SUITE_FILES = [
+  'producer.test.js', 'admin/admin.test.js', 'consumer/lite-pull-consumer.test.js', 'consumer/push-consumer.test.js',
+  'consumer/clustering.test.js', 'consumer/retry-orderly-broadcast.test.js', 'filter/sql92.test.js',
+  'broker/reset-offset.test.js', 'transaction/transaction.test.js',
+].map((f) => path.join('dist', 'test', 'integration', f));
+
 export const OURS_ROWS: Scenario[] = [
+  {
+    section: SECTION, row: 'integration suite (client-side files) with ROCKETMQ_NAMESRV_ADDR', client: 'ours', timeoutMs: 240_000,
+    async run(ctx) {
+      const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+      const out = await new Promise<string>((resolve) => {
+        execFile(process.execPath, [mocha, ...SUITE_FILES], {
+          cwd: ROOT, timeout: 220_000, maxBuffer: 16 * 1024 * 1024,
+          env: { ...process.env, ROCKETMQ_NAMESRV_ADDR: ctx.server.namesrvAddr, ROCKETMQ_LOG_LEVEL: 'silent' },
+        }, (_err, stdout, stderr) => resolve(stdout + stderr));
+      });
+      const m = /^(\d+) passed, (\d+) failed/m.exec(out);
+      check(m !== null, `no totals line: ${out.slice(-300)}`);
+      const failing = out.split('\n').filter((l) => /^\s+\d+\) /.test(l)).slice(0, 4).map((l) => l.trim()).join('; ');
+      check(m[2] === '0', `${m[2]} failed: ${failing}`);
+      check(Number(m[1]) >= 10, `only ${m[1]} passed`);
+    },
+  },
   {
     section: SECTION, row: 'send: sync', client: 'ours',
     async run(ctx) {
@@ -172,7 +200,7 @@ export const OURS_ROWS: Scenario[] = [
     },
   },
   {
-    section: SECTION, row: 'consume: RECONSUME_LATER → %RETRY% → %DLQ%', client: 'ours', timeoutMs: 90_000,
+    section: SECTION, row: 'consume: maxReconsumeTimes → %DLQ%', alsoRows: ['consume: RECONSUME_LATER → %RETRY% (reconsumeTimes)'], client: 'ours', timeoutMs: 90_000,
     async run(ctx) {
       const topic = ctx.name('CT_RETRY');
       const group = ctx.name('CG_RETRY');

@@ -87,8 +87,9 @@ function reasonOf(err: unknown): string {
 async function runScenario(s: Scenario, server: ServerHandle, shared: Map<string, string>, m: Matrix): Promise<void> {
   const na = s.na?.[server.id];
   const clients = [s.client, ...(s.alsoClients ?? [])];
+  const rows = [s.row, ...(s.alsoRows ?? [])];
   if (na !== undefined) {
-    for (const c of clients) m.set(s.row, c, server.id, { outcome: 'na', reason: na });
+    for (const row of rows) for (const c of clients) m.set(row, c, server.id, { outcome: 'na', reason: na });
     return;
   }
   const defers: Array<() => unknown> = [];
@@ -105,7 +106,7 @@ async function runScenario(s: Scenario, server: ServerHandle, shared: Map<string
     try { await withTimeout(Promise.resolve(d()), 20_000, 'cleanup'); } catch (err) { log(`cleanup after "${s.row}": ${reasonOf(err)}`); }
   }
   await admin.shutdown().catch(() => undefined);
-  for (const c of clients) m.set(s.row, c, server.id, cell);
+  for (const row of rows) for (const c of clients) m.set(row, c, server.id, cell);
   log(`${cell.outcome === 'pass' ? 'pass' : 'FAIL'} ${CLIENT_LABEL[s.client]} → ${SERVER_LABEL[server.id]}: ${s.row} (${((Date.now() - t0) / 1000).toFixed(1)} s)${cell.reason ? ` — ${cell.reason}` : ''}`);
 }
 
@@ -119,7 +120,7 @@ async function main(): Promise<number> {
     });
   }
   const all: Scenario[] = args.namesrv ? OURS_ROWS : [...OURS_ROWS, ...JAVA_ROWS, ...MIXED_ROWS];
-  const scenarios = all.filter((s) => !args.rows || args.rows.test(s.row) || args.rows.test(s.section));
+  const scenarios = all.filter((s) => (!args.rows || args.rows.test(s.row) || args.rows.test(s.section)) && !(args.ci && s.slow));
   let servers: ServerId[] = args.namesrv ? ['external'] : args.servers;
   if (!args.namesrv) {
     const skip = javaSkipReason('4.9.8');
@@ -134,7 +135,7 @@ async function main(): Promise<number> {
     }
   }
   const m = new Matrix(servers);
-  for (const s of all) m.addRow(s.section, s.row);
+  for (const s of all) for (const row of [s.row, ...(s.alsoRows ?? [])]) m.addRow(s.section, row);
   const shared = new Map<string, string>();
   const started = Date.now();
   try {
@@ -144,7 +145,11 @@ async function main(): Promise<number> {
       try {
         server = id === 'external' ? await externalServer(args.namesrv!) : id === 'ours' ? await startOurServer() : await startJavaServer(id);
       } catch (err) {
-        for (const s of scenarios) for (const c of [s.client, ...(s.alsoClients ?? [])]) m.set(s.row, c, id, { outcome: 'fail', reason: `server did not start: ${reasonOf(err)}` });
+        for (const s of scenarios) {
+          for (const row of [s.row, ...(s.alsoRows ?? [])]) {
+            for (const c of [s.client, ...(s.alsoClients ?? [])]) m.set(row, c, id, { outcome: 'fail', reason: `server did not start: ${reasonOf(err)}` });
+          }
+        }
         log(`${SERVER_LABEL[id]} did not start: ${reasonOf(err)}`);
         continue;
       }
@@ -172,7 +177,7 @@ async function main(): Promise<number> {
     log(`baseline written: ${m.passed().length} cells`);
   }
   if (args.ci) {
-    const ran = new Set(scenarios.map((s) => s.row));
+    const ran = new Set(scenarios.flatMap((s) => [s.row, ...(s.alsoRows ?? [])]));
     const lost = regressions(m, readBaseline(BASELINE), (row) => ran.has(row));
     for (const k of lost) process.stdout.write(`compat regression: ${k} — ${m.cells.get(k)?.reason ?? 'not run'}\n`);
     process.stdout.write(`compat: ${c.pass} pass, ${c.fail} fail, ${c.na} n.a. in ${elapsed} s; ${lost.length} regression(s) against test/compat/baseline.json\n`);

@@ -29,7 +29,11 @@ export interface Scenario {
   only?: ServerId[];
   /** Also fill these client columns with the result (rows where two clients take part). */
   alsoClients?: ClientId[];
+  /** Other rows this scenario also proves (their cells get its result). */
+  alsoRows?: string[];
   timeoutMs?: number;
+  /** Long rows (a minute or more) that `--ci` leaves out to keep CI within its budget. */
+  slow?: boolean;
   run(ctx: Ctx): Promise<void>;
 }
 
