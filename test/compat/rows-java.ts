@@ -17,7 +17,7 @@ const ADMIN_SECTION = 'Java 4.9.8 mqadmin → server';
 
 async function harness(ctx: Ctx, args: string[], timeoutMs = 90_000): Promise<RunResult> {
   // Generous send timeouts: the driver's JVM shares a busy machine (Java's default is 3 s).
-  const extra = args[0] === 'produce' ? ['--send-timeout-ms', '15000'] : [];
+  const extra = args[0] === 'produce' || args[0] === 'txn' ? ['--send-timeout-ms', '15000'] : [];
   const r = await runHarness([...args, ...extra, '--namesrv', ctx.server.namesrvAddr], { timeoutMs });
   check(r.code === 0, `harness ${args[0]} exited ${r.code}: ${(r.stderr + r.stdout).slice(-300)}`);
   return r;

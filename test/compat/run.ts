@@ -110,6 +110,16 @@ async function runScenario(s: Scenario, server: ServerHandle, shared: Map<string
   log(`${cell.outcome === 'pass' ? 'pass' : 'FAIL'} ${CLIENT_LABEL[s.client]} → ${SERVER_LABEL[server.id]}: ${s.row} (${((Date.now() - t0) / 1000).toFixed(1)} s)${cell.reason ? ` — ${cell.reason}` : ''}`);
 }
 
+/**
+ * What `--ci` leaves out to stay within CI's budget: the Java client's rows against Java servers (Java against Java:
+ * they check the rows, not our code), except mqadmin against Java 4.9.8, whose output the mqadmin rows compare ours
+ * with. `npm run compat` runs them all.
+ */
+function ciLeavesOut(s: Scenario, server: ServerId): boolean {
+  if (s.client !== 'java' || server === 'ours') return false;
+  return !(s.row.startsWith('mqadmin ') && server === '4.9.8');
+}
+
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   process.on('unhandledRejection', (err) => log(`unhandled rejection: ${reasonOf(err)}`));
@@ -157,6 +167,7 @@ async function main(): Promise<number> {
       try {
         for (const s of scenarios) {
           if (id === 'external' && s.client !== 'ours') continue;
+          if (args.ci && ciLeavesOut(s, id)) continue;
           await runScenario(s, server, shared, m);
         }
       } finally {
@@ -177,8 +188,7 @@ async function main(): Promise<number> {
     log(`baseline written: ${m.passed().length} cells`);
   }
   if (args.ci) {
-    const ran = new Set(scenarios.flatMap((s) => [s.row, ...(s.alsoRows ?? [])]));
-    const lost = regressions(m, readBaseline(BASELINE), (row) => ran.has(row));
+    const lost = regressions(m, readBaseline(BASELINE));
     for (const k of lost) process.stdout.write(`compat regression: ${k} — ${m.cells.get(k)?.reason ?? 'not run'}\n`);
     process.stdout.write(`compat: ${c.pass} pass, ${c.fail} fail, ${c.na} n.a. in ${elapsed} s; ${lost.length} regression(s) against test/compat/baseline.json\n`);
     return lost.length > 0 ? 1 : 0;

@@ -14,6 +14,7 @@ import type { ServerId } from './matrix';
 /**
  * Broker settings every server of the matrix runs with, so that retries, delays and transaction checks happen in
  * seconds: every delay level is 1 s except level 2 (2 s); a half message is checked 1 s after it is stored.
+ * Both Java versions and ours read these keys from broker.conf.
  */
 export const COMPAT_BROKER_CONF: Record<string, string | number | boolean> = {
   messageDelayLevel: '1s 2s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s',
@@ -22,6 +23,8 @@ export const COMPAT_BROKER_CONF: Record<string, string | number | boolean> = {
   enablePropertyFilter: true,
   autoCreateTopicEnable: true,
   autoCreateSubscriptionGroup: true,
+  // The matrix shares a busy machine: Java's 200 ms send-queue budget turns load into SYSTEM_BUSY answers.
+  waitTimeMillsInSendQueue: 5000,
 };
 
 export interface ServerHandle {
