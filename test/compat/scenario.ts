@@ -32,7 +32,7 @@ export interface Scenario {
   /** Other rows this scenario also proves (their cells get its result). */
   alsoRows?: string[];
   timeoutMs?: number;
-  /** Long rows (a minute or more) that `--ci` leaves out to keep CI within its budget. */
+  /** Rows `--ci` leaves out: long (a minute or more), or bounded by timings tuned for another setup. */
   slow?: boolean;
   run(ctx: Ctx): Promise<void>;
 }
