@@ -88,10 +88,11 @@ export const OURS_ROWS: Scenario[] = [
       });
       const m = /^(\d+) passed, (\d+) failed/m.exec(out);
       check(m !== null, `no totals line: ${out.slice(-300)}`);
+      // The failures section starts at the last "  1) " line: its title, then the error message.
       const lines = out.split('\n');
-      const first = lines.findIndex((l) => /^\s+1\) /.test(l) && lines[lines.indexOf(l) + 1]?.trim() !== '');
-      const failing = lines.slice(Math.max(0, lines.findIndex((l, i) => i > first && /^\s+1\) /.test(l))), undefined)
-        .filter((l) => l.trim() && !/^\s+at /.test(l)).slice(0, 6).map((l) => l.trim()).join(' ');
+      let at = -1;
+      lines.forEach((l, i) => { if (/^\s+1\) /.test(l)) at = i; });
+      const failing = lines.slice(Math.max(0, at)).filter((l) => l.trim() && !/^\s+at /.test(l)).slice(0, 6).map((l) => l.trim()).join(' ');
       check(m[2] === '0', `${m[2]} failed: ${failing}`);
       check(Number(m[1]) >= 10, `only ${m[1]} passed`);
     },
