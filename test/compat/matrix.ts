@@ -78,7 +78,9 @@ export class Matrix {
     };
     const out: string[] = [`# ${title}`, ''];
     const c = this.counts();
-    out.push(`${c.pass} pass, ${c.fail} fail, ${c.na} n.a.; columns are client → server; "·" = not run.`, '');
+    out.push(`${c.pass} pass, ${c.fail} fail, ${c.na} n.a.; columns are client → server. "·" = no scenario for that client`
+      + ' (the Java driver has no lite pull or admin API: the mqadmin rows stand for it; ali-ons has its own row) or a cell'
+      + ' the run left out (`--ci`, `--servers`, `--rows`).', '');
     let section = '';
     for (const { section: s, row } of this.rows) {
       if (s !== section) {
