@@ -176,10 +176,16 @@ export const JAVA_ROWS: Scenario[] = [
       check(ids.length === 2, `${ids.length} half messages: ${r.stdout.slice(-300)}`);
       check(ids.every((id) => checks.some((c) => c[1] === id)), `checked ${checks.length} of 2`);
       const rb = await harness(ctx, ['txn', '--topic', topic, '--count', '1', '--local', 'rollback']);
-      check(harnessLines(rb.stdout, 'TXN').length === 1, 'rollback send');
-      await until(async () => (await stored(ctx, topic)) === 2, 30_000, 'the 2 committed messages');
+      const rolledBack = harnessLines(rb.stdout, 'TXN').map((l) => l[2]);
+      check(rolledBack.length === 1, 'rollback send');
+      // Each committed message reaches the topic. (5.3.3 may check an ended half message again and store a second
+      // copy when the answer is COMMIT again: count ids, not messages; docs/compat-notes.md.)
+      for (const id of ids) {
+        await until(async () => (await ctx.admin.queryMessageByUniqKey(topic, id)).topic === topic, 30_000, `committed message ${id}`);
+      }
       await new Promise((res) => setTimeout(res, 1500));
-      check((await stored(ctx, topic)) === 2, 'a rolled-back message was delivered');
+      const leaked = await ctx.admin.queryMessageByUniqKey(topic, rolledBack[0]).then((m) => m.topic === topic, () => false);
+      check(!leaked, 'the rolled-back message was delivered');
     },
   },
 ];
