@@ -43,3 +43,13 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Skips the suite (from a `before` hook) when it runs against ROCKETMQ_NAMESRV_ADDR, printing why: the tests that
+ * inspect or reconfigure our in-process broker cannot run against an outside cluster.
+ */
+export function skipWhenExternal(ctx: Mocha.Context, why: string): void {
+  if (!process.env.ROCKETMQ_NAMESRV_ADDR) return;
+  process.stdout.write(`    (skipped against ${process.env.ROCKETMQ_NAMESRV_ADDR}: ${why})\n`);
+  ctx.skip();
+}

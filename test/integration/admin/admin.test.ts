@@ -47,9 +47,8 @@ describe('admin against a cluster', function () {
     const res = await client.invoke(brokerAddr, sendRequest('V2', sendHeader(topic, { KEYS: 'order-42', UNIQ_KEY: 'AC110001000000000000000000000042' }, 1), Buffer.from('payload')), 5000);
     expect(res.code).to.equal(ResponseCode.SUCCESS);
     const offsetMsgId = SendMessageResponseHeader.decode(res.extFields).msgId;
-    const stats = await admin.examineTopicStats(topic);
-    const q1 = stats.offsetTable.find(([q]) => q.queueId === 1)!;
-    expect(q1[1].maxOffset).to.equal(1);
+    // A Java broker dispatches to the consume queue asynchronously: wait for the offset rather than read it once.
+    await waitFor(async () => (await admin.examineTopicStats(topic)).offsetTable.find(([q]) => q.queueId === 1)?.[1].maxOffset === 1, 10000, 'queue 1 max offset 1');
     const viewed = await admin.viewMessage(offsetMsgId);
     expect(viewed.body.toString()).to.equal('payload');
     expect(viewed.offsetMsgId).to.equal(offsetMsgId);

@@ -9,7 +9,7 @@ import { ConsumeConcurrentlyStatus } from '../../../lib/consumer/listener';
 import type { DefaultMQPushConsumer } from '../../../lib/consumer/push-consumer';
 import { type OffsetStore, OffsetTable, ReadOffsetType } from '../../../lib/consumer/offset/offset-store';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
-import { randomName, waitFor } from '../../helpers/cluster';
+import { randomName, skipWhenExternal, waitFor } from '../../helpers/cluster';
 import { type ConsumerEnv, consumerEnv, expectAll, isBalanced } from './consumer-helpers';
 
 /** An offset store that knows nothing at first, as a broker answering QUERY_NOT_FOUND for a new group. */
@@ -52,6 +52,7 @@ describe('consumer: clustering end to end', function () {
 
   before(async function () {
     env = await consumerEnv();
+    skipWhenExternal(this, 'the tests restart the in-process broker and read its rebalance state');
     if (!env.tc.cluster) this.skip();
   });
   after(async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { getCluster, randomName, waitFor, type TestCluster } from '../../helpers/cluster';
+import { getCluster, randomName, skipWhenExternal, waitFor, type TestCluster } from '../../helpers/cluster';
 import { newClient, sendHeader, sendRequest } from '../broker/broker-helpers';
 import type { RemotingClient } from '../../../lib/transport/remoting-client';
 import { ResponseCode } from '../../../protocol/code/response-code';
@@ -42,6 +42,7 @@ describe('consumer: DefaultMQPushConsumer against the in-process cluster', funct
   }
 
   before(function () {
+    skipWhenExternal(this, 'the tests read the in-process broker\'s queues and locks');
     if (!tc.cluster) this.skip();
   });
 

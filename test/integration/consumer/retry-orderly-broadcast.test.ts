@@ -16,7 +16,7 @@ import { MessageModel } from '../../../protocol/body/heartbeat-data';
 import { encodeLockBatchRequestBody, encodeUnlockBatchRequestBody } from '../../../protocol/body/lock-batch';
 import type { RemotingClient } from '../../../lib/transport/remoting-client';
 import { newClient } from '../broker/broker-helpers';
-import { randomName, waitFor } from '../../helpers/cluster';
+import { randomName, skipWhenExternal, waitFor } from '../../helpers/cluster';
 import { type ConsumerEnv, consumerEnv } from './consumer-helpers';
 
 describe('consumer: retry, DLQ, orderly and broadcasting end to end', function () {
@@ -27,6 +27,7 @@ describe('consumer: retry, DLQ, orderly and broadcasting end to end', function (
 
   before(async function () {
     env = await consumerEnv({ storeConfig: { messageDelayLevel: Array(18).fill('1s').join(' ') } });
+    skipWhenExternal(this, 'the tests need 1 s delay levels on the in-process broker');
     if (!env.tc.cluster) this.skip();
     raw = newClient();
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'rocketmq-ts-offsets-'));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { getCluster, randomName, waitFor, type TestCluster } from '../../helpers/cluster';
+import { getCluster, randomName, skipWhenExternal, waitFor, type TestCluster } from '../../helpers/cluster';
 import { newClient, pullRequest } from '../broker/broker-helpers';
 import type { RemotingClient } from '../../../lib/transport/remoting-client';
 import { ResponseCode } from '../../../protocol/code/response-code';
@@ -40,7 +40,7 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
   const producers: TransactionMQProducer[] = [];
 
   before(async function () {
-    if (process.env.ROCKETMQ_NAMESRV_ADDR) this.skip();
+    skipWhenExternal(this, 'the tests set the in-process broker\'s transaction check interval and restart it');
     // No periodic check during the tests (60 s, and stopped before each test): each test runs the check passes it
     // needs (checkPass) once the answers to earlier checks have landed. A periodic check (it was every 200 ms) could
     // ask again before a busy machine delivered the answer to the last one, and a message got committed twice.

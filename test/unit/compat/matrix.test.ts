@@ -1,0 +1,32 @@
+import { expect } from 'chai';
+import { Matrix, regressions } from '../../compat/matrix';
+
+describe('compat matrix (test/compat/matrix.ts)', () => {
+  function sample(): Matrix {
+    const m = new Matrix(['4.9.8', 'ours']);
+    m.addRow('send', 'send: sync');
+    m.addRow('send', 'send: oneway');
+    m.set('send: sync', 'ours', 'ours', { outcome: 'pass' });
+    m.set('send: sync', 'ours', '4.9.8', { outcome: 'fail', reason: 'timed out' });
+    m.set('send: oneway', 'java', '4.9.8', { outcome: 'na', reason: 'not in 4.9.8' });
+    return m;
+  }
+
+  it('renders one column per client x server, notes for failures and n.a. cells', () => {
+    const md = sample().toMarkdown('t');
+    const header = md.split('\n').find((l) => l.startsWith('| feature'))!;
+    expect(header.split('|').length - 3).to.equal(6);
+    expect(md).to.include('| send: sync | **FAIL** [1] | pass | · | · | · | · |');
+    expect(md).to.include('| send: oneway | · | · | n.a. [2] | · | · | · |');
+    expect(md).to.include('1. FAIL: timed out');
+    expect(md).to.include('2. n.a.: not in 4.9.8');
+    expect(md).to.include('1 pass, 1 fail, 1 n.a.');
+  });
+
+  it('a regression is a baseline cell that ran and did not pass; cells not attempted are none', () => {
+    const m = sample();
+    const baseline = { pass: ['send: sync | ours | ours', 'send: sync | ours | 4.9.8', 'send: sync | ours | 5.3.3', 'send: oneway | ours | ours', 'send: oneway | java | 4.9.8'] };
+    expect(regressions(m, baseline)).to.deep.equal(['send: sync | ours | 4.9.8', 'send: oneway | java | 4.9.8']);
+    expect(m.passed()).to.deep.equal(['send: sync | ours | ours']);
+  });
+});
