@@ -29,60 +29,18 @@ import {
   formatDateTime, frontStringAtLeast, javaFormat, parseDateYMDHMSS, prettyFastjson, timeMillisToHumanString2,
 } from './java-format';
 
-type Out = (s: string) => void;
+import {
+  type Command, type OptionSpec, type Out, JSON_OPTION, bool, int, masterAddrsOfCluster, opt, targets, wantsJson,
+} from './admin/command';
+import { NAMESRV_COMMANDS } from './admin/namesrv';
+import { TOPIC_COMMANDS, topicConfigToString } from './admin/topic';
+import { MESSAGE_COMMANDS, printMessageDetail } from './admin/message';
+import { CONSUMER_COMMANDS } from './admin/consumer';
+import { BROKER_COMMANDS } from './admin/broker';
 
-interface OptionSpec {
-  long: string;
-  hasArg: boolean;
-  required?: boolean;
-  desc: string;
-}
-
-interface Command {
-  name: string;
-  desc: string;
-  options: Record<string, OptionSpec>;
-  run(admin: DefaultMQAdminExt, opts: Map<string, string>, out: Out): Promise<void>;
-}
-
-const opt = (long: string, desc: string, required = false, hasArg = true): OptionSpec => ({ long, hasArg, required, desc });
-const bool = (v: string | undefined, def: boolean): boolean => (v === undefined ? def : v.trim().toLowerCase() === 'true');
-const int = (v: string, what: string): number => {
-  const n = Number(v.trim());
-  if (!Number.isInteger(n)) throw new ConfigError(`${what} is not an integer: ${v}`);
-  return n;
-};
+export { topicConfigToString };
 
 // ---------------------------------------------------------------- CommandUtil
-
-/** CommandUtil.fetchMasterAddrByClusterName. */
-function masterAddrsOfCluster(info: ClusterInfo, clusterName: string, withSlaves = false): string[] {
-  const names = info.clusterAddrTable.get(clusterName);
-  if (!names) throw new ConfigError('[error] Make sure the specified clusterName exists or the name server connected to is correct.');
-  const out: string[] = [];
-  for (const name of names) {
-    const bd = info.brokerAddrTable.get(name);
-    if (!bd) continue;
-    if (withSlaves) out.push(...bd.brokerAddrs.values());
-    else {
-      const master = bd.brokerAddrs.get(0);
-      if (master) out.push(master);
-    }
-  }
-  return out;
-}
-
-async function targets(admin: DefaultMQAdminExt, opts: Map<string, string>, withSlaves = false): Promise<string[] | null> {
-  if (opts.has('b')) return [opts.get('b')!.trim()];
-  if (opts.has('c')) return masterAddrsOfCluster(await admin.examineBrokerClusterInfo(), opts.get('c')!.trim(), withSlaves);
-  return null;
-}
-
-/** TopicConfig.toString. */
-export function topicConfigToString(t: TopicConfig): string {
-  return `TopicConfig [topicName=${t.topicName}, readQueueNums=${t.readQueueNums}, writeQueueNums=${t.writeQueueNums}, `
-    + `perm=${perm2String(t.perm)}, topicFilterType=${t.topicFilterType}, topicSysFlag=${t.topicSysFlag}, order=${t.order}]`;
-}
 
 /** SubscriptionGroupConfig.toString. */
 export function subscriptionGroupConfigToString(c: SubscriptionGroupConfig): string {
@@ -450,7 +408,7 @@ const COMMANDS: Command[] = [
     options: { i: opt('msgId', 'Message Id', true) },
     async run(admin, opts, out) {
       for (const id of opts.get('i')!.split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
-        printMsg(await admin.viewMessage(id), out);
+        await printMessageDetail(admin, await admin.viewMessage(id), out, { json: wantsJson(opts) });
       }
     },
   },
@@ -508,33 +466,12 @@ const COMMANDS: Command[] = [
       }
     },
   },
+  ...TOPIC_COMMANDS,
+  ...MESSAGE_COMMANDS,
+  ...CONSUMER_COMMANDS,
+  ...BROKER_COMMANDS,
+  ...NAMESRV_COMMANDS,
 ];
-
-/** QueryMsgByIdSubCommand.printMsg (the body goes to a file under the temp dir, as mqadmin's /tmp/rocketmq/msgbodys). */
-function printMsg(msg: MessageExt, out: Out): void {
-  const dir = path.join(os.tmpdir(), 'rocketmq', 'msgbodys');
-  fs.mkdirSync(dir, { recursive: true });
-  const bodyPath = path.join(dir, msg.msgId);
-  fs.writeFileSync(bodyPath, msg.body);
-  const host = (h: { address: string; port: number }) => `${h.address}:${h.port}`;
-  const props = msg.properties;
-  const line = (k: string, v: unknown, conv = 's') => out(javaFormat(`%-20s %${conv}%n`, k, v));
-  line('OffsetID:', msg.offsetMsgId);
-  line('Topic:', msg.topic);
-  line('Tags:', `[${props[MessageConst.PROPERTY_TAGS] ?? 'null'}]`);
-  line('Keys:', `[${props[MessageConst.PROPERTY_KEYS] ?? 'null'}]`);
-  line('Queue ID:', msg.queueId, 'd');
-  line('Queue Offset:', msg.queueOffset, 'd');
-  line('CommitLog Offset:', msg.commitLogOffset, 'd');
-  line('Reconsume Times:', msg.reconsumeTimes, 'd');
-  line('Born Timestamp:', timeMillisToHumanString2(msg.bornTimestamp));
-  line('Store Timestamp:', timeMillisToHumanString2(msg.storeTimestamp));
-  line('Born Host:', host(msg.bornHost));
-  line('Store Host:', host(msg.storeHost));
-  line('System Flag:', msg.sysFlag, 'd');
-  line('Properties:', `{${Object.entries(props).map(([k, v]) => `${k}=${v}`).join(', ')}}`);
-  line('Message Body Path:', bodyPath);
-}
 
 function usage(): string {
   let s = 'usage: rocketmq-ts admin <command> -n <namesrvAddr> [options]\n\ncommands:\n';
@@ -545,13 +482,16 @@ function usage(): string {
 function commandUsage(c: Command): string {
   let s = `usage: rocketmq-ts admin ${c.name} [-n namesrvAddr] ${Object.entries(c.options).map(([k, o]) => (o.required ? `-${k} <${o.long}>` : `[-${k}${o.hasArg ? ` <${o.long}>` : ''}]`)).join(' ')}\n`;
   s += `  -n,--namesrvAddr <arg>  Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876\n`;
+  s += `  --json                  print a JSON document of what was found instead of mqadmin's layout\n`;
   for (const [k, o] of Object.entries(c.options)) s += `  -${k},--${o.long}${o.hasArg ? ' <arg>' : ''}  ${o.desc}\n`;
   return s;
 }
 
 /** Parses `-x value` / `--long value` / `--long=value` by the command's option table (plus -n, -h). */
 export function parseAdminOptions(c: Command | { options: Record<string, OptionSpec> }, argv: string[]): Map<string, string> {
-  const specs: Record<string, OptionSpec> = { n: opt('namesrvAddr', 'name server'), h: opt('help', 'help', false, false), ...c.options };
+  const specs: Record<string, OptionSpec> = {
+    n: opt('namesrvAddr', 'name server'), h: opt('help', 'help', false, false), [JSON_OPTION]: opt('json', 'print JSON', false, false), ...c.options,
+  };
   const byLong = new Map(Object.entries(specs).map(([k, o]) => [o.long, k]));
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {

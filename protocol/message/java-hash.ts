@@ -31,11 +31,16 @@ function tableSizeFor(initialCapacity: number, size: number): number {
  * `initialCapacity` (16 for `new HashMap<>()`) holding them.
  */
 export function javaHashOrder<T>(items: Iterable<T>, keyOf: (item: T) => string, initialCapacity = 16): T[] {
+  return javaHashOrderByHash(items, (item) => javaStringHashCode(keyOf(item)), initialCapacity);
+}
+
+/** As javaHashOrder, for keys whose Java `hashCode()` is `hashOf` (e.g. a MessageQueue's). */
+export function javaHashOrderByHash<T>(items: Iterable<T>, hashOf: (item: T) => number, initialCapacity = 16): T[] {
   const list = [...items];
   if (list.length < 2) return list;
   const mask = tableSizeFor(initialCapacity, list.length) - 1;
   const keyed = list.map((item, index) => {
-    const h = javaStringHashCode(keyOf(item));
+    const h = hashOf(item);
     return { item, index, bucket: (h ^ (h >>> 16)) & mask };
   });
   keyed.sort((a, b) => a.bucket - b.bucket || a.index - b.index);
