@@ -419,7 +419,7 @@ export class DefaultMQAdminExt extends ClientConfig {
   async pullMessage(mq: MessageQueue, subExpression: string, offset: number, maxNums: number): Promise<AdminPullResult> {
     const raw = await this.#api.pullMessage(await this.#masterOf(mq), {
       consumerGroup: TOOLS_CONSUMER_GROUP, topic: mq.topic, queueId: mq.queueId, queueOffset: offset, maxMsgNums: maxNums,
-      sysFlag: 0x2, // PullSysFlag.FLAG_SUBSCRIPTION
+      sysFlag: 0x4, // PullSysFlag.FLAG_SUBSCRIPTION
       commitOffset: 0, suspendTimeoutMillis: 0, subscription: subExpression, subVersion: 0, expressionType: 'TAG',
     }, this.timeoutMillis);
     const result: AdminPullResult = {
