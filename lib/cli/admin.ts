@@ -475,7 +475,7 @@ const COMMANDS: Command[] = [
 
 function usage(): string {
   let s = 'usage: rocketmq-ts admin <command> -n <namesrvAddr> [options]\n\ncommands:\n';
-  for (const c of COMMANDS) s += `  ${c.name.padEnd(20)}${c.desc}\n`;
+  for (const c of COMMANDS) s += `  ${c.name.padEnd(23)} ${c.desc}\n`;
   return s;
 }
 
