@@ -22,6 +22,7 @@ import { compareMessageQueue } from '../../protocol/message/message-queue';
 import type { MessageExt } from '../../protocol/message/message';
 import { MessageConst } from '../../protocol/message/message-const';
 import { ResponseCode } from '../../protocol/code/response-code';
+import { javaHashOrderKeys, javaPropertiesOrderKeys } from '../../protocol/message/java-hash';
 import { MixAll } from '../client/mix-all';
 import { getVersionDesc } from '../client/mq-version';
 import { ConfigError, MQClientError } from '../errors';
@@ -364,17 +365,33 @@ const COMMANDS: Command[] = [
     name: 'getBrokerConfig', desc: 'Get broker config by cluster or special broker!',
     options: { b: opt('brokerAddr', 'get which broker'), c: opt('clusterName', 'get which cluster') },
     async run(admin, opts, out) {
-      const addrs = await targets(admin, opts, true);
-      if (!addrs) throw new ConfigError('getBrokerConfig needs -b brokerAddr or -c clusterName');
-      for (const addr of addrs) {
-        if (opts.has('c')) out(javaFormat('============%s============\n', addr));
+      const getAndPrint = async (prefix: string, addr: string) => {
+        out(prefix);
         const props = await admin.getBrokerConfig(addr);
-        if (props.size === 0) {
-          out(javaFormat('Broker[%s] has no config property!\n', addr));
-          continue;
-        }
-        for (const [k, v] of props) out(javaFormat('%-50s=  %s\n', k, v));
+        for (const k of javaPropertiesOrderKeys(props.keys())) out(javaFormat('%-50s=  %s\n', k, props.get(k)));
         out('\n');
+      };
+      if (opts.has('b')) {
+        const addr = opts.get('b')!.trim();
+        return getAndPrint(javaFormat('============%s============\n', addr), addr);
+      }
+      if (!opts.has('c')) throw new ConfigError('getBrokerConfig needs -b brokerAddr or -c clusterName');
+      // CommandUtil.fetchMasterAndSlaveDistinguish: master address -> its slaves (a HashMap).
+      const info = await admin.examineBrokerClusterInfo();
+      const names = info.clusterAddrTable.get(opts.get('c')!.trim());
+      if (!names) throw new ConfigError('[error] Make sure the specified clusterName exists or the name server connected to is correct.');
+      const masters = new Map<string, string[]>();
+      for (const name of names) {
+        const bd = info.brokerAddrTable.get(name);
+        const master = bd?.brokerAddrs.get(0);
+        if (!bd || !master) continue;
+        masters.set(master, [...bd.brokerAddrs].filter(([id]) => id !== 0).map(([, a]) => a));
+      }
+      for (const master of javaHashOrderKeys(masters.keys())) {
+        await getAndPrint(javaFormat('============Master: %s============\n', master), master);
+        for (const slave of masters.get(master)!) {
+          await getAndPrint(javaFormat('============My Master: %s=====Slave: %s============\n', master, slave), slave);
+        }
       }
     },
   },

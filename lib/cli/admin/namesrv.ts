@@ -3,6 +3,7 @@
  *
  * @see org.apache.rocketmq.tools.command.namesrv
  */
+import { javaPropertiesOrderKeys } from '../../../protocol/message/java-hash';
 import { javaFormat } from '../java-format';
 import { errorReport } from '../cli-errors';
 import { type Command, opt, printJson, req, wantsJson } from './command';
@@ -23,7 +24,7 @@ export const NAMESRV_COMMANDS: Command[] = [
       if (wantsJson(opts)) return printJson(out, configs);
       for (const [addr, props] of configs) {
         out(javaFormat('============%s============\n', addr));
-        for (const [k, v] of props) out(javaFormat('%-50s=  %s\n', k, v));
+        for (const k of javaPropertiesOrderKeys(props.keys())) out(javaFormat('%-50s=  %s\n', k, props.get(k)));
       }
     },
   },
