@@ -78,6 +78,9 @@ export function prettyFastjson(text: string): string {
     }
     if (c === '"') { inString = true; out += c; continue; }
     if ((c === '{' || c === '[') && (text[i + 1] === '}' || text[i + 1] === ']')) { out += c + text[++i]; continue; }
+    // fastjson's MapSerializer starts a non-empty map with its first entry on the brace's line (a JavaBean gets a
+    // newline); from compact text, a map is told by a first key that is not a string (HashMap<Long, String>).
+    if (c === '{' && text[i + 1] !== '"') { depth++; out += c; continue; }
     if (c === '{' || c === '[') { depth++; out += c + nl(); continue; }
     if (c === '}' || c === ']') { depth--; out += nl() + c; continue; }
     if (c === ',') { out += c + nl(); continue; }
