@@ -6,21 +6,14 @@
  *
  * @see org.apache.rocketmq.tools.command.MQAdminStartup
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { DefaultMQAdminExt } from '../admin/default-mq-admin-ext';
-import { type ClusterInfo } from '../../protocol/body/cluster-info';
-import { perm2String } from '../../protocol/body/perm-name';
 import { newSubscriptionGroupConfig, type SubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
-import { newTopicConfig, type TopicConfig } from '../../protocol/body/topic-config';
+import { newTopicConfig } from '../../protocol/body/topic-config';
 import { topicRouteDataToJson } from '../../protocol/body/topic-route-data';
 import { buildTopicSysFlag } from '../../protocol/body/topic-sys-flag';
 import { debugEnabled, describeError, errorReport } from './cli-errors';
 import { toFastjson } from '../../protocol/body/fastjson';
 import { compareMessageQueue } from '../../protocol/message/message-queue';
-import type { MessageExt } from '../../protocol/message/message';
-import { MessageConst } from '../../protocol/message/message-const';
 import { ResponseCode } from '../../protocol/code/response-code';
 import { javaHashOrderKeys, javaPropertiesOrderKeys } from '../../protocol/message/java-hash';
 import { MixAll } from '../client/mix-all';
@@ -29,7 +22,6 @@ import { ConfigError, MQClientError } from '../errors';
 import {
   formatDateTime, frontStringAtLeast, javaFormat, parseDateYMDHMSS, prettyFastjson, timeMillisToHumanString2,
 } from './java-format';
-
 import {
   type Command, type OptionSpec, type Out, JSON_OPTION, bool, int, masterAddrsOfCluster, opt, targets, wantsJson,
 } from './admin/command';
@@ -40,8 +32,6 @@ import { CONSUMER_COMMANDS } from './admin/consumer';
 import { BROKER_COMMANDS } from './admin/broker';
 
 export { topicConfigToString };
-
-// ---------------------------------------------------------------- CommandUtil
 
 /** SubscriptionGroupConfig.toString. */
 export function subscriptionGroupConfigToString(c: SubscriptionGroupConfig): string {

@@ -86,7 +86,10 @@ export function javaPropertiesOrderKeys(keys: Iterable<string>): string[] {
       while (lastRun > 0 && (bin[lastRun - 1].hash & n) === runBit) lastRun--;
       const lo = runBit === 0 ? bin.slice(lastRun) : [];
       const hi = runBit === 0 ? [] : bin.slice(lastRun);
-      for (let j = 0; j < lastRun; j++) (bin[j].hash & n) === 0 ? lo.unshift(bin[j]) : hi.unshift(bin[j]);
+      for (let j = 0; j < lastRun; j++) {
+        if ((bin[j].hash & n) === 0) lo.unshift(bin[j]);
+        else hi.unshift(bin[j]);
+      }
       next[i] = lo;
       next[i + n] = hi;
     }

@@ -49,7 +49,6 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
 
   before(async function () {
     if (skip) {
-      // eslint-disable-next-line no-console
       console.log(`      ${skip}`);
       this.skip();
     }

@@ -8,7 +8,7 @@ import { runAdmin } from '../../../lib/cli/admin';
 import { DefaultMQAdminExt } from '../../../lib/admin/default-mq-admin-ext';
 import { DefaultMQProducer } from '../../../lib/producer/default-mq-producer';
 import { createMessage } from '../../../protocol/message/message';
-import { javaHashOrderByHash } from '../../../protocol/message/java-hash';
+import { javaHashOrderByHash, javaPropertiesOrderKeys } from '../../../protocol/message/java-hash';
 import { javaMessageQueueHashCode } from '../../../protocol/message/message-queue';
 import { javaPropertiesString } from '../../../lib/cli/admin/message';
 import { waitFor } from '../../helpers/cluster';
@@ -194,6 +194,15 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     const doc = JSON.parse((await run('statsAll', '-t', topic, '--json')).out);
     expect(doc).to.have.length(1);
     expect(doc[0]).to.include({ topic, group: null, accumulation: 0 });
+  });
+
+  it('java.util.Properties order: what Java 4.9.8 mqadmin printed for our name server\'s 16 keys (a resize reverses a bin)', () => {
+    const fileOrder = ['rocketmqHome', 'kvConfigPath', 'configStorePath', 'productEnvName', 'clusterTest', 'orderMessageEnable',
+      'scanNotActiveBrokerInterval', 'brokerChannelExpiredTime', 'configBlackList', 'enableAllTopicList', 'metricsPort',
+      'metricsPromExporterHost', 'enableTopicList', 'bindAddress', 'listenPort', 'serverChannelMaxIdleTimeSeconds'];
+    expect(javaPropertiesOrderKeys(fileOrder)).to.deep.equal(['enableTopicList', 'scanNotActiveBrokerInterval', 'serverChannelMaxIdleTimeSeconds',
+      'brokerChannelExpiredTime', 'bindAddress', 'configBlackList', 'metricsPromExporterHost', 'enableAllTopicList', 'kvConfigPath',
+      'configStorePath', 'clusterTest', 'orderMessageEnable', 'listenPort', 'productEnvName', 'rocketmqHome', 'metricsPort']);
   });
 
   it('getNamesrvConfig / updateNamesrvConfig / addWritePerm', async () => {
