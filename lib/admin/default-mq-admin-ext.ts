@@ -327,6 +327,11 @@ export class DefaultMQAdminExt extends ClientConfig {
     return adminApi.createSubscriptionGroup(this.#api, addr, config, this.timeoutMillis);
   }
 
+  /** Sets the group's consumer offset of one queue on one broker (UPDATE_CONSUMER_OFFSET, sync). */
+  updateConsumeOffset(brokerAddr: string, consumeGroup: string, mq: MessageQueue, offset: number): Promise<void> {
+    return this.#api.updateConsumerOffset(brokerAddr, { consumerGroup: consumeGroup, topic: mq.topic, queueId: mq.queueId, commitOffset: offset }, this.timeoutMillis);
+  }
+
   /** The group's subscription config on one broker (undefined when the broker has none). */
   async examineSubscriptionGroupConfig(addr: string, group: string): Promise<SubscriptionGroupConfig | undefined> {
     return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable.get(group);

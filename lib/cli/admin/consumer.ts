@@ -1,5 +1,5 @@
 /**
- * mqadmin's consumer and offset commands beyond the ones in lib/cli/admin.ts: getConsumerConfig,
+ * mqadmin's consumer and offset commands beyond the ones in lib/cli/admin.ts: getConsumerConfig, cloneGroupOffset,
  * skipAccumulatedMessage.
  *
  * @see org.apache.rocketmq.tools.command.consumer.GetConsumerConfigSubCommand
@@ -8,6 +8,7 @@
 import type { SubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 import { selectBrokerAddr } from '../../../protocol/body/topic-route-data';
 import { javaHashOrderKeys } from '../../../protocol/message/java-hash';
+import { ConfigError } from '../../errors';
 import { frontStringAtLeast, javaFormat } from '../java-format';
 import { type Command, bool, clusterOfBroker, opt, printJson, req, wantsJson } from './command';
 
@@ -36,6 +37,30 @@ export const CONSUMER_COMMANDS: Command[] = [
         out(javaFormat('=============================%s:%s=============================\n', f.clusterName, f.brokerName));
         for (const field of SUBSCRIPTION_GROUP_FIELDS) out(javaFormat('%s%-40s=  %s\n', '', field, f.config[field]));
       }
+    },
+  },
+  {
+    name: 'cloneGroupOffset', desc: 'clone offset from other group.',
+    options: {
+      s: opt('srcGroup', 'set source consumer group', true), d: opt('destGroup', 'set destination consumer group', true),
+      t: opt('topic', 'set the topic', true), o: opt('offline', 'the group or the topic is offline'),
+    },
+    async run(admin, opts, out) {
+      const srcGroup = req(opts, 's');
+      const destGroup = req(opts, 'd');
+      const topic = req(opts, 't');
+      const stats = await admin.examineConsumeStats(srcGroup);
+      if (stats.offsetTable.length > 0) {
+        const route = await admin.examineTopicRouteInfo(topic);
+        for (const [mq, w] of stats.offsetTable) {
+          const bd = route.brokerDatas.find((b) => b.brokerName === mq.brokerName);
+          const addr = bd ? selectBrokerAddr(bd) : undefined;
+          if (w.consumerOffset < 0) continue;
+          if (!addr) throw new ConfigError(`no broker ${mq.brokerName} in the route of ${topic}`);
+          await admin.updateConsumeOffset(addr, destGroup, mq, w.consumerOffset);
+        }
+      }
+      out(javaFormat('clone group offset success. srcGroup[%s], destGroup=[%s], topic[%s]', srcGroup, destGroup, topic));
     },
   },
   {

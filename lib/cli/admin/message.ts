@@ -1,5 +1,6 @@
 /**
- * mqadmin's message commands beyond queryMsgByKey: queryMsgByUniqueKey, queryMsgByOffset, printMsg, printMsgByQueue;
+ * mqadmin's message commands beyond queryMsgByKey: sendMessage, queryMsgByUniqueKey, queryMsgByOffset, printMsg,
+ * printMsgByQueue;
  * and QueryMsgByIdSubCommand.printMsg (shared with queryMsgById).
  *
  * The reads that Java does with a DefaultMQPullConsumer (group TOOLS_CONSUMER) go through
@@ -12,8 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { type DefaultMQAdminExt, messageTrackToString } from '../../admin/default-mq-admin-ext';
 import { PullStatus } from '../../client/mq-client-api-consumer';
+import type { SendResult } from '../../client/send-result';
+import { DefaultMQProducer } from '../../producer/default-mq-producer';
 import { javaHashOrder } from '../../../protocol/message/java-hash';
-import type { MessageExt } from '../../../protocol/message/message';
+import { type MessageExt, createMessage } from '../../../protocol/message/message';
 import { MessageConst } from '../../../protocol/message/message-const';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { ConfigError } from '../../errors';
@@ -123,6 +126,39 @@ function printBodyText(msg: MessageExt, charsetName: string): string {
 }
 
 export const MESSAGE_COMMANDS: Command[] = [
+  {
+    name: 'sendMessage', desc: 'Send a message',
+    options: {
+      t: opt('topic', 'Topic name', true), p: opt('body', 'UTF-8 string format of the message body', true), k: opt('key', 'Message keys'),
+      c: opt('tags', 'Message tags'), b: opt('broker', 'Send message to target broker'), i: opt('qid', 'Send message to target queue'),
+      m: opt('msgTraceEnable', 'Message Trace Enable, Default: false'),
+    },
+    async run(admin, opts, out) {
+      const topic = req(opts, 't');
+      if (opts.has('i') && !opts.has('b')) {
+        out('Broker name must be set if the queue is chosen!');
+        return;
+      }
+      const msg = createMessage(topic, Buffer.from(req(opts, 'p'), 'utf8'), {
+        tags: opts.has('c') ? req(opts, 'c') : undefined, keys: opts.has('k') ? req(opts, 'k') : undefined,
+      });
+      const producer = new DefaultMQProducer({
+        producerGroup: String(Date.now()), namesrvAddr: admin.getNameServerAddressList().join(';'), instanceName: `sendMessage-${Date.now()}`,
+      });
+      let result: SendResult;
+      await producer.start();
+      try {
+        result = opts.has('b') && opts.has('i')
+          ? await producer.send(msg, { topic, brokerName: req(opts, 'b'), queueId: int(req(opts, 'i'), 'qid') })
+          : await producer.send(msg);
+      } finally {
+        await producer.shutdown();
+      }
+      if (wantsJson(opts)) return printJson(out, result);
+      out(javaFormat('%-32s  %-4s  %-20s    %s%n', '#Broker Name', '#QID', '#Send Result', '#MsgId'));
+      out(javaFormat('%-32s  %-4s  %-20s    %s%n', result.messageQueue.brokerName, result.messageQueue.queueId, result.sendStatus, result.msgId));
+    },
+  },
   {
     name: 'queryMsgByUniqueKey', desc: 'Query Message by Unique key',
     options: {

@@ -8,6 +8,7 @@ import { runAdmin } from '../../../lib/cli/admin';
 import { DefaultMQAdminExt } from '../../../lib/admin/default-mq-admin-ext';
 import { DefaultMQProducer } from '../../../lib/producer/default-mq-producer';
 import { createMessage } from '../../../protocol/message/message';
+import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { javaHashOrderByHash, javaPropertiesOrderKeys } from '../../../protocol/message/java-hash';
 import { javaMessageQueueHashCode } from '../../../protocol/message/message-queue';
 import { javaPropertiesString } from '../../../lib/cli/admin/message';
@@ -215,6 +216,29 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     await run('wipeWritePerm', '-b', 'broker-a');
     r = await run('addWritePerm', '-b', 'broker-a');
     expect(r.out).to.match(new RegExp(`^add write perm of broker\\[broker-a\\] in name server\\[${cluster.namesrvAddr}\\] OK, [1-9]\\d*\\n$`));
+  });
+
+  it('sendMessage to a chosen queue, then cloneGroupOffset copies a group\'s offsets', async () => {
+    let r = await run('sendMessage', '-t', topic, '-p', 'hello', '-c', 'TagC', '-k', 'sk', '-b', 'broker-a', '-i', '1');
+    expect(r.code, r.err).to.equal(0);
+    expect(r.lines[0]).to.equal(`${'#Broker Name'.padEnd(32)}  #QID  ${'#Send Result'.padEnd(20)}    #MsgId`);
+    expect(r.lines[1]).to.match(/^broker-a {24}  1 {3}  SEND_OK {13}    [0-9A-F]{32}$/);
+    expect(r.lines).to.have.length(3);
+    expect((await run('sendMessage', '-t', topic, '-p', 'x', '-i', '1')).out).to.equal('Broker name must be set if the queue is chosen!');
+    const sendDoc = JSON.parse((await run('sendMessage', '-t', topic, '-p', 'json', '--json')).out);
+    expect(sendDoc.sendStatus).to.equal('SEND_OK');
+
+    const mq = { topic, brokerName: 'broker-a', queueId: 0 };
+    await admin.createAndUpdateTopicConfig(brokerAddr, newTopicConfig('%RETRY%CloneSrc', { readQueueNums: 1, writeQueueNums: 1 }));
+    await admin.updateConsumeOffset(brokerAddr, 'CloneSrc', mq, 1);
+    await waitFor(async () => (await admin.fetchAllTopicList()).topicList.includes('%RETRY%CloneSrc'), 10_000, 'retry topic');
+    r = await run('cloneGroupOffset', '-s', 'CloneSrc', '-d', 'CloneDest', '-t', topic);
+    expect(r.code, r.err).to.equal(0);
+    expect(r.out).to.equal(`clone group offset success. srcGroup[CloneSrc], destGroup=[CloneDest], topic[${topic}]`);
+    await admin.createAndUpdateTopicConfig(brokerAddr, newTopicConfig('%RETRY%CloneDest', { readQueueNums: 1, writeQueueNums: 1 }));
+    await waitFor(async () => (await admin.fetchAllTopicList()).topicList.includes('%RETRY%CloneDest'), 10_000, 'retry topic');
+    const dest = await admin.examineConsumeStats('CloneDest', topic);
+    expect(dest.offsetTable.find(([q]) => q.queueId === 0)![1].consumerOffset).to.equal(1);
   });
 
   it('skipAccumulatedMessage needs the group online (as INVOKE_BROKER_TO_RESET_OFFSET)', async () => {
