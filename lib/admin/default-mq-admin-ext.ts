@@ -14,7 +14,7 @@
  */
 import { ResponseCode } from '../../protocol/code/response-code';
 import type { ClusterInfo } from '../../protocol/body/cluster-info';
-import type { ConsumeStats } from '../../protocol/body/consume-stats';
+import type { ConsumeStats, ConsumeStatsList } from '../../protocol/body/consume-stats';
 import type { ConsumerConnection, ProducerConnection } from '../../protocol/body/consumer-connection';
 import type { ConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
 import type { GroupList } from '../../protocol/body/group-list';
@@ -377,6 +377,11 @@ export class DefaultMQAdminExt extends ClientConfig {
 
   updateBrokerConfig(brokerAddr: string, properties: ReadonlyMap<string, string> | Readonly<Record<string, string>>): Promise<void> {
     return adminApi.updateBrokerConfig(this.#api, brokerAddr, properties, this.timeoutMillis);
+  }
+
+  /** The consume stats of every subscription group of one broker (GET_BROKER_CONSUME_STATS). */
+  fetchConsumeStatsInBroker(brokerAddr: string, isOrder: boolean, timeoutMillis: number = this.timeoutMillis): Promise<ConsumeStatsList> {
+    return adminApi.fetchConsumeStatsInBroker(this.#api, brokerAddr, isOrder, timeoutMillis);
   }
 
   /** One BrokerStatsManager counter of a broker (VIEW_BROKER_STATS_DATA), e.g. TOPIC_PUT_NUMS / topic. */

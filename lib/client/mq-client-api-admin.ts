@@ -10,7 +10,8 @@
 import { RequestCode } from '../../protocol/code/request-code';
 import { ResponseCode } from '../../protocol/code/response-code';
 import { type ClusterInfo, decodeClusterInfo } from '../../protocol/body/cluster-info';
-import { type ConsumeStats, decodeConsumeStats } from '../../protocol/body/consume-stats';
+import { type ConsumeStats, type ConsumeStatsList, decodeConsumeStats, decodeConsumeStatsList } from '../../protocol/body/consume-stats';
+import { GetConsumeStatsInBrokerHeader } from '../../protocol/header/get-consume-stats-in-broker-header';
 import {
   type ConsumerConnection, type ProducerConnection, decodeConsumerConnection, decodeProducerConnection,
 } from '../../protocol/body/consumer-connection';
@@ -264,6 +265,13 @@ export async function getConsumeStats(api: RequestInvoker, addr: string, consume
   const ext = GetConsumeStatsRequestHeader.encode(topic === undefined ? { consumerGroup } : { consumerGroup, topic });
   const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_CONSUME_STATS, ext), timeoutMillis);
   return decodeConsumeStats(bodyOf(response, addr));
+}
+
+/** GET_BROKER_CONSUME_STATS (317): the consume stats of every subscription group of the broker (only order topics with isOrder). */
+export async function fetchConsumeStatsInBroker(api: RequestInvoker, addr: string, isOrder: boolean, timeoutMillis: number): Promise<ConsumeStatsList> {
+  const ext = GetConsumeStatsInBrokerHeader.encode({ isOrder });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_CONSUME_STATS, ext), timeoutMillis);
+  return decodeConsumeStatsList(bodyOf(response, addr));
 }
 
 /** GET_CONSUMER_CONNECTION_LIST (203). */

@@ -1,14 +1,16 @@
 /**
- * mqadmin's broker-side statistics commands beyond brokerStatus: statsAll.
+ * mqadmin's broker-side statistics commands beyond brokerStatus: brokerConsumeStats, statsAll.
  *
+ * @see org.apache.rocketmq.tools.command.broker.BrokerConsumeStatsSubCommad
  * @see org.apache.rocketmq.tools.command.stats.StatsAllSubCommand
  */
 import type { DefaultMQAdminExt } from '../../admin/default-mq-admin-ext';
 import type { BrokerStatsData } from '../../../protocol/body/broker-stats-data';
 import { MASTER_ID } from '../../../protocol/body/topic-route-data';
 import { MixAll } from '../../client/mix-all';
-import { frontStringAtLeast, javaFormat } from '../java-format';
-import { type Command, type Out, opt, printJson, wantsJson } from './command';
+import { compareMessageQueue } from '../../../protocol/message/message-queue';
+import { formatDateTime, frontStringAtLeast, javaFormat } from '../java-format';
+import { type Command, type Out, bool, int, opt, printJson, req, wantsJson } from './command';
 
 /** StatsAllSubCommand.compute24HourSum: the day's sum, else the hour's, else the minute's. */
 export function compute24HourSum(bsd: BrokerStatsData): number {
@@ -82,6 +84,36 @@ function printStatsRow(out: Out, r: StatsRow): void {
 }
 
 export const BROKER_COMMANDS: Command[] = [
+  {
+    name: 'brokerConsumeStats', desc: 'Fetch broker consume stats data',
+    options: {
+      b: opt('brokerAddr', 'Broker address', true), t: opt('timeoutMillis', 'request timeout Millis'), l: opt('level', 'threshold of print diff'),
+      o: opt('order', 'order topic'),
+    },
+    async run(admin, opts, out) {
+      const brokerAddr = req(opts, 'b');
+      const isOrder = bool(opts.get('o'), false);
+      const timeoutMillis = opts.has('t') ? int(req(opts, 't'), 'timeoutMillis') : 50_000;
+      const diffLevel = opts.has('l') ? int(req(opts, 'l'), 'level') : 0;
+      const list = await admin.fetchConsumeStatsInBroker(brokerAddr, isOrder, timeoutMillis);
+      if (wantsJson(opts)) return printJson(out, list);
+      out(javaFormat('%-64s  %-64s  %-32s  %-4s  %-20s  %-20s  %-20s  %s%n',
+        '#Topic', '#Group', '#Broker Name', '#QID', '#Broker Offset', '#Consumer Offset', '#Diff', '#LastTime'));
+      for (const map of list.consumeStatsList) {
+        for (const [group, statsArray] of map) {
+          for (const stats of statsArray) {
+            for (const [mq, w] of [...stats.offsetTable].sort((a, b) => compareMessageQueue(a[0], b[0]))) {
+              const diff = w.brokerOffset - w.consumerOffset;
+              if (diff < diffLevel || w.lastTimestamp <= 0) continue;
+              out(javaFormat('%-64s  %-64s  %-32s  %-4d  %-20d  %-20d  %-20d  %s%n', frontStringAtLeast(mq.topic, 64), group,
+                frontStringAtLeast(mq.brokerName, 32), mq.queueId, w.brokerOffset, w.consumerOffset, diff, formatDateTime(w.lastTimestamp)));
+            }
+          }
+        }
+      }
+      out(javaFormat('%nDiff Total: %d%n', list.totalDiff));
+    },
+  },
   {
     name: 'statsAll', desc: 'Topic and Consumer tps stats',
     options: { a: opt('activeTopic', 'print active topic only', false, false), t: opt('topic', 'print select topic only') },

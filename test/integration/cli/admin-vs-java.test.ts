@@ -109,6 +109,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
       { args: ['consumerProgress'], mask: maskFloats },
       { args: ['consumerProgress', '-g', group], mask: maskFloats },
       { args: ['statsAll'], mask: maskFloats },
+      { args: ['brokerConsumeStats', '-b', brokerAddr] },
       { args: ['updateOrderConf', '-t', topic, '-m', 'get'] },
       { args: ['queryMsgByKey', '-t', topic, '-k', 'shared'] },
       { args: ['queryMsgById', '-i', last.offsetMsgId] },

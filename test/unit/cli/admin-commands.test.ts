@@ -9,6 +9,8 @@ import { DefaultMQAdminExt } from '../../../lib/admin/default-mq-admin-ext';
 import { DefaultMQProducer } from '../../../lib/producer/default-mq-producer';
 import { createMessage } from '../../../protocol/message/message';
 import { newTopicConfig } from '../../../protocol/body/topic-config';
+import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
+import { javaFormat } from '../../../lib/cli/java-format';
 import { javaHashOrderByHash, javaPropertiesOrderKeys } from '../../../protocol/message/java-hash';
 import { javaMessageQueueHashCode } from '../../../protocol/message/message-queue';
 import { javaPropertiesString } from '../../../lib/cli/admin/message';
@@ -239,6 +241,25 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     await waitFor(async () => (await admin.fetchAllTopicList()).topicList.includes('%RETRY%CloneDest'), 10_000, 'retry topic');
     const dest = await admin.examineConsumeStats('CloneDest', topic);
     expect(dest.offsetTable.find(([q]) => q.queueId === 0)![1].consumerOffset).to.equal(1);
+  });
+
+  it('brokerConsumeStats: the rows of queues with a last consume time, then the diff total', async () => {
+    await admin.createAndUpdateSubscriptionGroupConfig(brokerAddr, newSubscriptionGroupConfig('BcsGroup'));
+    const qid = sent[0].queueId;
+    const brokerOffset = (await admin.examineTopicStats(topic)).offsetTable.find(([q]) => q.queueId === qid)![1].maxOffset;
+    await admin.updateConsumeOffset(brokerAddr, 'BcsGroup', { topic, brokerName: 'broker-a', queueId: qid }, 1);
+    const r = await run('brokerConsumeStats', '-b', brokerAddr);
+    expect(r.code, r.err).to.equal(0);
+    expect(r.lines[0]).to.equal(javaFormat('%-64s  %-64s  %-32s  %-4s  %-20s  %-20s  %-20s  %s',
+      '#Topic', '#Group', '#Broker Name', '#QID', '#Broker Offset', '#Consumer Offset', '#Diff', '#LastTime'));
+    const row = r.lines.find((l) => l.includes('BcsGroup'))!;
+    expect(row).to.match(new RegExp(`^${javaFormat('%-64s  %-64s  %-32s  %-4d  %-20d  %-20d  %-20d  ', topic, 'BcsGroup', 'broker-a', qid, brokerOffset, 1, brokerOffset - 1)}`
+      + '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$'));
+    expect(r.lines.at(-3)).to.equal('');
+    expect(r.lines.at(-2)).to.match(/^Diff Total: \d+$/);
+    const doc = JSON.parse((await run('brokerConsumeStats', '-b', brokerAddr, '--json')).out);
+    expect(doc.brokerAddr).to.equal(brokerAddr);
+    expect(doc.consumeStatsList.some((m: Record<string, unknown>) => 'BcsGroup' in m)).to.equal(true);
   });
 
   it('skipAccumulatedMessage needs the group online (as INVOKE_BROKER_TO_RESET_OFFSET)', async () => {
