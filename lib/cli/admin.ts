@@ -15,7 +15,7 @@ import { debugEnabled, describeError, errorReport } from './cli-errors';
 import { toFastjson } from '../../protocol/body/fastjson';
 import { compareMessageQueue } from '../../protocol/message/message-queue';
 import { ResponseCode } from '../../protocol/code/response-code';
-import { javaHashOrderKeys, javaPropertiesOrderKeys } from '../../protocol/message/java-hash';
+import { javaPropertiesOrderKeys } from '../../protocol/message/java-hash';
 import { MixAll } from '../client/mix-all';
 import { getVersionDesc } from '../client/mq-version';
 import { ConfigError, MQClientError } from '../errors';
@@ -23,13 +23,14 @@ import {
   formatDateTime, frontStringAtLeast, javaFormat, parseDateYMDHMSS, prettyFastjson, timeMillisToHumanString2,
 } from './java-format';
 import {
-  type Command, type OptionSpec, type Out, JSON_OPTION, bool, int, masterAddrsOfCluster, opt, targets, wantsJson,
+  type Command, type OptionSpec, type Out, JSON_OPTION, bool, int, masterAddrsOfCluster, masterAndSlaveOfCluster, opt, targets, wantsJson,
 } from './admin/command';
 import { NAMESRV_COMMANDS } from './admin/namesrv';
 import { TOPIC_COMMANDS, topicConfigToString } from './admin/topic';
 import { MESSAGE_COMMANDS, printMessageDetail } from './admin/message';
 import { CONSUMER_COMMANDS } from './admin/consumer';
 import { BROKER_COMMANDS } from './admin/broker';
+import { EXPORT_COMMANDS } from './admin/export';
 
 export { topicConfigToString };
 
@@ -366,18 +367,8 @@ const COMMANDS: Command[] = [
         return getAndPrint(javaFormat('============%s============\n', addr), addr);
       }
       if (!opts.has('c')) throw new ConfigError('getBrokerConfig needs -b brokerAddr or -c clusterName');
-      // CommandUtil.fetchMasterAndSlaveDistinguish: master address -> its slaves (a HashMap).
-      const info = await admin.examineBrokerClusterInfo();
-      const names = info.clusterAddrTable.get(opts.get('c')!.trim());
-      if (!names) throw new ConfigError('[error] Make sure the specified clusterName exists or the name server connected to is correct.');
-      const masters = new Map<string, string[]>();
-      for (const name of names) {
-        const bd = info.brokerAddrTable.get(name);
-        const master = bd?.brokerAddrs.get(0);
-        if (!bd || !master) continue;
-        masters.set(master, [...bd.brokerAddrs].filter(([id]) => id !== 0).map(([, a]) => a));
-      }
-      for (const master of javaHashOrderKeys(masters.keys())) {
+      const masters = await masterAndSlaveOfCluster(admin, opts.get('c')!.trim());
+      for (const master of masters.keys()) {
         await getAndPrint(javaFormat('============Master: %s============\n', master), master);
         for (const slave of masters.get(master)!) {
           await getAndPrint(javaFormat('============My Master: %s=====Slave: %s============\n', master, slave), slave);
@@ -478,6 +469,7 @@ const COMMANDS: Command[] = [
   ...CONSUMER_COMMANDS,
   ...BROKER_COMMANDS,
   ...NAMESRV_COMMANDS,
+  ...EXPORT_COMMANDS,
 ];
 
 function usage(): string {

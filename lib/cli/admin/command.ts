@@ -10,6 +10,7 @@
  */
 import type { DefaultMQAdminExt } from '../../admin/default-mq-admin-ext';
 import type { ClusterInfo } from '../../../protocol/body/cluster-info';
+import { javaHashOrderKeys } from '../../../protocol/message/java-hash';
 import { ConfigError } from '../../errors';
 
 export type Out = (s: string) => void;
@@ -100,4 +101,22 @@ export async function targets(admin: DefaultMQAdminExt, opts: Map<string, string
 export function clusterOfBroker(info: ClusterInfo, brokerName: string): string | null {
   for (const [cluster, names] of info.clusterAddrTable) if (names.includes(brokerName)) return cluster;
   return null;
+}
+
+/**
+ * CommandUtil.fetchMasterAndSlaveDistinguish: master address -> its slaves' addresses, in the order of Java's
+ * `new HashMap<>(4)`.
+ */
+export async function masterAndSlaveOfCluster(admin: DefaultMQAdminExt, clusterName: string): Promise<Map<string, string[]>> {
+  const info = await admin.examineBrokerClusterInfo();
+  const names = info.clusterAddrTable.get(clusterName);
+  if (!names) throw new ConfigError('[error] Make sure the specified clusterName exists or the name server connected to is correct.');
+  const map = new Map<string, string[]>();
+  for (const name of names) {
+    const bd = info.brokerAddrTable.get(name);
+    const master = bd?.brokerAddrs.get(0);
+    if (!bd || master === undefined) continue;
+    map.set(master, [...bd.brokerAddrs].filter(([id]) => id !== 0).map(([, a]) => a));
+  }
+  return new Map(javaHashOrderKeys(map.keys(), 4).map((m) => [m, map.get(m)!]));
 }

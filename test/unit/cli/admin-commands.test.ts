@@ -2,6 +2,9 @@
  * The mqadmin commands of lib/cli/admin/ against our in-process cluster: each command's output, line by line, in
  * Java mqadmin's layout (the format strings of the Java SubCommands), and its --json document.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { startCluster, type Cluster } from '../../../lib/server';
 import { runAdmin } from '../../../lib/cli/admin';
@@ -260,6 +263,23 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     const doc = JSON.parse((await run('brokerConsumeStats', '-b', brokerAddr, '--json')).out);
     expect(doc.brokerAddr).to.equal(brokerAddr);
     expect(doc.consumeStatsList.some((m: Record<string, unknown>) => 'BcsGroup' in m)).to.equal(true);
+  });
+
+  it('exportConfigs writes configs.json as fastjson pretty-prints maps', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'export-configs-'));
+    try {
+      const r = await run('exportConfigs', '-c', 'DefaultCluster', '-f', dir);
+      expect(r.code, r.err).to.equal(0);
+      expect(r.out).to.equal(`export ${dir}/configs.json success`);
+      const text = fs.readFileSync(path.join(dir, 'configs.json'), 'utf8');
+      const doc = JSON.parse(text);
+      expect(doc.clusterScale).to.deep.equal({ namesrvSize: 1, masterBrokerSize: 1, slaveBrokerSize: 0 });
+      expect(doc.brokerConfigs['broker-a']).to.include({ brokerClusterName: 'DefaultCluster', brokerName: 'broker-a', brokerId: '0' });
+      expect(text.startsWith('{"')).to.equal(true); // a map's first entry stays on the brace's line
+      expect(text).to.match(/"brokerConfigs":\{"broker-a":\{"/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('skipAccumulatedMessage needs the group online (as INVOKE_BROKER_TO_RESET_OFFSET)', async () => {
