@@ -127,6 +127,58 @@ function printBodyText(msg: MessageExt, charsetName: string): string {
 
 export const MESSAGE_COMMANDS: Command[] = [
   {
+    name: 'checkMsgSendRT', desc: 'check message send response time',
+    options: {
+      t: opt('topic', 'topic name', true), a: opt('amount', 'message amount | default 100'), s: opt('size', 'message size | default 128 Byte'),
+    },
+    async run(admin, opts, out) {
+      const topic = req(opts, 't');
+      const amount = opts.has('a') ? int(req(opts, 'a'), 'amount') : 100;
+      const msgSize = opts.has('s') ? int(req(opts, 's'), 'size') : 128;
+      const json = wantsJson(opts);
+      const producer = new DefaultMQProducer({
+        producerGroup: String(Date.now()), namesrvAddr: admin.getNameServerAddressList().join(';'), instanceName: `checkMsgSendRT-${Date.now()}`,
+      });
+      await producer.start();
+      const rows: Array<{ brokerName: string; queueId: number; sendSuccess: boolean; rt: number }> = [];
+      let timeElapsed = 0;
+      try {
+        if (!json) out(javaFormat('%-32s  %-4s  %-20s    %s%n', '#Broker Name', '#QID', '#Send Result', '#RT'));
+        // As Java: the last queue chosen is remembered across sends (also shown for a failed send).
+        let brokerName = '';
+        let queueId = 0;
+        const selector = {
+          select(mqs: readonly MessageQueue[], _msg: unknown, arg: unknown): MessageQueue {
+            const queue = mqs[(arg as number) % mqs.length];
+            brokerName = queue.brokerName;
+            queueId = queue.queueId;
+            return queue;
+          },
+        };
+        for (let i = 0; i < amount; i++) {
+          const msg = createMessage(topic, Buffer.alloc(msgSize, 'a'));
+          const start = Date.now();
+          let sendSuccess: boolean;
+          try {
+            await producer.send(msg, selector, i);
+            sendSuccess = true;
+          } catch {
+            sendSuccess = false;
+          }
+          const rt = Date.now() - start;
+          if (i !== 0) timeElapsed += rt;
+          rows.push({ brokerName, queueId, sendSuccess, rt });
+          if (!json) out(javaFormat('%-32s  %-4s  %-20s    %s%n', brokerName, queueId, sendSuccess, rt));
+        }
+      } finally {
+        await producer.shutdown();
+      }
+      const avg = timeElapsed / (amount - 1);
+      if (json) return printJson(out, { sends: rows, avgRT: avg });
+      out(javaFormat('Avg RT: %s%n', Number.isFinite(avg) ? javaFormat('%.2f', avg) : avg > 0 ? 'Infinity' : 'NaN'));
+    },
+  },
+  {
     name: 'sendMessage', desc: 'Send a message',
     options: {
       t: opt('topic', 'Topic name', true), p: opt('body', 'UTF-8 string format of the message body', true), k: opt('key', 'Message keys'),

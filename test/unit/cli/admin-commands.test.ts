@@ -282,6 +282,16 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     }
   });
 
+  it('checkMsgSendRT: one row per send over the queues in turn, then the average RT', async () => {
+    const r = await run('checkMsgSendRT', '-t', topic, '-a', '3', '-s', '16');
+    expect(r.code, r.err).to.equal(0);
+    expect(r.lines[0]).to.equal(`${'#Broker Name'.padEnd(32)}  #QID  ${'#Send Result'.padEnd(20)}    #RT`);
+    expect(r.lines.slice(1, 4).map((l) => l.replace(/ {4}\d+$/, ''))).to.deep.equal([0, 1, 0].map((q) => `${'broker-a'.padEnd(32)}  ${String(q).padEnd(4)}  ${'true'.padEnd(20)}`));
+    expect(r.lines[4]).to.match(/^Avg RT: \d+\.\d\d$/);
+    expect(r.lines).to.have.length(6);
+    expect((await run('checkMsgSendRT', '-t', topic, '-a', '1')).lines[2]).to.equal('Avg RT: NaN');
+  });
+
   it('skipAccumulatedMessage needs the group online (as INVOKE_BROKER_TO_RESET_OFFSET)', async () => {
     const r = await run('skipAccumulatedMessage', '-g', 'NoSuchGroup', '-t', topic);
     if (r.code === 0) {
