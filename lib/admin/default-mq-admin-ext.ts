@@ -422,13 +422,13 @@ export class DefaultMQAdminExt extends ClientConfig {
   }
 
   /**
-   * Pulls up to `maxNums` messages of `mq` from `offset` as group TOOLS_CONSUMER, without committing an offset;
+   * Pulls up to `maxNums` messages of `mq` from `offset` as `consumerGroup` (TOOLS_CONSUMER), without committing an offset;
    * like DefaultMQPullConsumer.pull: messages whose tag is not in `subExpression` are dropped, MIN_OFFSET and
    * MAX_OFFSET are set as properties.
    */
-  async pullMessage(mq: MessageQueue, subExpression: string, offset: number, maxNums: number): Promise<AdminPullResult> {
+  async pullMessage(mq: MessageQueue, subExpression: string, offset: number, maxNums: number, consumerGroup = TOOLS_CONSUMER_GROUP): Promise<AdminPullResult> {
     const raw = await this.#api.pullMessage(await this.#masterOf(mq), {
-      consumerGroup: TOOLS_CONSUMER_GROUP, topic: mq.topic, queueId: mq.queueId, queueOffset: offset, maxMsgNums: maxNums,
+      consumerGroup, topic: mq.topic, queueId: mq.queueId, queueOffset: offset, maxMsgNums: maxNums,
       sysFlag: 0x4, // PullSysFlag.FLAG_SUBSCRIPTION
       commitOffset: 0, suspendTimeoutMillis: 0, subscription: subExpression, subVersion: 0, expressionType: 'TAG',
     }, this.timeoutMillis);

@@ -23,7 +23,7 @@ import {
   formatDateTime, frontStringAtLeast, javaFormat, parseDateYMDHMSS, prettyFastjson, timeMillisToHumanString2,
 } from './java-format';
 import {
-  type Command, type OptionSpec, type Out, JSON_OPTION, bool, int, masterAddrsOfCluster, masterAndSlaveOfCluster, opt, targets, wantsJson,
+  type Command, type OptionSpec, type Out, JSON_OPTION, bool, int, masterAddrsOfCluster, masterAndSlaveOfCluster, opt, printJson, targets, wantsJson,
 } from './admin/command';
 import { NAMESRV_COMMANDS } from './admin/namesrv';
 import { TOPIC_COMMANDS, topicConfigToString } from './admin/topic';
@@ -47,8 +47,9 @@ export function subscriptionGroupConfigToString(c: SubscriptionGroupConfig): str
 const COMMANDS: Command[] = [
   {
     name: 'clusterList', desc: 'List all of clusters', options: {},
-    async run(admin, _opts, out) {
+    async run(admin, opts, out) {
       const info = await admin.examineBrokerClusterInfo();
+      if (wantsJson(opts)) return printJson(out, info);
       const fmt = '%-16s  %-22s  %-4s  %-22s %-16s %19s %19s %10s %5s %6s%n';
       out(javaFormat(fmt, '#Cluster Name', '#Broker Name', '#BID', '#Addr', '#Version', '#InTPS(LOAD)', '#OutTPS(LOAD)', '#PCWait(ms)', '#Hour', '#SPACE'));
       for (const [clusterName, brokerNames] of info.clusterAddrTable) {
@@ -83,6 +84,7 @@ const COMMANDS: Command[] = [
     name: 'topicList', desc: 'Fetch all topic list from name server', options: { c: opt('clusterModel', 'clusterModel', false, false) },
     async run(admin, opts, out) {
       const topics = (await admin.fetchAllTopicList()).topicList;
+      if (wantsJson(opts) && !opts.has('c')) return printJson(out, topics);
       if (!opts.has('c')) {
         for (const t of topics) out(javaFormat('%s%n', t));
         return;
@@ -114,6 +116,7 @@ const COMMANDS: Command[] = [
     options: { t: opt('topic', 'topic name', true), l: opt('list', 'Use list format to print data', false, false) },
     async run(admin, opts, out) {
       const route = await admin.examineTopicRouteInfo(opts.get('t')!.trim());
+      if (wantsJson(opts)) return printJson(out, route);
       if (!opts.has('l')) {
         out(javaFormat('%s%n', prettyFastjson(toFastjson(topicRouteDataToJson(route)))));
         return;
@@ -139,6 +142,7 @@ const COMMANDS: Command[] = [
     name: 'topicStatus', desc: 'Examine topic Status info', options: { t: opt('topic', 'topic name', true) },
     async run(admin, opts, out) {
       const stats = await admin.examineTopicStats(opts.get('t')!.trim());
+      if (wantsJson(opts)) return printJson(out, stats.offsetTable.map(([q, o]) => ({ ...q, ...o })));
       out(javaFormat('%-32s  %-4s  %-20s  %-20s    %s%n', '#Broker Name', '#QID', '#Min Offset', '#Max Offset', '#Last Updated'));
       for (const [q, o] of [...stats.offsetTable].sort((a, b) => compareMessageQueue(a[0], b[0]))) {
         out(javaFormat('%-32s  %-4d  %-20d  %-20d    %s%n', frontStringAtLeast(q.brokerName, 32), q.queueId, o.minOffset, o.maxOffset,
@@ -208,6 +212,7 @@ const COMMANDS: Command[] = [
     async run(admin, opts, out) {
       if (opts.has('g')) {
         const stats = await admin.examineConsumeStats(opts.get('g')!.trim());
+        if (wantsJson(opts)) return printJson(out, { consumeTps: stats.consumeTps, offsetTable: stats.offsetTable.map(([q, w]) => ({ ...q, ...w })) });
         out(javaFormat('%-64s  %-32s  %-4s  %-20s  %-20s  %-20s  %s%n', '#Topic', '#Broker Name', '#QID', '#Broker Offset', '#Consumer Offset', '#Diff', '#LastTime'));
         let diffTotal = 0;
         for (const [q, w] of [...stats.offsetTable].sort((a, b) => compareMessageQueue(a[0], b[0]))) {
@@ -341,6 +346,7 @@ const COMMANDS: Command[] = [
           out(withAddr ? javaFormat('%-24s %-32s: %s%n', addr, k, table.get(k)) : javaFormat('%-32s: %s%n', k, table.get(k)));
         }
       };
+      if (opts.has('b') && wantsJson(opts)) return printJson(out, (await admin.fetchBrokerRuntimeStats(opts.get('b')!.trim())).table);
       if (opts.has('b')) return print(opts.get('b')!.trim(), false);
       if (!opts.has('c')) throw new ConfigError('brokerStatus needs -b brokerAddr or -c clusterName');
       for (const addr of (await targets(admin, opts, true))!) {
@@ -362,6 +368,7 @@ const COMMANDS: Command[] = [
         for (const k of javaPropertiesOrderKeys(props.keys())) out(javaFormat('%-50s=  %s\n', k, props.get(k)));
         out('\n');
       };
+      if (opts.has('b') && wantsJson(opts)) return printJson(out, await admin.getBrokerConfig(opts.get('b')!.trim()));
       if (opts.has('b')) {
         const addr = opts.get('b')!.trim();
         return getAndPrint(javaFormat('============%s============\n', addr), addr);
@@ -397,6 +404,7 @@ const COMMANDS: Command[] = [
     options: { t: opt('topic', 'topic name', true), k: opt('msgKey', 'Message Key', true) },
     async run(admin, opts, out) {
       const result = await admin.queryMessage(opts.get('t')!.trim(), opts.get('k')!.trim(), 64, 0, Number.MAX_SAFE_INTEGER);
+      if (wantsJson(opts)) return printJson(out, result.messageList.map((m) => ({ msgId: m.msgId, queueId: m.queueId, queueOffset: m.queueOffset })));
       out(javaFormat('%-50s %4s %40s%n', '#Message ID', '#QID', '#Offset'));
       for (const m of result.messageList) out(javaFormat('%-50s %4d %40d%n', m.msgId, m.queueId, m.queueOffset));
     },
@@ -473,7 +481,7 @@ const COMMANDS: Command[] = [
 ];
 
 function usage(): string {
-  let s = 'usage: rocketmq-ts admin <command> -n <namesrvAddr> [options]\n\ncommands:\n';
+  let s = 'usage: rocketmq-ts admin <command> -n <namesrvAddr> [options] [--json]\n\ncommands:\n';
   for (const c of COMMANDS) s += `  ${c.name.padEnd(23)} ${c.desc}\n`;
   return s;
 }

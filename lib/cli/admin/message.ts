@@ -1,6 +1,6 @@
 /**
- * mqadmin's message commands beyond queryMsgByKey: sendMessage, queryMsgByUniqueKey, queryMsgByOffset, printMsg,
- * printMsgByQueue;
+ * mqadmin's message commands beyond queryMsgByKey: sendMessage, checkMsgSendRT, consumeMessage, queryMsgByUniqueKey,
+ * queryMsgByOffset, printMsg, printMsgByQueue;
  * and QueryMsgByIdSubCommand.printMsg (shared with queryMsgById).
  *
  * The reads that Java does with a DefaultMQPullConsumer (group TOOLS_CONSUMER) go through
@@ -11,14 +11,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type DefaultMQAdminExt, messageTrackToString } from '../../admin/default-mq-admin-ext';
+import { type DefaultMQAdminExt, TOOLS_CONSUMER_GROUP, messageTrackToString } from '../../admin/default-mq-admin-ext';
 import { PullStatus } from '../../client/mq-client-api-consumer';
 import type { SendResult } from '../../client/send-result';
 import { DefaultMQProducer } from '../../producer/default-mq-producer';
-import { javaHashOrder } from '../../../protocol/message/java-hash';
+import { javaHashOrder, javaHashOrderByHash } from '../../../protocol/message/java-hash';
 import { type MessageExt, createMessage } from '../../../protocol/message/message';
 import { MessageConst } from '../../../protocol/message/message-const';
-import type { MessageQueue } from '../../../protocol/message/message-queue';
+import { type MessageQueue, javaMessageQueueHashCode } from '../../../protocol/message/message-queue';
 import { ConfigError } from '../../errors';
 import { errorReport } from '../cli-errors';
 import { javaFormat, parseDateYMDHMSS, timeMillisToHumanString2 } from '../java-format';
@@ -257,7 +257,8 @@ export const MESSAGE_COMMANDS: Command[] = [
       const printBody = bool(opts.get('d'), true);
       const json = wantsJson(opts);
       const doc: Array<Record<string, unknown>> = [];
-      const mqs = await admin.fetchSubscribeMessageQueues(topic);
+      // DefaultMQPullConsumer.fetchSubscribeMessageQueues answers a HashSet: Java walks the queues in its order.
+      const mqs = javaHashOrderByHash(await admin.fetchSubscribeMessageQueues(topic), javaMessageQueueHashCode);
       for (const mq of mqs) {
         let minOffset = await admin.minOffset(mq);
         let maxOffset = await admin.maxOffset(mq);
@@ -290,6 +291,100 @@ export const MESSAGE_COMMANDS: Command[] = [
         if (!json) out('--------------------------------------------------------\n');
       }
       if (json) printJson(out, doc);
+    },
+  },
+  {
+    name: 'consumeMessage', desc: 'Consume message',
+    options: {
+      t: opt('topic', 'Topic name', true), b: opt('brokerName', 'Broker name'), i: opt('queueId', 'Queue Id'), o: opt('offset', 'Queue offset'),
+      g: opt('consumerGroup', 'Consumer group name'), s: opt('beginTimestamp', 'Begin timestamp[currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]'),
+      e: opt('endTimestamp', 'End timestamp[currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]'), c: opt('MessageNumber', 'Number of message to be consumed'),
+    },
+    async run(admin, opts, out) {
+      const group = opts.has('g') ? req(opts, 'g') : TOOLS_CONSUMER_GROUP;
+      const topic = req(opts, 't');
+      let messageCount = 128;
+      if (opts.has('c')) {
+        messageCount = int(req(opts, 'c'), 'MessageNumber');
+        if (messageCount <= 0) return out('Please input a positive messageNumber!');
+      }
+      if (opts.has('i') && !opts.has('b')) return out('Please set the brokerName before queueId!');
+      if (opts.has('o') && !opts.has('i')) return out('Please set queueId before offset!');
+      const now = Date.now();
+      let begin = 0;
+      let end = 0;
+      if (opts.has('s')) {
+        begin = timestampFormat(req(opts, 's'));
+        if (begin > now) return out('Please set the beginTimestamp before now!');
+      }
+      if (opts.has('e')) {
+        end = timestampFormat(req(opts, 'e'));
+        if (end > now) return out('Please set the endTimestamp before now!');
+        if (begin > end) return out('Please make sure that the beginTimestamp is less than or equal to the endTimestamp');
+      }
+      const json = wantsJson(opts);
+      const messages: Array<Record<string, unknown>> = [];
+      /** ConsumeMessageCommand.pullMessageByQueue: offsets minOffset..maxOffset inclusive. */
+      const pullMessageByQueue = async (mq: MessageQueue, minOffset: number, maxOffset: number) => {
+        for (let offset = minOffset; offset <= maxOffset;) {
+          let r;
+          try {
+            r = await admin.pullMessage(mq, '*', offset, maxOffset - offset + 1, group);
+          } catch (err) {
+            process.stderr.write(errorReport(err, 'error'));
+            return;
+          }
+          offset = r.nextBeginOffset;
+          if (r.pullStatus === PullStatus.FOUND) {
+            if (json) messages.push(...r.msgFoundList.map((m) => messageToJson(m)));
+            else {
+              out('Consume ok\n');
+              for (const m of r.msgFoundList) out(javaFormat('MSGID: %s %s BODY: %s%n', m.msgId, messageExtToString(m), printBodyText(m, 'UTF-8')));
+            }
+          } else if (r.pullStatus === PullStatus.NO_MATCHED_MSG) {
+            if (!json) out(javaFormat('%s no matched msg. status=%s, offset=%s\n', mqString(mq), r.pullStatus, offset));
+          } else {
+            if (!json) out(javaFormat('%s print msg finished. status=%s, offset=%s\n', mqString(mq), r.pullStatus, offset));
+            return;
+          }
+        }
+      };
+      if (!opts.has('i')) {
+        let countLeft = messageCount;
+        for (const mq of javaHashOrderByHash(await admin.fetchSubscribeMessageQueues(topic), javaMessageQueueHashCode)) {
+          if (countLeft === 0) break;
+          let minOffset = await admin.minOffset(mq);
+          let maxOffset = await admin.maxOffset(mq);
+          if (begin > 0) minOffset = await admin.searchOffset(mq, begin);
+          if (end > 0) maxOffset = await admin.searchOffset(mq, end);
+          if (maxOffset - minOffset > countLeft) {
+            if (!json) out(javaFormat('The older %d message of the %d queue will be provided\n', countLeft, mq.queueId));
+            maxOffset = minOffset + countLeft - 1;
+            countLeft = 0;
+          } else {
+            countLeft = countLeft - (maxOffset - minOffset) - 1;
+          }
+          await pullMessageByQueue(mq, minOffset, maxOffset);
+        }
+      } else {
+        const mq = { topic, brokerName: req(opts, 'b'), queueId: int(req(opts, 'i'), 'queueId') };
+        const offset = opts.has('o') ? int(req(opts, 'o'), 'offset') : 0;
+        let minOffset = await admin.minOffset(mq);
+        let maxOffset = await admin.maxOffset(mq);
+        if (begin > 0) minOffset = await admin.searchOffset(mq, begin);
+        if (end > 0) maxOffset = await admin.searchOffset(mq, end);
+        if (offset > maxOffset) {
+          if (!json) out(javaFormat('%s no matched msg, offset=%s\n', mqString(mq), offset));
+        } else {
+          minOffset = Math.max(minOffset, offset);
+          if (maxOffset - minOffset > messageCount) {
+            if (!json) out(javaFormat('The oldler %d message will be provided\n', messageCount));
+            maxOffset = minOffset + messageCount - 1;
+          }
+          await pullMessageByQueue(mq, minOffset, maxOffset);
+        }
+      }
+      if (json) printJson(out, messages);
     },
   },
   {

@@ -116,6 +116,8 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
       { args: ['queryMsgByUniqueKey', '-t', topic, '-i', last.msgId] },
       { args: ['queryMsgByOffset', '-t', topic, '-b', 'broker-a', '-i', '0', '-o', '0'] },
       { args: ['printMsg', '-t', topic, '-s', 'TagA'] },
+      { args: ['consumeMessage', '-t', topic, '-c', '3'] },
+      { args: ['consumeMessage', '-t', topic, '-b', 'broker-a', '-i', '1', '-o', '1'] },
       { args: ['printMsgByQueue', '-t', topic, '-a', 'broker-a', '-i', '1', '-p', 'true', '-d', 'true', '-f', 'true'] },
     ];
     this.timeout(cases.length * JAVA_TIMEOUT_MS);

@@ -64,6 +64,24 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     expect((await run('topicClusterList', '-t', topic, '-h')).out).to.include('--json');
   });
 
+  it('--json on the read commands of lib/cli/admin.ts', async () => {
+    const json = async (...argv: string[]) => {
+      const r = await run(...argv, '--json');
+      expect(r.code, r.err).to.equal(0);
+      return JSON.parse(r.out);
+    };
+    const info = await json('clusterList');
+    expect(info.clusterAddrTable.DefaultCluster).to.deep.equal(['broker-a']);
+    expect(info.brokerAddrTable['broker-a'].brokerAddrs['0']).to.equal(brokerAddr);
+    expect(await json('topicList')).to.include(topic);
+    expect((await json('topicRoute', '-t', topic)).queueDatas[0]).to.include({ brokerName: 'broker-a', readQueueNums: 2 });
+    expect(await json('topicStatus', '-t', topic)).to.have.length(2);
+    expect((await json('brokerStatus', '-b', brokerAddr)).brokerVersionDesc).to.equal('V4_9_8');
+    expect((await json('getBrokerConfig', '-b', brokerAddr)).brokerName).to.equal('broker-a');
+    await waitFor(async () => (await run('queryMsgByKey', '-t', topic, '-k', 'key1')).code === 0, 10_000, 'key1 indexed');
+    expect((await json('queryMsgByKey', '-t', topic, '-k', 'key1'))[0]).to.include({ queueId: sent[1].queueId, queueOffset: sent[1].queueOffset });
+  });
+
   it('topicClusterList', async () => {
     expect((await run('topicClusterList', '-t', topic)).out).to.equal('DefaultCluster\n');
     expect(JSON.parse((await run('topicClusterList', '-t', topic, '--json')).out)).to.deep.equal(['DefaultCluster']);
@@ -290,6 +308,21 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     expect(r.lines[4]).to.match(/^Avg RT: \d+\.\d\d$/);
     expect(r.lines).to.have.length(6);
     expect((await run('checkMsgSendRT', '-t', topic, '-a', '1')).lines[2]).to.equal('Avg RT: NaN');
+  });
+
+  it('consumeMessage: by queue from an offset, and the argument checks', async () => {
+    const qid = sent[0].queueId;
+    const max = (await admin.examineTopicStats(topic)).offsetTable.find(([q]) => q.queueId === qid)![1].maxOffset;
+    const r = await run('consumeMessage', '-t', topic, '-b', 'broker-a', '-i', String(qid), '-o', '0', '-c', '1');
+    expect(r.code, r.err).to.equal(0);
+    expect(r.lines[0]).to.equal(max - 0 > 1 ? 'The oldler 1 message will be provided' : 'Consume ok');
+    expect(r.lines).to.include('Consume ok');
+    expect(r.lines.filter((l) => l.startsWith('MSGID: '))).to.have.length(1);
+    expect(r.lines.find((l) => l.startsWith('MSGID: '))).to.match(/ BODY: body\d$/);
+    expect((await run('consumeMessage', '-t', topic, '-i', '0')).out).to.equal('Please set the brokerName before queueId!');
+    expect((await run('consumeMessage', '-t', topic, '-c', '0')).out).to.equal('Please input a positive messageNumber!');
+    const all = await run('consumeMessage', '-t', topic, '--json');
+    expect(JSON.parse(all.out).length).to.be.greaterThan(3);
   });
 
   it('skipAccumulatedMessage needs the group online (as INVOKE_BROKER_TO_RESET_OFFSET)', async () => {
