@@ -1,5 +1,5 @@
 /**
- * mqadmin's broker-side statistics commands beyond brokerStatus: brokerConsumeStats, statsAll.
+ * mqadmin's broker commands beyond brokerStatus and the broker config ones: sendMsgStatus, brokerConsumeStats, statsAll.
  *
  * @see org.apache.rocketmq.tools.command.broker.BrokerConsumeStatsSubCommad
  * @see org.apache.rocketmq.tools.command.stats.StatsAllSubCommand
@@ -8,6 +8,9 @@ import type { DefaultMQAdminExt } from '../../admin/default-mq-admin-ext';
 import type { BrokerStatsData } from '../../../protocol/body/broker-stats-data';
 import { MASTER_ID } from '../../../protocol/body/topic-route-data';
 import { MixAll } from '../../client/mix-all';
+import type { SendResult } from '../../client/send-result';
+import { DefaultMQProducer } from '../../producer/default-mq-producer';
+import { createMessage } from '../../../protocol/message/message';
 import { compareMessageQueue } from '../../../protocol/message/message-queue';
 import { formatDateTime, frontStringAtLeast, javaFormat } from '../java-format';
 import { type Command, type Out, bool, int, opt, printJson, req, wantsJson } from './command';
@@ -83,7 +86,51 @@ function printStatsRow(out: Out, r: StatsRow): void {
   }
 }
 
+/** SendResult.toString. */
+export function sendResultToString(r: SendResult): string {
+  const mq = r.messageQueue;
+  return `SendResult [sendStatus=${r.sendStatus}, msgId=${r.msgId}, offsetMsgId=${r.offsetMsgId ?? 'null'}, `
+    + `messageQueue=MessageQueue [topic=${mq.topic}, brokerName=${mq.brokerName}, queueId=${mq.queueId}], queueOffset=${r.queueOffset}]`;
+}
+
+/** SendMsgStatusCommand.buildMessage: "hello jodie" repeated to at least `messageSize` bytes. */
+function helloJodie(messageSize: number): Buffer {
+  let s = '';
+  for (let i = 0; i < messageSize; i += 11) s += 'hello jodie';
+  return Buffer.from(s, 'utf8');
+}
+
 export const BROKER_COMMANDS: Command[] = [
+  {
+    name: 'sendMsgStatus', desc: 'send msg to broker.',
+    options: {
+      b: opt('brokerName', 'Broker Name', true), s: opt('messageSize', 'Message Size, Default: 128'), c: opt('count', 'send message count, Default: 50'),
+    },
+    async run(admin, opts, out) {
+      const brokerName = req(opts, 'b');
+      const messageSize = opts.has('s') ? int(opts.get('s')!, 'messageSize') : 128;
+      const count = opts.has('c') ? int(opts.get('c')!, 'count') : 50;
+      const producer = new DefaultMQProducer({
+        producerGroup: 'PID_SMSC', namesrvAddr: admin.getNameServerAddressList().join(';'), instanceName: `PID_SMSC_${Date.now()}`,
+      });
+      const rows: Array<{ rt: number; sendResult: SendResult }> = [];
+      await producer.start();
+      try {
+        // the broker's own topic (named as the broker), warmed with a 16-byte message first, as Java
+        await producer.send(createMessage(brokerName, helloJodie(16)));
+        for (let i = 0; i < count; i++) {
+          const begin = Date.now();
+          const result = await producer.send(createMessage(brokerName, helloJodie(messageSize)));
+          const rt = Date.now() - begin;
+          if (wantsJson(opts)) rows.push({ rt, sendResult: result });
+          else out(javaFormat('rt=%sms, SendResult=%s%n', rt, sendResultToString(result)));
+        }
+      } finally {
+        await producer.shutdown();
+      }
+      if (wantsJson(opts)) printJson(out, rows);
+    },
+  },
   {
     name: 'brokerConsumeStats', desc: 'Fetch broker consume stats data',
     options: {

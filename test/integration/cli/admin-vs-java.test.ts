@@ -23,6 +23,9 @@ const JAVA_TIMEOUT_MS = 180_000;
 /** Floats (TPS, hours, disk ratios) become `#`, keeping no padding (their widths may differ). */
 const maskFloats = (s: string) => s.replace(/ *-?\d+\.\d+/g, ' #');
 
+/** statsAll: TPS and the 24-hour sums move as the broker's 10 s / 10 min / 1 h samples roll (the minute window empties after 70 s). */
+const maskNumbers = (s: string) => s.replace(/ +-?\d+(\.\d+)?/g, ' #');
+
 /** brokerStatus keys whose values move between two runs. */
 const MOVING_BROKER_KEYS = /^(runtime|\w*Tps\w*|commitLogDirCapacity|commitLogDiskRatio\S*|consumeQueueDiskRatio|pageCacheLockTimeMills|\w*WaitTimeMills|dispatchMaxBuffer|putMessageDistributeTime|putMessageTimesTotal|putMessageSizeTotal|putMessageEntireTimeMax|msgPutTotal\w*|msgGetTotal\w*|getMessageEntireTimeMax|remainHowManyDataToFlush|remainTransientStoreBufferNumbs|earliestMessageTimeStamp|startAcceptSendRequestTimeStamp|bootTimestamp)$/;
 
@@ -108,7 +111,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
       { args: ['getConsumerConfig', '-g', group] },
       { args: ['consumerProgress'], mask: maskFloats },
       { args: ['consumerProgress', '-g', group], mask: maskFloats },
-      { args: ['statsAll'], mask: maskFloats },
+      { args: ['statsAll'], mask: maskNumbers },
       { args: ['brokerConsumeStats', '-b', brokerAddr] },
       { args: ['updateOrderConf', '-t', topic, '-m', 'get'] },
       { args: ['queryMsgByKey', '-t', topic, '-k', 'shared'] },

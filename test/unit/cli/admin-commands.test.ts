@@ -325,6 +325,15 @@ describe('rocketmq-ts admin: commands of lib/cli/admin/ against an in-process cl
     expect(JSON.parse(all.out).length).to.be.greaterThan(3);
   });
 
+  it('sendMsgStatus: one line per send to the broker\'s own topic', async () => {
+    const r = await run('sendMsgStatus', '-b', 'broker-a', '-c', '2', '-s', '20');
+    expect(r.code, r.err).to.equal(0);
+    expect(r.lines).to.have.length(3);
+    for (const l of r.lines.slice(0, 2)) {
+      expect(l).to.match(/^rt=\d+ms, SendResult=SendResult \[sendStatus=SEND_OK, msgId=[0-9A-F]{32}, offsetMsgId=[0-9A-F]{32}, messageQueue=MessageQueue \[topic=broker-a, brokerName=broker-a, queueId=\d+\], queueOffset=\d+\]$/);
+    }
+  });
+
   it('skipAccumulatedMessage needs the group online (as INVOKE_BROKER_TO_RESET_OFFSET)', async () => {
     const r = await run('skipAccumulatedMessage', '-g', 'NoSuchGroup', '-t', topic);
     if (r.code === 0) {
