@@ -14,12 +14,15 @@
  */
 import { ResponseCode } from '../../protocol/code/response-code';
 import type { ClusterInfo } from '../../protocol/body/cluster-info';
-import type { ConsumeStats } from '../../protocol/body/consume-stats';
+import type { ConsumeStats, ConsumeStatsList } from '../../protocol/body/consume-stats';
 import type { ConsumerConnection, ProducerConnection } from '../../protocol/body/consumer-connection';
 import type { ConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
 import type { GroupList } from '../../protocol/body/group-list';
 import type { KVTable } from '../../protocol/body/kv-table';
 import type { SubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
+import type { BrokerStatsData } from '../../protocol/body/broker-stats-data';
+import { PullStatus } from '../client/mq-client-api-consumer';
+import { decodeMessages } from '../../protocol/message/message-decoder';
 import { type TopicConfig, newTopicConfig } from '../../protocol/body/topic-config';
 import type { TopicList } from '../../protocol/body/topic-list';
 import { MASTER_ID, type BrokerData, type TopicRouteData, selectBrokerAddr } from '../../protocol/body/topic-route-data';
@@ -34,7 +37,7 @@ import type { MQClientAPI, MQClientAPIOptions } from '../client/mq-client-api';
 import * as adminApi from '../client/mq-client-api-admin';
 import type { MQClientInstance } from '../client/mq-client-instance';
 import { MQClientManager } from '../client/mq-client-manager';
-import { MQClientError } from '../errors';
+import { MQBrokerError, MQClientError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 
 export interface DefaultMQAdminExtOptions extends ClientConfigOptions {
@@ -61,6 +64,31 @@ export interface QueryResult {
   indexLastUpdateTimestamp: number;
   messageList: MessageExt[];
 }
+
+/** What a consumer group did with one message. @see org.apache.rocketmq.tools.admin.api.MessageTrack */
+export interface MessageTrack {
+  consumerGroup: string;
+  /** TrackType: CONSUMED, CONSUMED_BUT_FILTERED, PULL, NOT_CONSUME_YET, NOT_ONLINE, UNKNOWN. */
+  trackType: string;
+  exceptionDesc: string | null;
+}
+
+/** MessageTrack.toString. */
+export function messageTrackToString(t: MessageTrack): string {
+  return `MessageTrack [consumerGroup=${t.consumerGroup}, trackType=${t.trackType}, exceptionDesc=${t.exceptionDesc ?? 'null'}]`;
+}
+
+/** The result of one pull (DefaultMQPullConsumer.pull). */
+export interface AdminPullResult {
+  pullStatus: PullStatus;
+  nextBeginOffset: number;
+  minOffset: number;
+  maxOffset: number;
+  msgFoundList: MessageExt[];
+}
+
+/** MixAll.TOOLS_CONSUMER_GROUP: the group mqadmin pulls as. */
+export const TOOLS_CONSUMER_GROUP = 'TOOLS_CONSUMER';
 
 /** Merges [queue, value] entries by queue (a Java HashMap<MessageQueue, V>.putAll). */
 function putAll<V>(target: Map<string, [MessageQueue, V]>, entries: Array<[MessageQueue, V]>): void {
@@ -158,6 +186,36 @@ export class DefaultMQAdminExt extends ClientConfig {
   /** Takes write permission away from every topic of `brokerName` on one name server; resolves with how many. */
   wipeWritePermOfBroker(namesrvAddr: string, brokerName: string): Promise<number> {
     return adminApi.wipeWritePermOfBroker(this.#api, namesrvAddr, brokerName, this.timeoutMillis);
+  }
+
+  /** Gives write permission back to every topic of `brokerName` on one name server; resolves with how many. */
+  addWritePermOfBroker(namesrvAddr: string, brokerName: string): Promise<number> {
+    return adminApi.addWritePermOfBroker(this.#api, namesrvAddr, brokerName, this.timeoutMillis);
+  }
+
+  /** The configuration of each name server (`nameServers` null or empty: every one of the list), keyed by address. */
+  getNameServerConfig(nameServers: readonly string[] | null = null): Promise<Map<string, Map<string, string>>> {
+    return adminApi.getNameServerConfig(this.#api, nameServers, this.timeoutMillis);
+  }
+
+  /** Changes configuration keys of the name servers (`nameServers` null or empty: every one of the list). */
+  updateNameServerConfig(properties: ReadonlyMap<string, string> | Readonly<Record<string, string>>, nameServers: readonly string[] | null = null): Promise<void> {
+    return adminApi.updateNameServerConfig(this.#api, properties, nameServers, this.timeoutMillis);
+  }
+
+  /** Sets the ORDER_TOPIC_CONFIG of `key` (the cluster-wide form: a KV put on every name server, as Java with isCluster). */
+  createOrUpdateOrderConf(key: string, value: string): Promise<void> {
+    return this.putKVConfig('ORDER_TOPIC_CONFIG', key, value);
+  }
+
+  /** The clusters whose brokers serve the topic (by its first broker, as Java). */
+  async getTopicClusterList(topic: string): Promise<Set<string>> {
+    const info = await this.examineBrokerClusterInfo();
+    const route = await this.examineTopicRouteInfo(topic);
+    const brokerName = route.brokerDatas[0]?.brokerName;
+    const out = new Set<string>();
+    for (const [cluster, names] of info.clusterAddrTable) if (brokerName !== undefined && names.includes(brokerName)) out.add(cluster);
+    return out;
   }
 
   // ---------------------------------------------------------------- topics
@@ -270,6 +328,16 @@ export class DefaultMQAdminExt extends ClientConfig {
     return adminApi.createSubscriptionGroup(this.#api, addr, config, this.timeoutMillis);
   }
 
+  /** Sets the group's consumer offset of one queue on one broker (UPDATE_CONSUMER_OFFSET, sync). */
+  updateConsumeOffset(brokerAddr: string, consumeGroup: string, mq: MessageQueue, offset: number): Promise<void> {
+    return this.#api.updateConsumerOffset(brokerAddr, { consumerGroup: consumeGroup, topic: mq.topic, queueId: mq.queueId, commitOffset: offset }, this.timeoutMillis);
+  }
+
+  /** The group's subscription config on one broker (undefined when the broker has none). */
+  async examineSubscriptionGroupConfig(addr: string, group: string): Promise<SubscriptionGroupConfig | undefined> {
+    return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable.get(group);
+  }
+
   deleteSubscriptionGroup(addr: string, groupName: string, removeOffset = false): Promise<void> {
     return adminApi.deleteSubscriptionGroup(this.#api, addr, groupName, removeOffset, this.timeoutMillis);
   }
@@ -334,7 +402,134 @@ export class DefaultMQAdminExt extends ClientConfig {
     return adminApi.getBrokerClusterAclInfo(this.#api, brokerAddr, this.timeoutMillis);
   }
 
+  /** The consume stats of every subscription group of one broker (GET_BROKER_CONSUME_STATS). */
+  fetchConsumeStatsInBroker(brokerAddr: string, isOrder: boolean, timeoutMillis: number = this.timeoutMillis): Promise<ConsumeStatsList> {
+    return adminApi.fetchConsumeStatsInBroker(this.#api, brokerAddr, isOrder, timeoutMillis);
+  }
+
+  /** One BrokerStatsManager counter of a broker (VIEW_BROKER_STATS_DATA), e.g. TOPIC_PUT_NUMS / topic. */
+  viewBrokerStatsData(brokerAddr: string, statsName: string, statsKey: string): Promise<BrokerStatsData> {
+    return adminApi.viewBrokerStatsData(this.#api, brokerAddr, statsName, statsKey, this.timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- queues (what mqadmin does with a DefaultMQPullConsumer)
+
+  /** The readable queues of the topic (MQClientInstance.topicRouteData2TopicSubscribeInfo). */
+  async fetchSubscribeMessageQueues(topic: string): Promise<MessageQueue[]> {
+    const route = await this.examineTopicRouteInfo(topic);
+    const out: MessageQueue[] = [];
+    for (const q of route.queueDatas) {
+      if ((q.perm & 4) === 0) continue; // PermName.PERM_READ
+      for (let i = 0; i < q.readQueueNums; i++) out.push({ topic, brokerName: q.brokerName, queueId: i });
+    }
+    return out;
+  }
+
+  async #masterOf(mq: MessageQueue): Promise<string> {
+    const route = await this.examineTopicRouteInfo(mq.topic);
+    const addr = route.brokerDatas.find((b) => b.brokerName === mq.brokerName)?.brokerAddrs.get(MASTER_ID);
+    if (!addr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    return addr;
+  }
+
+  async minOffset(mq: MessageQueue): Promise<number> {
+    return this.#api.getMinOffset(await this.#masterOf(mq), mq.topic, mq.queueId, this.timeoutMillis);
+  }
+
+  async maxOffset(mq: MessageQueue): Promise<number> {
+    return this.#api.getMaxOffset(await this.#masterOf(mq), mq.topic, mq.queueId, this.timeoutMillis);
+  }
+
+  async searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
+    return this.#api.searchOffset(await this.#masterOf(mq), mq.topic, mq.queueId, timestamp, this.timeoutMillis);
+  }
+
+  /**
+   * Pulls up to `maxNums` messages of `mq` from `offset` as `consumerGroup` (TOOLS_CONSUMER), without committing an offset;
+   * like DefaultMQPullConsumer.pull: messages whose tag is not in `subExpression` are dropped, MIN_OFFSET and
+   * MAX_OFFSET are set as properties.
+   */
+  async pullMessage(mq: MessageQueue, subExpression: string, offset: number, maxNums: number, consumerGroup = TOOLS_CONSUMER_GROUP): Promise<AdminPullResult> {
+    const raw = await this.#api.pullMessage(await this.#masterOf(mq), {
+      consumerGroup, topic: mq.topic, queueId: mq.queueId, queueOffset: offset, maxMsgNums: maxNums,
+      sysFlag: 0x4, // PullSysFlag.FLAG_SUBSCRIPTION
+      commitOffset: 0, suspendTimeoutMillis: 0, subscription: subExpression, subVersion: 0, expressionType: 'TAG',
+    }, this.timeoutMillis);
+    const result: AdminPullResult = {
+      pullStatus: raw.pullStatus, nextBeginOffset: raw.nextBeginOffset, minOffset: raw.minOffset, maxOffset: raw.maxOffset, msgFoundList: [],
+    };
+    if (raw.pullStatus !== PullStatus.FOUND || !raw.messageBinary || raw.messageBinary.length === 0) return result;
+    const tags = subExpression.trim() === '' || subExpression.trim() === '*'
+      ? null : new Set(subExpression.split('||').map((t) => t.trim()).filter((t) => t.length > 0));
+    for (const msg of decodeMessages(raw.messageBinary)) {
+      if (tags && !tags.has(msg.properties[MessageConst.PROPERTY_TAGS] ?? '')) continue;
+      if ((msg.properties[MessageConst.PROPERTY_TRANSACTION_PREPARED] ?? '').toLowerCase() === 'true') {
+        msg.transactionId = msg.properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX];
+      }
+      msg.properties[MessageConst.PROPERTY_MIN_OFFSET] = String(raw.minOffset);
+      msg.properties[MessageConst.PROPERTY_MAX_OFFSET] = String(raw.maxOffset);
+      msg.brokerName = mq.brokerName;
+      result.msgFoundList.push(msg);
+    }
+    return result;
+  }
+
   // ---------------------------------------------------------------- messages
+
+  /** What each consumer group of the message's topic did with it (DefaultMQAdminExtImpl.messageTrackDetail). */
+  async messageTrackDetail(msg: MessageExt): Promise<MessageTrack[]> {
+    const result: MessageTrack[] = [];
+    const failDesc = (err: unknown) => (err instanceof MQBrokerError ? `CODE:${err.responseCode} DESC:${err.remark ?? ''}`
+      : err instanceof MQClientError ? `CODE:${err.responseCode} DESC:${err.message}` : String(err instanceof Error ? err.message : err));
+    for (const group of (await this.queryTopicConsumeByWho(msg.topic)).groupList) {
+      const mt: MessageTrack = { consumerGroup: group, trackType: 'UNKNOWN', exceptionDesc: null };
+      result.push(mt);
+      let cc: ConsumerConnection;
+      try {
+        cc = await this.examineConsumerConnectionInfo(group);
+      } catch (err) {
+        if (err instanceof MQBrokerError && err.responseCode === ResponseCode.CONSUMER_NOT_ONLINE) mt.trackType = 'NOT_ONLINE';
+        mt.exceptionDesc = failDesc(err);
+        continue;
+      }
+      if (cc.consumeType === 'CONSUME_ACTIVELY') {
+        mt.trackType = 'PULL';
+      } else if (cc.consumeType === 'CONSUME_PASSIVELY') {
+        let ifConsumed: boolean;
+        try {
+          ifConsumed = await this.consumed(msg, group);
+        } catch (err) {
+          if ((err instanceof MQClientError || err instanceof MQBrokerError) && err.responseCode === ResponseCode.CONSUMER_NOT_ONLINE) mt.trackType = 'NOT_ONLINE';
+          mt.exceptionDesc = failDesc(err);
+          continue;
+        }
+        if (!ifConsumed) {
+          mt.trackType = 'NOT_CONSUME_YET';
+          continue;
+        }
+        mt.trackType = 'CONSUMED';
+        const sd = cc.subscriptionTable.get(msg.topic);
+        const tag = msg.properties[MessageConst.PROPERTY_TAGS];
+        if (sd && !(sd.tagsSet.length === 0 || sd.tagsSet.includes('*') || (tag !== undefined && sd.tagsSet.includes(tag)))) {
+          mt.trackType = 'CONSUMED_BUT_FILTERED';
+        }
+      }
+    }
+    return result;
+  }
+
+  /** Whether the group's consumer offset of the message's queue (on the broker that stored it) is past it. */
+  async consumed(msg: MessageExt, group: string): Promise<boolean> {
+    const stats = await this.examineConsumeStats(group);
+    const info = await this.examineBrokerClusterInfo();
+    const storeHost = `${msg.storeHost.address}:${msg.storeHost.port}`;
+    for (const [mq, w] of stats.offsetTable) {
+      if (mq.topic !== msg.topic || mq.queueId !== msg.queueId) continue;
+      const master = info.brokerAddrTable.get(mq.brokerName)?.brokerAddrs.get(MASTER_ID);
+      if (master === storeHost && w.consumerOffset > msg.queueOffset) return true;
+    }
+    return false;
+  }
 
   /**
    * Messages of `topic` whose keys include `key`, stored in [begin, end], from every broker of the topic

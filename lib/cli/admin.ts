@@ -6,84 +6,34 @@
  *
  * @see org.apache.rocketmq.tools.command.MQAdminStartup
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { DefaultMQAdminExt } from '../admin/default-mq-admin-ext';
 import { AclClientRPCHook } from '../client/acl/acl-client-rpc-hook';
-import { type ClusterInfo } from '../../protocol/body/cluster-info';
-import { perm2String } from '../../protocol/body/perm-name';
 import { newSubscriptionGroupConfig, type SubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
-import { newTopicConfig, type TopicConfig } from '../../protocol/body/topic-config';
+import { newTopicConfig } from '../../protocol/body/topic-config';
 import { topicRouteDataToJson } from '../../protocol/body/topic-route-data';
 import { buildTopicSysFlag } from '../../protocol/body/topic-sys-flag';
 import { debugEnabled, describeError, errorReport } from './cli-errors';
 import { toFastjson } from '../../protocol/body/fastjson';
 import { compareMessageQueue } from '../../protocol/message/message-queue';
-import type { MessageExt } from '../../protocol/message/message';
-import { MessageConst } from '../../protocol/message/message-const';
 import { ResponseCode } from '../../protocol/code/response-code';
+import { javaPropertiesOrderKeys } from '../../protocol/message/java-hash';
 import { MixAll } from '../client/mix-all';
 import { getVersionDesc } from '../client/mq-version';
 import { ConfigError, MQClientError } from '../errors';
 import {
   formatDateTime, frontStringAtLeast, javaFormat, parseDateYMDHMSS, prettyFastjson, timeMillisToHumanString2,
 } from './java-format';
+import {
+  type Command, type OptionSpec, type Out, JSON_OPTION, bool, int, masterAddrsOfCluster, masterAndSlaveOfCluster, opt, printJson, targets, wantsJson,
+} from './admin/command';
+import { NAMESRV_COMMANDS } from './admin/namesrv';
+import { TOPIC_COMMANDS, topicConfigToString } from './admin/topic';
+import { MESSAGE_COMMANDS, printMessageDetail } from './admin/message';
+import { CONSUMER_COMMANDS } from './admin/consumer';
+import { BROKER_COMMANDS } from './admin/broker';
+import { EXPORT_COMMANDS } from './admin/export';
 
-type Out = (s: string) => void;
-
-interface OptionSpec {
-  long: string;
-  hasArg: boolean;
-  required?: boolean;
-  desc: string;
-}
-
-interface Command {
-  name: string;
-  desc: string;
-  options: Record<string, OptionSpec>;
-  run(admin: DefaultMQAdminExt, opts: Map<string, string>, out: Out): Promise<void>;
-}
-
-const opt = (long: string, desc: string, required = false, hasArg = true): OptionSpec => ({ long, hasArg, required, desc });
-const bool = (v: string | undefined, def: boolean): boolean => (v === undefined ? def : v.trim().toLowerCase() === 'true');
-const int = (v: string, what: string): number => {
-  const n = Number(v.trim());
-  if (!Number.isInteger(n)) throw new ConfigError(`${what} is not an integer: ${v}`);
-  return n;
-};
-
-// ---------------------------------------------------------------- CommandUtil
-
-/** CommandUtil.fetchMasterAddrByClusterName. */
-function masterAddrsOfCluster(info: ClusterInfo, clusterName: string, withSlaves = false): string[] {
-  const names = info.clusterAddrTable.get(clusterName);
-  if (!names) throw new ConfigError('[error] Make sure the specified clusterName exists or the name server connected to is correct.');
-  const out: string[] = [];
-  for (const name of names) {
-    const bd = info.brokerAddrTable.get(name);
-    if (!bd) continue;
-    if (withSlaves) out.push(...bd.brokerAddrs.values());
-    else {
-      const master = bd.brokerAddrs.get(0);
-      if (master) out.push(master);
-    }
-  }
-  return out;
-}
-
-async function targets(admin: DefaultMQAdminExt, opts: Map<string, string>, withSlaves = false): Promise<string[] | null> {
-  if (opts.has('b')) return [opts.get('b')!.trim()];
-  if (opts.has('c')) return masterAddrsOfCluster(await admin.examineBrokerClusterInfo(), opts.get('c')!.trim(), withSlaves);
-  return null;
-}
-
-/** TopicConfig.toString. */
-export function topicConfigToString(t: TopicConfig): string {
-  return `TopicConfig [topicName=${t.topicName}, readQueueNums=${t.readQueueNums}, writeQueueNums=${t.writeQueueNums}, `
-    + `perm=${perm2String(t.perm)}, topicFilterType=${t.topicFilterType}, topicSysFlag=${t.topicSysFlag}, order=${t.order}]`;
-}
+export { topicConfigToString };
 
 /** SubscriptionGroupConfig.toString. */
 export function subscriptionGroupConfigToString(c: SubscriptionGroupConfig): string {
@@ -98,8 +48,9 @@ export function subscriptionGroupConfigToString(c: SubscriptionGroupConfig): str
 const COMMANDS: Command[] = [
   {
     name: 'clusterList', desc: 'List all of clusters', options: {},
-    async run(admin, _opts, out) {
+    async run(admin, opts, out) {
       const info = await admin.examineBrokerClusterInfo();
+      if (wantsJson(opts)) return printJson(out, info);
       const fmt = '%-16s  %-22s  %-4s  %-22s %-16s %19s %19s %10s %5s %6s%n';
       out(javaFormat(fmt, '#Cluster Name', '#Broker Name', '#BID', '#Addr', '#Version', '#InTPS(LOAD)', '#OutTPS(LOAD)', '#PCWait(ms)', '#Hour', '#SPACE'));
       for (const [clusterName, brokerNames] of info.clusterAddrTable) {
@@ -134,6 +85,7 @@ const COMMANDS: Command[] = [
     name: 'topicList', desc: 'Fetch all topic list from name server', options: { c: opt('clusterModel', 'clusterModel', false, false) },
     async run(admin, opts, out) {
       const topics = (await admin.fetchAllTopicList()).topicList;
+      if (wantsJson(opts) && !opts.has('c')) return printJson(out, topics);
       if (!opts.has('c')) {
         for (const t of topics) out(javaFormat('%s%n', t));
         return;
@@ -165,6 +117,7 @@ const COMMANDS: Command[] = [
     options: { t: opt('topic', 'topic name', true), l: opt('list', 'Use list format to print data', false, false) },
     async run(admin, opts, out) {
       const route = await admin.examineTopicRouteInfo(opts.get('t')!.trim());
+      if (wantsJson(opts)) return printJson(out, route);
       if (!opts.has('l')) {
         out(javaFormat('%s%n', prettyFastjson(toFastjson(topicRouteDataToJson(route)))));
         return;
@@ -190,6 +143,7 @@ const COMMANDS: Command[] = [
     name: 'topicStatus', desc: 'Examine topic Status info', options: { t: opt('topic', 'topic name', true) },
     async run(admin, opts, out) {
       const stats = await admin.examineTopicStats(opts.get('t')!.trim());
+      if (wantsJson(opts)) return printJson(out, stats.offsetTable.map(([q, o]) => ({ ...q, ...o })));
       out(javaFormat('%-32s  %-4s  %-20s  %-20s    %s%n', '#Broker Name', '#QID', '#Min Offset', '#Max Offset', '#Last Updated'));
       for (const [q, o] of [...stats.offsetTable].sort((a, b) => compareMessageQueue(a[0], b[0]))) {
         out(javaFormat('%-32s  %-4d  %-20d  %-20d    %s%n', frontStringAtLeast(q.brokerName, 32), q.queueId, o.minOffset, o.maxOffset,
@@ -259,6 +213,7 @@ const COMMANDS: Command[] = [
     async run(admin, opts, out) {
       if (opts.has('g')) {
         const stats = await admin.examineConsumeStats(opts.get('g')!.trim());
+        if (wantsJson(opts)) return printJson(out, { consumeTps: stats.consumeTps, offsetTable: stats.offsetTable.map(([q, w]) => ({ ...q, ...w })) });
         out(javaFormat('%-64s  %-32s  %-4s  %-20s  %-20s  %-20s  %s%n', '#Topic', '#Broker Name', '#QID', '#Broker Offset', '#Consumer Offset', '#Diff', '#LastTime'));
         let diffTotal = 0;
         for (const [q, w] of [...stats.offsetTable].sort((a, b) => compareMessageQueue(a[0], b[0]))) {
@@ -392,6 +347,7 @@ const COMMANDS: Command[] = [
           out(withAddr ? javaFormat('%-24s %-32s: %s%n', addr, k, table.get(k)) : javaFormat('%-32s: %s%n', k, table.get(k)));
         }
       };
+      if (opts.has('b') && wantsJson(opts)) return printJson(out, (await admin.fetchBrokerRuntimeStats(opts.get('b')!.trim())).table);
       if (opts.has('b')) return print(opts.get('b')!.trim(), false);
       if (!opts.has('c')) throw new ConfigError('brokerStatus needs -b brokerAddr or -c clusterName');
       for (const addr of (await targets(admin, opts, true))!) {
@@ -407,17 +363,24 @@ const COMMANDS: Command[] = [
     name: 'getBrokerConfig', desc: 'Get broker config by cluster or special broker!',
     options: { b: opt('brokerAddr', 'get which broker'), c: opt('clusterName', 'get which cluster') },
     async run(admin, opts, out) {
-      const addrs = await targets(admin, opts, true);
-      if (!addrs) throw new ConfigError('getBrokerConfig needs -b brokerAddr or -c clusterName');
-      for (const addr of addrs) {
-        if (opts.has('c')) out(javaFormat('============%s============\n', addr));
+      const getAndPrint = async (prefix: string, addr: string) => {
+        out(prefix);
         const props = await admin.getBrokerConfig(addr);
-        if (props.size === 0) {
-          out(javaFormat('Broker[%s] has no config property!\n', addr));
-          continue;
-        }
-        for (const [k, v] of props) out(javaFormat('%-50s=  %s\n', k, v));
+        for (const k of javaPropertiesOrderKeys(props.keys())) out(javaFormat('%-50s=  %s\n', k, props.get(k)));
         out('\n');
+      };
+      if (opts.has('b') && wantsJson(opts)) return printJson(out, await admin.getBrokerConfig(opts.get('b')!.trim()));
+      if (opts.has('b')) {
+        const addr = opts.get('b')!.trim();
+        return getAndPrint(javaFormat('============%s============\n', addr), addr);
+      }
+      if (!opts.has('c')) throw new ConfigError('getBrokerConfig needs -b brokerAddr or -c clusterName');
+      const masters = await masterAndSlaveOfCluster(admin, opts.get('c')!.trim());
+      for (const master of masters.keys()) {
+        await getAndPrint(javaFormat('============Master: %s============\n', master), master);
+        for (const slave of masters.get(master)!) {
+          await getAndPrint(javaFormat('============My Master: %s=====Slave: %s============\n', master, slave), slave);
+        }
       }
     },
   },
@@ -442,6 +405,7 @@ const COMMANDS: Command[] = [
     options: { t: opt('topic', 'topic name', true), k: opt('msgKey', 'Message Key', true) },
     async run(admin, opts, out) {
       const result = await admin.queryMessage(opts.get('t')!.trim(), opts.get('k')!.trim(), 64, 0, Number.MAX_SAFE_INTEGER);
+      if (wantsJson(opts)) return printJson(out, result.messageList.map((m) => ({ msgId: m.msgId, queueId: m.queueId, queueOffset: m.queueOffset })));
       out(javaFormat('%-50s %4s %40s%n', '#Message ID', '#QID', '#Offset'));
       for (const m of result.messageList) out(javaFormat('%-50s %4d %40d%n', m.msgId, m.queueId, m.queueOffset));
     },
@@ -451,7 +415,7 @@ const COMMANDS: Command[] = [
     options: { i: opt('msgId', 'Message Id', true) },
     async run(admin, opts, out) {
       for (const id of opts.get('i')!.split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
-        printMsg(await admin.viewMessage(id), out);
+        await printMessageDetail(admin, await admin.viewMessage(id), out, { json: wantsJson(opts) });
       }
     },
   },
@@ -509,38 +473,18 @@ const COMMANDS: Command[] = [
       }
     },
   },
+  ...TOPIC_COMMANDS,
+  ...MESSAGE_COMMANDS,
+  ...CONSUMER_COMMANDS,
+  ...BROKER_COMMANDS,
+  ...NAMESRV_COMMANDS,
+  ...EXPORT_COMMANDS,
 ];
-
-/** QueryMsgByIdSubCommand.printMsg (the body goes to a file under the temp dir, as mqadmin's /tmp/rocketmq/msgbodys). */
-function printMsg(msg: MessageExt, out: Out): void {
-  const dir = path.join(os.tmpdir(), 'rocketmq', 'msgbodys');
-  fs.mkdirSync(dir, { recursive: true });
-  const bodyPath = path.join(dir, msg.msgId);
-  fs.writeFileSync(bodyPath, msg.body);
-  const host = (h: { address: string; port: number }) => `${h.address}:${h.port}`;
-  const props = msg.properties;
-  const line = (k: string, v: unknown, conv = 's') => out(javaFormat(`%-20s %${conv}%n`, k, v));
-  line('OffsetID:', msg.offsetMsgId);
-  line('Topic:', msg.topic);
-  line('Tags:', `[${props[MessageConst.PROPERTY_TAGS] ?? 'null'}]`);
-  line('Keys:', `[${props[MessageConst.PROPERTY_KEYS] ?? 'null'}]`);
-  line('Queue ID:', msg.queueId, 'd');
-  line('Queue Offset:', msg.queueOffset, 'd');
-  line('CommitLog Offset:', msg.commitLogOffset, 'd');
-  line('Reconsume Times:', msg.reconsumeTimes, 'd');
-  line('Born Timestamp:', timeMillisToHumanString2(msg.bornTimestamp));
-  line('Store Timestamp:', timeMillisToHumanString2(msg.storeTimestamp));
-  line('Born Host:', host(msg.bornHost));
-  line('Store Host:', host(msg.storeHost));
-  line('System Flag:', msg.sysFlag, 'd');
-  line('Properties:', `{${Object.entries(props).map(([k, v]) => `${k}=${v}`).join(', ')}}`);
-  line('Message Body Path:', bodyPath);
-}
 
 /** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */
 export function usage(): string {
-  let s = 'usage: rocketmq-ts admin <command> -n <namesrvAddr> [options]\n\ncommands:\n';
-  for (const c of COMMANDS) s += `  ${c.name.padEnd(20)}${c.desc}\n`;
+  let s = 'usage: rocketmq-ts admin <command> -n <namesrvAddr> [options] [--json]\n\ncommands:\n';
+  for (const c of COMMANDS) s += `  ${c.name.padEnd(23)} ${c.desc}\n`;
   return s;
 }
 
@@ -553,6 +497,7 @@ function commandUsage(c: Command): string {
   let s = `usage: rocketmq-ts admin ${c.name} [-n namesrvAddr] ${Object.entries(c.options).map(([k, o]) => (o.required ? `-${k} <${o.long}>` : `[-${k}${o.hasArg ? ` <${o.long}>` : ''}]`)).join(' ')}\n`;
   s += `  -n,--namesrvAddr <arg>  Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876\n`;
   s += `  --access-key <arg> --secret-key <arg>  sign requests for a broker with ACL; --tls  connect with TLS\n`;
+  s += `  --json                  print a JSON document of what was found instead of mqadmin's layout\n`;
   for (const [k, o] of Object.entries(c.options)) s += `  -${k},--${o.long}${o.hasArg ? ' <arg>' : ''}  ${o.desc}\n`;
   return s;
 }
@@ -566,7 +511,10 @@ const SECURITY_OPTIONS: Record<string, OptionSpec> = {
 
 /** Parses `-x value` / `--long value` / `--long=value` by the command's option table (plus -n, -h, --access-key, --secret-key, --tls). */
 export function parseAdminOptions(c: Command | { options: Record<string, OptionSpec> }, argv: string[]): Map<string, string> {
-  const specs: Record<string, OptionSpec> = { n: opt('namesrvAddr', 'name server'), h: opt('help', 'help', false, false), ...SECURITY_OPTIONS, ...c.options };
+  const specs: Record<string, OptionSpec> = {
+    n: opt('namesrvAddr', 'name server'), h: opt('help', 'help', false, false), [JSON_OPTION]: opt('json', 'print JSON', false, false),
+    ...SECURITY_OPTIONS, ...c.options,
+  };
   const byLong = new Map(Object.entries(specs).map(([k, o]) => [o.long, k]));
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {

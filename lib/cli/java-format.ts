@@ -62,8 +62,11 @@ export function parseDateYMDHMSS(s: string): number {
   return new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]).getTime();
 }
 
-/** fastjson's PrettyFormat: a tab per level, one member per line (applied to compact fastjson text). */
-export function prettyFastjson(text: string): string {
+/**
+ * fastjson's PrettyFormat: a tab per level, one member per line (applied to compact fastjson text). `allMaps`: every
+ * object is a Map (as JSON.toJSONString(map, true) of maps of maps), so each starts its first entry on the brace's line.
+ */
+export function prettyFastjson(text: string, allMaps = false): string {
   let out = '';
   let depth = 0;
   let inString = false;
@@ -78,6 +81,9 @@ export function prettyFastjson(text: string): string {
     }
     if (c === '"') { inString = true; out += c; continue; }
     if ((c === '{' || c === '[') && (text[i + 1] === '}' || text[i + 1] === ']')) { out += c + text[++i]; continue; }
+    // fastjson's MapSerializer starts a non-empty map with its first entry on the brace's line (a JavaBean gets a
+    // newline); from compact text, a map is told by a first key that is not a string (HashMap<Long, String>).
+    if (c === '{' && (allMaps || text[i + 1] !== '"')) { depth++; out += c; continue; }
     if (c === '{' || c === '[') { depth++; out += c + nl(); continue; }
     if (c === '}' || c === ']') { depth--; out += nl() + c; continue; }
     if (c === ',') { out += c + nl(); continue; }

@@ -10,7 +10,8 @@
 import { RequestCode } from '../../protocol/code/request-code';
 import { ResponseCode } from '../../protocol/code/response-code';
 import { type ClusterInfo, decodeClusterInfo } from '../../protocol/body/cluster-info';
-import { type ConsumeStats, decodeConsumeStats } from '../../protocol/body/consume-stats';
+import { type ConsumeStats, type ConsumeStatsList, decodeConsumeStats, decodeConsumeStatsList } from '../../protocol/body/consume-stats';
+import { GetConsumeStatsInBrokerHeader } from '../../protocol/header/get-consume-stats-in-broker-header';
 import {
   type ConsumerConnection, type ProducerConnection, decodeConsumerConnection, decodeProducerConnection,
 } from '../../protocol/body/consumer-connection';
@@ -18,7 +19,13 @@ import { type ConsumerRunningInfo, decodeConsumerRunningInfo } from '../../proto
 import { type GroupList, decodeGroupList } from '../../protocol/body/group-list';
 import { type KVTable, decodeKVTable } from '../../protocol/body/kv-table';
 import { decodeResetOffsetBody } from '../../protocol/body/reset-offset-body';
-import { type SubscriptionGroupConfig, encodeSubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
+import {
+  type SubscriptionGroupConfig, type SubscriptionGroupWrapper, decodeSubscriptionGroupWrapper, encodeSubscriptionGroupConfig,
+} from '../../protocol/body/subscription-group-wrapper';
+import { type BrokerStatsData, decodeBrokerStatsData } from '../../protocol/body/broker-stats-data';
+import { AddWritePermOfBrokerRequestHeader } from '../../protocol/header/add-write-perm-of-broker-request-header';
+import { AddWritePermOfBrokerResponseHeader } from '../../protocol/header/add-write-perm-of-broker-response-header';
+import { ViewBrokerStatsDataRequestHeader } from '../../protocol/header/view-broker-stats-data-request-header';
 import type { TopicConfig } from '../../protocol/body/topic-config';
 import { type TopicList, decodeTopicList } from '../../protocol/body/topic-list';
 import { type TopicStatsTable, decodeTopicStatsTable } from '../../protocol/body/topic-stats-table';
@@ -163,7 +170,57 @@ export async function wipeWritePermOfBroker(api: RequestInvoker, namesrvAddr: st
   namesrvFail(response, 'WIPE_WRITE_PERM_OF_BROKER');
 }
 
+/** ADD_WRITE_PERM_OF_BROKER (327) on one name server: how many topics got write permission back. */
+export async function addWritePermOfBroker(api: RequestInvoker, namesrvAddr: string, brokerName: string, timeoutMillis: number): Promise<number> {
+  const request = RemotingCommand.createRequest(RequestCode.ADD_WRITE_PERM_OF_BROKER, AddWritePermOfBrokerRequestHeader.encode({ brokerName }));
+  const response = await api.invoke(namesrvAddr, request, timeoutMillis);
+  if (response.code === ResponseCode.SUCCESS) return AddWritePermOfBrokerResponseHeader.decode(response.extFields).addTopicCount;
+  namesrvFail(response, 'ADD_WRITE_PERM_OF_BROKER');
+}
+
+/** The name servers to ask: `addrs` when given and not empty, else every one of the list (as Java). */
+function nameServersOf(api: NameServerInvoker, addrs: readonly string[] | null): string[] {
+  return addrs && addrs.length > 0 ? [...addrs] : api.getNameServerAddressList();
+}
+
+/** GET_NAMESRV_CONFIG (319) of each name server: its configuration, keyed by address. */
+export async function getNameServerConfig(api: NameServerInvoker, addrs: readonly string[] | null, timeoutMillis: number): Promise<Map<string, Map<string, string>>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const addr of nameServersOf(api, addrs)) {
+    const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.GET_NAMESRV_CONFIG), timeoutMillis);
+    if (response.code !== ResponseCode.SUCCESS) namesrvFail(response, 'GET_NAMESRV_CONFIG');
+    out.set(addr, response.body ? parseProperties(response.body.toString('utf8')) : new Map());
+  }
+  return out;
+}
+
+/** UPDATE_NAMESRV_CONFIG (318): the changed keys as a properties text body, to each name server. */
+export async function updateNameServerConfig(
+  api: NameServerInvoker, properties: ReadonlyMap<string, string> | Readonly<Record<string, string>>, addrs: readonly string[] | null, timeoutMillis: number,
+): Promise<void> {
+  const text = properties2String(properties);
+  if (text.length === 0) return;
+  for (const addr of nameServersOf(api, addrs)) {
+    const request = RemotingCommand.createRequest(RequestCode.UPDATE_NAMESRV_CONFIG, null, Buffer.from(text, 'utf8'));
+    const response = await api.invoke(addr, request, timeoutMillis);
+    if (response.code !== ResponseCode.SUCCESS) namesrvFail(response, 'UPDATE_NAMESRV_CONFIG');
+  }
+}
+
 // ---------------------------------------------------------------- broker: topics and groups
+
+/** GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): every subscription group of the broker. */
+export async function getAllSubscriptionGroup(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<SubscriptionGroupWrapper> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG), timeoutMillis);
+  return decodeSubscriptionGroupWrapper(bodyOf(response, addr));
+}
+
+/** VIEW_BROKER_STATS_DATA (315): one BrokerStatsManager counter (statsName, statsKey) by minute, hour and day. */
+export async function viewBrokerStatsData(api: RequestInvoker, addr: string, statsName: string, statsKey: string, timeoutMillis: number): Promise<BrokerStatsData> {
+  const request = RemotingCommand.createRequest(RequestCode.VIEW_BROKER_STATS_DATA, ViewBrokerStatsDataRequestHeader.encode({ statsName, statsKey }));
+  const response = await brokerCall(api, addr, request, timeoutMillis);
+  return decodeBrokerStatsData(bodyOf(response, addr));
+}
 
 /** UPDATE_AND_CREATE_TOPIC (17): the topic config as the header (defaultTopic TBW102, as Java). */
 export async function createTopic(api: RequestInvoker, addr: string, defaultTopic: string, topicConfig: TopicConfig, timeoutMillis: number): Promise<void> {
@@ -213,6 +270,13 @@ export async function getConsumeStats(api: RequestInvoker, addr: string, consume
   const ext = GetConsumeStatsRequestHeader.encode(topic === undefined ? { consumerGroup } : { consumerGroup, topic });
   const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_CONSUME_STATS, ext), timeoutMillis);
   return decodeConsumeStats(bodyOf(response, addr));
+}
+
+/** GET_BROKER_CONSUME_STATS (317): the consume stats of every subscription group of the broker (only order topics with isOrder). */
+export async function fetchConsumeStatsInBroker(api: RequestInvoker, addr: string, isOrder: boolean, timeoutMillis: number): Promise<ConsumeStatsList> {
+  const ext = GetConsumeStatsInBrokerHeader.encode({ isOrder });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_CONSUME_STATS, ext), timeoutMillis);
+  return decodeConsumeStatsList(bodyOf(response, addr));
 }
 
 /** GET_CONSUMER_CONNECTION_LIST (203). */

@@ -32,16 +32,56 @@ function offsetWrapperFromJson(v: unknown): OffsetWrapper {
 }
 
 export function decodeConsumeStats(buf: Buffer): ConsumeStats {
-  const o = parseBody(buf, 'ConsumeStats');
-  return { offsetTable: mqEntries(o, 'offsetTable', offsetWrapperFromJson), consumeTps: double(o, 'consumeTps') };
+  return consumeStatsFromJson(parseBody(buf, 'ConsumeStats'));
 }
 
-export function encodeConsumeStats(s: ConsumeStats): Buffer {
+function consumeStatsToJson(s: ConsumeStats): JsonObject {
   const table = new FastjsonMap<JsonObject, JsonObject>(s.offsetTable.map(([mq, w]) => [
     messageQueueBean(mq),
     { brokerOffset: w.brokerOffset, consumerOffset: w.consumerOffset, lastTimestamp: w.lastTimestamp },
   ]));
-  return encodeFastjson({ consumeTps: javaDouble(s.consumeTps), offsetTable: table });
+  return { consumeTps: javaDouble(s.consumeTps), offsetTable: table };
+}
+
+function consumeStatsFromJson(v: unknown): ConsumeStats {
+  const o = asObject(v, 'ConsumeStats');
+  return { offsetTable: mqEntries(o, 'offsetTable', offsetWrapperFromJson), consumeTps: double(o, 'consumeTps') };
+}
+
+export function encodeConsumeStats(s: ConsumeStats): Buffer {
+  return encodeFastjson(consumeStatsToJson(s));
+}
+
+/**
+ * The body of GET_BROKER_CONSUME_STATS: per subscription group of the broker, the consume stats of each topic it
+ * has offsets for. @see org.apache.rocketmq.common.protocol.body.ConsumeStatsList
+ */
+export interface ConsumeStatsList {
+  /** One single-entry map (group -> stats per topic) per group, in the broker's order. */
+  consumeStatsList: Array<Map<string, ConsumeStats[]>>;
+  brokerAddr: string;
+  totalDiff: number;
+}
+
+export function encodeConsumeStatsList(l: ConsumeStatsList): Buffer {
+  return encodeFastjson({
+    brokerAddr: l.brokerAddr,
+    consumeStatsList: l.consumeStatsList.map((m) => new Map([...m].map(([g, list]) => [g, list.map(consumeStatsToJson)]))),
+    totalDiff: l.totalDiff,
+  });
+}
+
+export function decodeConsumeStatsList(buf: Buffer): ConsumeStatsList {
+  const o = parseBody(buf, 'ConsumeStatsList');
+  const list = Array.isArray(o.consumeStatsList) ? o.consumeStatsList : [];
+  return {
+    brokerAddr: typeof o.brokerAddr === 'string' ? o.brokerAddr : '',
+    totalDiff: long(o, 'totalDiff'),
+    consumeStatsList: list.map((m) => {
+      const entries = Object.entries(asObject(m, 'consumeStatsList[]'));
+      return new Map(entries.map(([g, v]) => [g, (Array.isArray(v) ? v : []).map(consumeStatsFromJson)]));
+    }),
+  };
 }
 
 /** Java's computeTotalDiff: the sum of brokerOffset - consumerOffset. */

@@ -31,11 +31,16 @@ function tableSizeFor(initialCapacity: number, size: number): number {
  * `initialCapacity` (16 for `new HashMap<>()`) holding them.
  */
 export function javaHashOrder<T>(items: Iterable<T>, keyOf: (item: T) => string, initialCapacity = 16): T[] {
+  return javaHashOrderByHash(items, (item) => javaStringHashCode(keyOf(item)), initialCapacity);
+}
+
+/** As javaHashOrder, for keys whose Java `hashCode()` is `hashOf` (e.g. a MessageQueue's). */
+export function javaHashOrderByHash<T>(items: Iterable<T>, hashOf: (item: T) => number, initialCapacity = 16): T[] {
   const list = [...items];
   if (list.length < 2) return list;
   const mask = tableSizeFor(initialCapacity, list.length) - 1;
   const keyed = list.map((item, index) => {
-    const h = javaStringHashCode(keyOf(item));
+    const h = hashOf(item);
     return { item, index, bucket: (h ^ (h >>> 16)) & mask };
   });
   keyed.sort((a, b) => a.bucket - b.bucket || a.index - b.index);
@@ -45,4 +50,51 @@ export function javaHashOrder<T>(items: Iterable<T>, keyOf: (item: T) => string,
 /** String keys in Java HashMap/HashSet iteration order. */
 export function javaHashOrderKeys(keys: Iterable<string>, initialCapacity = 16): string[] {
   return javaHashOrder(keys, (k) => k, initialCapacity);
+}
+
+/**
+ * The iteration order of a `java.util.Properties` (Java 9+) into which `keys` were put in this order: Properties
+ * keeps its entries in a ConcurrentHashMap created with capacity 8. Simulated as that map does it: a table of 16
+ * bins, keys appended to their bin (HashMap's bin index), and once the count reaches 3/4 of the table a transfer
+ * to twice the size that splits each bin in two, keeping the bin's last run of same-side keys in order and putting
+ * the keys before it, reversed, in front (ConcurrentHashMap.transfer). Iteration walks bins by index. mqadmin
+ * prints getBrokerConfig / getNamesrvConfig in this order.
+ *
+ * @see java.util.concurrent.ConcurrentHashMap
+ */
+export function javaPropertiesOrderKeys(keys: Iterable<string>): string[] {
+  const spread = (k: string) => {
+    const h = javaStringHashCode(k);
+    return (h ^ (h >>> 16)) & 0x7fffffff;
+  };
+  let n = 16;
+  let table: Array<Array<{ key: string; hash: number }>> = Array.from({ length: n }, () => []);
+  const seen = new Set<string>();
+  let count = 0;
+  for (const key of keys) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const hash = spread(key);
+    table[hash & (n - 1)].push({ key, hash });
+    if (++count < n - (n >>> 2)) continue;
+    const next: typeof table = Array.from({ length: n * 2 }, () => []);
+    for (let i = 0; i < n; i++) {
+      const bin = table[i];
+      if (bin.length === 0) continue;
+      let lastRun = bin.length - 1;
+      const runBit = bin[lastRun].hash & n;
+      while (lastRun > 0 && (bin[lastRun - 1].hash & n) === runBit) lastRun--;
+      const lo = runBit === 0 ? bin.slice(lastRun) : [];
+      const hi = runBit === 0 ? [] : bin.slice(lastRun);
+      for (let j = 0; j < lastRun; j++) {
+        if ((bin[j].hash & n) === 0) lo.unshift(bin[j]);
+        else hi.unshift(bin[j]);
+      }
+      next[i] = lo;
+      next[i + n] = hi;
+    }
+    table = next;
+    n *= 2;
+  }
+  return table.flatMap((bin) => bin.map((e) => e.key));
 }

@@ -24,7 +24,11 @@ import { GetConsumerStatusRequestHeader } from '../../../protocol/header/get-con
 import { GetBrokerConfigResponseHeader } from '../../../protocol/header/get-broker-config-response-header';
 import { encodeKVTable } from '../../../protocol/body/kv-table';
 import { encodeTopicStatsTable, type TopicOffset } from '../../../protocol/body/topic-stats-table';
-import { encodeConsumeStats, type OffsetWrapper } from '../../../protocol/body/consume-stats';
+import {
+  type ConsumeStats, type OffsetWrapper, computeTotalDiff, encodeConsumeStats, encodeConsumeStatsList,
+} from '../../../protocol/body/consume-stats';
+import { GetConsumeStatsInBrokerHeader } from '../../../protocol/header/get-consume-stats-in-broker-header';
+import { javaHashOrderKeys } from '../../../protocol/message/java-hash';
 import { encodeConsumerConnection, encodeProducerConnection, type Connection } from '../../../protocol/body/consumer-connection';
 import { encodeGroupList } from '../../../protocol/body/group-list';
 import { decodeSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
@@ -51,7 +55,7 @@ const ADMIN_CODES = [
   RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.GET_PRODUCER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
   RequestCode.GET_BROKER_CONFIG, RequestCode.UPDATE_BROKER_CONFIG, RequestCode.GET_CONSUMER_RUNNING_INFO,
   RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
-  RequestCode.VIEW_BROKER_STATS_DATA,
+  RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -79,6 +83,7 @@ export class AdminBrokerProcessor {
       case RequestCode.GET_BROKER_RUNTIME_INFO: return this.ok(request, encodeKVTable({ table: this.runtimeInfo() }));
       case RequestCode.GET_TOPIC_STATS_INFO: return this.getTopicStatsInfo(request);
       case RequestCode.GET_CONSUME_STATS: return this.getConsumeStats(request);
+      case RequestCode.GET_BROKER_CONSUME_STATS: return this.fetchAllConsumeStatsInBroker(request);
       case RequestCode.GET_CONSUMER_CONNECTION_LIST: return this.getConsumerConnectionList(request);
       case RequestCode.GET_PRODUCER_CONNECTION_LIST: return this.getProducerConnectionList(request);
       case RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: return this.queryTopicConsumeByWho(request);
@@ -183,22 +188,50 @@ export class AdminBrokerProcessor {
 
   private async getConsumeStats(request: RemotingCommand): Promise<RemotingCommand> {
     const h = GetConsumeStatsRequestHeader.decode(request.extFields);
-    const c = this.controller;
-    const topics = h.topic ? new Set([h.topic]) : c.consumerOffsetManager.whichTopicByConsumer(h.consumerGroup);
+    const topics = h.topic ? new Set([h.topic]) : this.controller.consumerOffsetManager.whichTopicByConsumer(h.consumerGroup);
     const offsetTable: Array<[MessageQueue, OffsetWrapper]> = [];
     for (const topic of topics) {
-      const tc = c.topicConfigManager.selectTopicConfig(topic);
-      if (!tc) continue;
-      const group = c.consumerManager.getConsumerGroupInfo(h.consumerGroup);
-      if (!c.consumerManager.findSubscriptionData(h.consumerGroup, topic) && group && group.getAllChannel().length > 0) continue;
-      for (let i = 0; i < tc.writeQueueNums; i++) {
-        const brokerOffset = Math.max(0, c.messageStore.getMaxOffsetInQueue(topic, i));
-        const consumerOffset = Math.max(0, c.consumerOffsetManager.queryOffset(h.consumerGroup, topic, i));
-        const lastTimestamp = consumerOffset > 0 ? await this.storeTimestamp(topic, i, consumerOffset - 1) : 0;
-        offsetTable.push([{ topic, brokerName: c.brokerConfig.brokerName, queueId: i }, { brokerOffset, consumerOffset, lastTimestamp }]);
-      }
+      const stats = await this.#topicConsumeStats(h.consumerGroup, topic, false);
+      if (stats) offsetTable.push(...stats.offsetTable);
     }
     return this.ok(request, encodeConsumeStats({ offsetTable, consumeTps: 0 }));
+  }
+
+  /** The group's offsets of every write queue of the topic; null when the topic is unknown, not wanted or not subscribed. */
+  async #topicConsumeStats(consumerGroup: string, topic: string, isOrder: boolean): Promise<ConsumeStats | null> {
+    const c = this.controller;
+    const tc = c.topicConfigManager.selectTopicConfig(topic);
+    if (!tc || (isOrder && !tc.order)) return null;
+    const group = c.consumerManager.getConsumerGroupInfo(consumerGroup);
+    if (!c.consumerManager.findSubscriptionData(consumerGroup, topic) && group && group.getAllChannel().length > 0) return null;
+    const offsetTable: Array<[MessageQueue, OffsetWrapper]> = [];
+    for (let i = 0; i < tc.writeQueueNums; i++) {
+      const brokerOffset = Math.max(0, c.messageStore.getMaxOffsetInQueue(topic, i));
+      const consumerOffset = Math.max(0, c.consumerOffsetManager.queryOffset(consumerGroup, topic, i));
+      const lastTimestamp = consumerOffset > 0 ? await this.storeTimestamp(topic, i, consumerOffset - 1) : 0;
+      offsetTable.push([{ topic, brokerName: c.brokerConfig.brokerName, queueId: i }, { brokerOffset, consumerOffset, lastTimestamp }]);
+    }
+    return { offsetTable, consumeTps: 0 };
+  }
+
+  /** GET_BROKER_CONSUME_STATS: the consume stats of every subscription group (AdminBrokerProcessor.fetchAllConsumeStatsInBroker). */
+  private async fetchAllConsumeStatsInBroker(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = GetConsumeStatsInBrokerHeader.decode(request.extFields);
+    const c = this.controller;
+    const consumeStatsList: Array<Map<string, ConsumeStats[]>> = [];
+    let totalDiff = 0;
+    // Java walks a ConcurrentHashMap created with capacity 1024 (2048 bins).
+    for (const group of javaHashOrderKeys(c.subscriptionGroupManager.subscriptionGroupTable.keys(), 2048)) {
+      const list: ConsumeStats[] = [];
+      for (const topic of c.consumerOffsetManager.whichTopicByConsumer(group)) {
+        const stats = await this.#topicConsumeStats(group, topic, h.isOrder);
+        if (!stats) continue;
+        totalDiff += computeTotalDiff(stats);
+        list.push(stats);
+      }
+      consumeStatsList.push(new Map([[group, list]]));
+    }
+    return this.ok(request, encodeConsumeStatsList({ brokerAddr: c.brokerAddr, consumeStatsList, totalDiff }));
   }
 
   private getConsumerConnectionList(request: RemotingCommand): RemotingCommand {
