@@ -125,6 +125,13 @@ function printBodyText(msg: MessageExt, charsetName: string): string {
   return msg.body.toString(enc === 'utf8' || enc === 'utf16le' || enc === 'latin1' || enc === 'ascii' ? (enc as BufferEncoding) : 'utf8');
 }
 
+
+/** A queue's offsets to print, [min, max), narrowed by the -b / -e timestamps (PrintMessageSubCommand's rule). */
+async function offsetRange(admin: DefaultMQAdminExt, mq: MessageQueue, opts: Map<string, string>): Promise<[number, number]> {
+  const minOffset = opts.has('b') ? await admin.searchOffset(mq, timestampFormat(req(opts, 'b'))) : await admin.minOffset(mq);
+  const maxOffset = opts.has('e') ? await admin.searchOffset(mq, timestampFormat(req(opts, 'e'))) : await admin.maxOffset(mq);
+  return [minOffset, maxOffset];
+}
 export const MESSAGE_COMMANDS: Command[] = [
   {
     name: 'checkMsgSendRT', desc: 'check message send response time',
@@ -260,10 +267,7 @@ export const MESSAGE_COMMANDS: Command[] = [
       // DefaultMQPullConsumer.fetchSubscribeMessageQueues answers a HashSet: Java walks the queues in its order.
       const mqs = javaHashOrderByHash(await admin.fetchSubscribeMessageQueues(topic), javaMessageQueueHashCode);
       for (const mq of mqs) {
-        let minOffset = await admin.minOffset(mq);
-        let maxOffset = await admin.maxOffset(mq);
-        if (opts.has('b')) minOffset = await admin.searchOffset(mq, timestampFormat(req(opts, 'b')));
-        if (opts.has('e')) maxOffset = await admin.searchOffset(mq, timestampFormat(req(opts, 'e')));
+        const [minOffset, maxOffset] = await offsetRange(admin, mq, opts);
         const messages: Array<Record<string, unknown>> = [];
         if (json) doc.push({ ...mq, minOffset, maxOffset, messages });
         else out(javaFormat('minOffset=%s, maxOffset=%s, %s%n', minOffset, maxOffset, mqString(mq)));
@@ -405,10 +409,7 @@ export const MESSAGE_COMMANDS: Command[] = [
       const subExpression = opts.has('s') ? req(opts, 's') : '*';
       const mq = { topic: req(opts, 't'), brokerName: req(opts, 'a'), queueId: int(req(opts, 'i'), 'queueId') };
       const json = wantsJson(opts);
-      let minOffset = await admin.minOffset(mq);
-      let maxOffset = await admin.maxOffset(mq);
-      if (opts.has('b')) minOffset = await admin.searchOffset(mq, timestampFormat(req(opts, 'b')));
-      if (opts.has('e')) maxOffset = await admin.searchOffset(mq, timestampFormat(req(opts, 'e')));
+      const [minOffset, maxOffset] = await offsetRange(admin, mq, opts);
       const tagCount = new Map<string, number>();
       const messages: Array<Record<string, unknown>> = [];
       for (let offset = minOffset; offset < maxOffset;) {
