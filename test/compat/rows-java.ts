@@ -10,6 +10,7 @@ import {
   ConsumeConcurrentlyStatus, DefaultMQProducer, DefaultMQPushConsumer, SelectMessageQueueByHash, createMessage,
 } from '../../lib/index';
 import { harnessLines, runHarness, runMqadmin, startHarness, type RunResult } from '../helpers/javaref';
+import { OUR_ONLY_BROKER_CONFIG_KEYS } from '../helpers/broker-config-keys';
 import { check, until, type Ctx, type Scenario } from './scenario';
 
 const SECTION = 'clients → server: produce, consume, transactions, admin';
@@ -261,7 +262,7 @@ function sameLines(java: string, ours: string): string | null {
  * Keys our broker reports that Java 4.9.8 does not (our own settings); Java's keys that we lack are settings of
  * features we do not have (docs/compat-notes.md), so getBrokerConfig is compared on key names and line format.
  */
-const OUR_EXTRA_CONFIG_KEYS = new Set(['channelExpiredTimeout', 'flushConsumerOffsetHistory', 'writeSegmentSize']);
+const OUR_EXTRA_CONFIG_KEYS = new Set(OUR_ONLY_BROKER_CONFIG_KEYS);
 
 function configKeys(java: string, ours: string): string | null {
   const keys = (s: string): string[] => s.split('\n').filter((l) => / = /.test(l)).map((l) => l.split(' = ')[0].trim());

@@ -16,6 +16,7 @@
  * that decode to equivalent values. Tests assert that list equals the documented intended differences.
  */
 import { RemotingCommand, SerializeType } from '../../../protocol/remoting-command';
+import { OUR_ONLY_BROKER_CONFIG_KEYS } from '../../helpers/broker-config-keys';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { decodeMessages } from '../../../protocol/message/message-decoder';
 import type { MessageExt } from '../../../protocol/message/message';
@@ -339,11 +340,6 @@ export function runtimeInfoCompare(ours: Buffer | null, java: Buffer | null): st
 }
 
 /** Options our broker has that a 4.9.8 broker does not print (ours only; a Java tool just lists them). */
-export const OUR_ONLY_BROKER_CONFIG_KEYS = [
-  'channelExpiredTimeout', 'flushConsumerOffsetHistory', 'writeSegmentSize',
-  // Java 5.x BrokerConfig keys (5.3.3 prints them, 4.9.8 has no metrics exporter), and our metricsPort shorthand
-  'metricsExporterType', 'metricsPromExporterHost', 'metricsPromExporterPort', 'metricsPort',
-];
 
 /**
  * GET_BROKER_CONFIG bodies: `key=value` lines as Java's MixAll.string2Properties reads them. Ours prints the

@@ -1,0 +1,10 @@
+/**
+ * Keys our broker prints in GET_BROKER_CONFIG that Java 4.9.8's does not: settings of ours, and Java 5.x keys that
+ * 4.9.8 lacks. The compatibility checks (the captured-request replay and the mqadmin row of the matrix) accept these
+ * and nothing else beyond Java's own keys.
+ */
+export const OUR_ONLY_BROKER_CONFIG_KEYS: readonly string[] = [
+  'channelExpiredTimeout', 'flushConsumerOffsetHistory', 'writeSegmentSize',
+  // Java 5.x BrokerConfig keys (5.3.3 prints them, 4.9.8 has no metrics exporter), and our metricsPort shorthand
+  'metricsExporterType', 'metricsPromExporterHost', 'metricsPromExporterPort', 'metricsPort',
+];
