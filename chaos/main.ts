@@ -1,0 +1,51 @@
+/**
+ * `npm run chaos -- <scenario|all> [--cycles N] [--pause-ms MS] [--keep]`: runs chaos scenarios against child processes
+ * and prints `cycles, acknowledged, lost, duplicated` for each. Exit 1 when a scenario that promises no loss lost a
+ * message (or failed to run).
+ */
+import { parseArgs } from 'node:util';
+import { SCENARIOS, formatResult } from './scenarios';
+import { killAll } from './procs';
+
+const USAGE = `usage: npm run chaos -- <scenario|all> [--cycles N] [--pause-ms MS] [--acks-per-cycle N] [--keep]
+scenarios: ${Object.keys(SCENARIOS).join(', ')}
+`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      cycles: { type: 'string' }, 'pause-ms': { type: 'string' }, 'acks-per-cycle': { type: 'string' },
+      keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const name = positionals[0];
+  if (values.help || !name || (name !== 'all' && !SCENARIOS[name])) {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const names = name === 'all' ? Object.keys(SCENARIOS) : [name];
+  let bad = false;
+  for (const n of names) {
+    const cycles = values.cycles ? Number(values.cycles) : n === 'broker-kill-sync' ? 100 : 10;
+    const started = Date.now();
+    try {
+      const r = await SCENARIOS[n]({
+        cycles, pauseMs: values['pause-ms'] ? Number(values['pause-ms']) : undefined,
+        acksPerCycle: values['acks-per-cycle'] ? Number(values['acks-per-cycle']) : undefined,
+        keep: values.keep, log: (l) => process.stderr.write(`${l}\n`),
+      });
+      process.stdout.write(`${formatResult(r)} [${Math.round((Date.now() - started) / 1000)} s]\n`);
+      if (r.lost > 0 && r.promise === 'lost must be 0') bad = true;
+    } catch (err) {
+      process.stdout.write(`${n}: FAILED ${(err as Error).stack}\n`);
+      bad = true;
+    }
+  }
+  return bad ? 1 : 0;
+}
+
+const stop = (): void => { void killAll().then(() => process.exit(130)); };
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+main().then((code) => { process.exitCode = code; }, (err: unknown) => { process.stderr.write(`${(err as Error).stack}\n`); process.exitCode = 1; });
