@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
 import { drainTopic, readKeys, tally } from './drain';
+import { ChaosProxy } from './tcp-proxy';
 import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from './procs';
 
 export interface ScenarioOptions {
@@ -44,15 +45,24 @@ interface Cluster {
   broker: ServerProcess;
 }
 
-async function startCluster(dir: string, flushDiskType: 'SYNC_FLUSH' | 'ASYNC_FLUSH'): Promise<Cluster> {
+interface BrokerNet {
+  /** The address the broker advertises (brokerIP1) and the one it binds; differ when a proxy sits in between. */
+  brokerIP1: string;
+  bindAddress: string;
+  port: number;
+}
+
+async function startCluster(dir: string, flushDiskType: 'SYNC_FLUSH' | 'ASYNC_FLUSH', net?: BrokerNet): Promise<Cluster> {
   const namesrv = new ServerProcess('namesrv', (port) => ['-p', String(port), `--kvConfigPath=${path.join(dir, 'kvConfig.json')}`],
     path.join(dir, 'namesrv.log'));
   await namesrv.start();
   const broker = new ServerProcess('broker', (port) => [
-    '-n', namesrv.addr, `--listenPort=${port}`, '--brokerIP1=127.0.0.1', '--brokerClusterName=ChaosCluster',
+    '-n', namesrv.addr, `--listenPort=${port}`, `--brokerIP1=${net?.brokerIP1 ?? '127.0.0.1'}`,
+    `--bindAddress=${net?.bindAddress ?? '0.0.0.0'}`, '--brokerClusterName=ChaosCluster',
     '--brokerName=chaos-broker', `--storePathRootDir=${path.join(dir, 'store')}`, `--flushDiskType=${flushDiskType}`,
     '--mappedFileSizeCommitLog=16777216', '--registerNameServerPeriod=10000',
   ], path.join(dir, 'broker.log'));
+  if (net) broker.port = net.port;
   await broker.start();
   const admin = new DefaultMQAdminExt({ namesrvAddr: namesrv.addr, instanceName: `chaos-admin-${process.pid}` });
   await admin.start();
@@ -228,12 +238,53 @@ export function consumerKill(opts: ScenarioOptions): Promise<ScenarioResult> {
   });
 }
 
+/**
+ * Network faults between the clients and the broker through our TCP proxy (chaos/tcp-proxy.ts): the broker binds
+ * 127.0.0.1:P and advertises 127.0.0.2:P, where the proxy listens. Each cycle: connections cut mid-frame with a RST,
+ * then every open connection black-holed (half-open, no FIN), then 300 ms of delay each way.
+ */
+export function network(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('network', opts, async ({ dir, log }) => {
+    const proxy = new ChaosProxy('127.0.0.2', '127.0.0.1');
+    const port = await proxy.listen(0);
+    proxy.targetPort = port;
+    try {
+      const c = await startCluster(dir, 'SYNC_FLUSH', { brokerIP1: '127.0.0.2', bindAddress: '127.0.0.1', port });
+      const ps = startProducers(c, opts.producers ?? 4);
+      const per = opts.acksPerCycle ?? 200;
+      const notes: string[] = [];
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, per);
+        const cut = proxy.cutMidFrame();
+        await ackedMore(ps, per);
+        const blackholed = proxy.halfOpen();
+        const t0 = Date.now();
+        await ackedMore(ps, per);
+        const halfOpenRecoveryMs = Date.now() - t0;
+        proxy.delayMs = 300;
+        await ackedMore(ps, Math.ceil(per / 4));
+        proxy.delayMs = 0;
+        const line = `cycle ${cycle}: ${cut} connections cut mid-frame, ${blackholed} black-holed (recovered in ${halfOpenRecoveryMs} ms), 300 ms delay passed`;
+        notes.push(line);
+        log(`network ${line}; acked=${totalAcked(ps)} failed=${totalFailed(ps)}`);
+      }
+      await ackedMore(ps, per);
+      const { acked, failures } = await finishAndCount(c, ps);
+      const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+      return { scenario: 'network', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: notes.slice(-3) };
+    } finally {
+      await proxy.close();
+    }
+  });
+}
+
 export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'broker-kill-sync': (o) => brokerKill('SYNC_FLUSH', o),
   'broker-kill-async': (o) => brokerKill('ASYNC_FLUSH', o),
   'namesrv-kill': namesrvKill,
   'consumer-kill': consumerKill,
   'broker-pause': brokerPause,
+  network,
 };
 
 export function formatResult(r: ScenarioResult): string {
