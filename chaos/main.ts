@@ -6,20 +6,31 @@
 import { parseArgs } from 'node:util';
 import { SCENARIOS, formatResult } from './scenarios';
 import { killAll } from './procs';
+import { fuzzRun } from './fuzz-run';
 
 const USAGE = `usage: npm run chaos -- <scenario|all> [--cycles N] [--pause-ms MS] [--acks-per-cycle N] [--keep]
+       npm run chaos -- fuzz [--frames N] [--seed S]
 scenarios: ${Object.keys(SCENARIOS).join(', ')}
 `;
+
+async function fuzz(frames: number, seed?: number): Promise<number> {
+  const r = await fuzzRun({ frames, seed, log: (l) => process.stdout.write(`${l}\n`) });
+  const bad = [r.namesrv, r.broker].some((x) => x.hung > 0 || x.badResponses.length > 0 || x.probesFailed > 0) || !r.namesrvAlive || !r.brokerAlive;
+  for (const x of [r.namesrv, r.broker]) for (const b of x.badResponses) process.stdout.write(`  bad response: ${b}\n`);
+  process.stdout.write(`fuzz: ${bad ? 'FAILED' : 'ok'} (servers alive: namesrv ${r.namesrvAlive}, broker ${r.brokerAlive})\n`);
+  return bad ? 1 : 0;
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      cycles: { type: 'string' }, 'pause-ms': { type: 'string' }, 'acks-per-cycle': { type: 'string' },
+      cycles: { type: 'string' }, frames: { type: 'string' }, seed: { type: 'string' }, 'pause-ms': { type: 'string' }, 'acks-per-cycle': { type: 'string' },
       keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const name = positionals[0];
+  if (name === 'fuzz') return fuzz(values.frames ? Number(values.frames) : 100_000, values.seed ? Number(values.seed) : undefined);
   if (values.help || !name || (name !== 'all' && !SCENARIOS[name])) {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
