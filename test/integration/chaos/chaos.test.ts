@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { type ScenarioResult, SCENARIOS, formatResult } from '../../../chaos/scenarios';
 import { killAll } from '../../../chaos/procs';
+import { formatFuzz, fuzzRun } from '../../../chaos/fuzz-run';
 
 const quiet = process.env.ROCKETMQ_CHAOS_VERBOSE === '1' ? (l: string) => process.stderr.write(`${l}\n`) : undefined;
 
@@ -52,5 +53,16 @@ describe('chaos (short versions of npm run chaos)', function () {
     const r = await SCENARIOS['torn-writes']({ cycles: 1, producers: 2, acksPerCycle: 100, log: quiet });
     check(r);
     expect(r.duplicated, 'the half-written record must not be served').to.equal(0);
+  });
+
+  it('frame fuzzer (2000 mutated golden frames): every frame answered or its connection closed, probes answered', async () => {
+    const r = await fuzzRun({ frames: 2000, log: quiet });
+    for (const x of [r.namesrv, r.broker]) {
+      expect(x.hung, formatFuzz(x)).to.equal(0);
+      expect(x.badResponses, formatFuzz(x)).to.deep.equal([]);
+      expect(x.probesFailed, formatFuzz(x)).to.equal(0);
+      expect(x.answered + x.closedOnly).to.equal(1000);
+    }
+    expect(r.namesrvAlive && r.brokerAlive).to.equal(true);
   });
 });
