@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   let acked = 0;
   let failed = 0;
   let notOk = 0;
-  const report = (type: 'progress' | 'done'): void => { process.send?.({ type, acked, failed, notOk, sent: seq }); };
+  let lastError = '';
+  const report = (type: 'progress' | 'done'): void => { process.send?.({ type, acked, failed, notOk, sent: seq, lastError }); };
   process.on('message', (m: { type?: string }) => { if (m?.type === 'stop') stopping = true; });
   const body = Buffer.alloc(128, 'x');
   const sendOne = async (): Promise<void> => {
@@ -35,8 +36,9 @@ async function main(): Promise<void> {
         fs.writeSync(fd, `${key}\n`);
         acked++;
       } else notOk++;
-    } catch {
+    } catch (err) {
       failed++;
+      lastError = String((err as Error).message).slice(0, 300);
       await new Promise((r) => setTimeout(r, 100));
     }
   };

@@ -3,6 +3,8 @@
  * consumers in other processes, a fault injected repeatedly under load, then a final drain that counts what was
  * acknowledged but is gone (lost) and what is there twice (duplicated).
  */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
 import { drainTopic, readKeys, tally } from './drain';
@@ -53,15 +55,15 @@ interface BrokerNet {
   port: number;
 }
 
-async function startCluster(dir: string, flushDiskType: 'SYNC_FLUSH' | 'ASYNC_FLUSH', net?: BrokerNet): Promise<Cluster> {
+async function startCluster(dir: string, flushDiskType: 'SYNC_FLUSH' | 'ASYNC_FLUSH', net?: BrokerNet, storeRoot = path.join(dir, 'store'), extra: string[] = []): Promise<Cluster> {
   const namesrv = new ServerProcess('namesrv', (port) => ['-p', String(port), `--kvConfigPath=${path.join(dir, 'kvConfig.json')}`],
     path.join(dir, 'namesrv.log'));
   await namesrv.start();
   const broker = new ServerProcess('broker', (port) => [
     '-n', namesrv.addr, `--listenPort=${port}`, `--brokerIP1=${net?.brokerIP1 ?? '127.0.0.1'}`,
     `--bindAddress=${net?.bindAddress ?? '0.0.0.0'}`, '--brokerClusterName=ChaosCluster',
-    '--brokerName=chaos-broker', `--storePathRootDir=${path.join(dir, 'store')}`, `--flushDiskType=${flushDiskType}`,
-    '--mappedFileSizeCommitLog=16777216', '--registerNameServerPeriod=10000',
+    '--brokerName=chaos-broker', `--storePathRootDir=${storeRoot}`, `--flushDiskType=${flushDiskType}`,
+    '--mappedFileSizeCommitLog=16777216', '--registerNameServerPeriod=10000', ...extra,
   ], path.join(dir, 'broker.log'));
   if (net) broker.port = net.port;
   await broker.start();
@@ -90,7 +92,7 @@ async function waitFor(check: () => Promise<boolean> | boolean, limitMs: number,
   }
 }
 
-type ProducerProgress = { acked: number; failed: number; notOk: number; sent: number };
+type ProducerProgress = { acked: number; failed: number; notOk: number; sent: number; lastError: string };
 type ConsumerProgress = { received: number };
 
 function startProducers(c: Cluster, n: number, mode: 'sync' | 'async' = 'sync'): Worker<ProducerProgress>[] {
@@ -318,6 +320,60 @@ export function tornWrites(opts: ScenarioOptions): Promise<ScenarioResult> {
   });
 }
 
+/**
+ * Disk full: the store on a tmpfs of its own (mounting needs root; skipped with a note otherwise). A filler file takes
+ * the disk past Java's warning level (90 %): the broker marks the disk full and refuses sends with Java's
+ * SERVICE_NOT_AVAILABLE answer, keeps serving reads; once the filler is gone it takes writes again, and after a restart
+ * every acknowledged message is there (no damaged file).
+ */
+export function diskFull(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('disk-full', opts, async ({ dir, log }) => {
+    const mnt = path.join(dir, 'disk');
+    fs.mkdirSync(mnt);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mnt], { stdio: 'ignore' });
+    } catch {
+      return { scenario: 'disk-full', cycles: 0, acknowledged: 0, lost: 0, duplicated: 0, lostKeys: [], sendFailures: 0, promise: 'lost must be 0',
+        notes: ['skipped: cannot mount a tmpfs here (needs root)'] };
+    }
+    try {
+      const c = await startCluster(dir, 'SYNC_FLUSH', undefined, path.join(mnt, 'store'), ['--cleanResourceInterval=500']);
+      const ps = startProducers(c, opts.producers ?? 2);
+      const per = opts.acksPerCycle ?? 200;
+      const notes: string[] = [];
+      const filler = path.join(mnt, 'filler');
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, per);
+        const st = fs.statfsSync(mnt);
+        const total = st.blocks * st.bsize;
+        const used = total - st.bfree * st.bsize;
+        fs.writeFileSync(filler, Buffer.alloc(Math.max(0, Math.floor(total * 0.95 - used))));
+        // The broker notices at its next cleanup pass and refuses sends.
+        const failedBefore = totalFailed(ps);
+        await waitFor(() => totalFailed(ps) >= failedBefore + 4, 60_000, 'sends refused on a full disk');
+        const answer = ps.map((p) => p.last?.lastError ?? '').find((e) => e.includes('disk is full')) ?? ps[0].last?.lastError ?? '';
+        // Reads go on: everything acknowledged so far is readable now.
+        const ackedSoFar = readKeys(ps.map((_, i) => path.join(dir, `acked-${i}.txt`)));
+        const seen = await drainTopic(c.namesrv.addr, TOPIC);
+        const unreadable = [...ackedSoFar.keys()].filter((k) => !seen.has(k)).length;
+        fs.rmSync(filler);
+        await ackedMore(ps, per);
+        notes.push(`cycle ${cycle}: refused with "${answer.slice(0, 160)}"; ${seen.size} read while full, ${unreadable} acknowledged unreadable`);
+        log(`disk-full ${notes[notes.length - 1]}`);
+        if (unreadable > 0) throw new Error(`${unreadable} acknowledged messages unreadable while the disk was full`);
+      }
+      const { acked, failures } = await finishAndCount(c, ps);
+      await c.broker.stop();
+      await c.broker.start();
+      const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+      return { scenario: 'disk-full', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: notes.slice(-2) };
+    } finally {
+      await killAll();
+      try { execFileSync('umount', ['-l', mnt], { stdio: 'ignore' }); } catch { /* not mounted */ }
+    }
+  });
+}
+
 export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'broker-kill-sync': (o) => brokerKill('SYNC_FLUSH', o),
   'broker-kill-async': (o) => brokerKill('ASYNC_FLUSH', o),
@@ -326,6 +382,7 @@ export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<Scenar
   'broker-pause': brokerPause,
   network,
   'torn-writes': tornWrites,
+  'disk-full': diskFull,
 };
 
 export function formatResult(r: ScenarioResult): string {
