@@ -107,6 +107,8 @@ export function mutate(frame: Buffer, kind: Mutation, rand: () => number): Buffe
 
 export interface FuzzOutcome {
   answered: boolean;
+  /** The largest response frame (bytes): GET_ALL_* answers grow with what the fuzzing registered. */
+  largest: number;
   closed: boolean;
   /** Bytes back that were not frames (a bad response): must never happen. */
   badResponse: string | null;
@@ -116,22 +118,25 @@ export interface FuzzOutcome {
 export function fuzzOne(addr: string, bytes: Buffer, limitMs: number): Promise<FuzzOutcome> {
   const [host, port] = addr.split(':');
   return new Promise((resolve) => {
-    const out: FuzzOutcome = { answered: false, closed: false, badResponse: null };
+    const out: FuzzOutcome = { answered: false, largest: 0, closed: false, badResponse: null };
     const decoder = new FrameDecoder((payload) => {
       try {
         RemotingCommand.decode(payload);
         out.answered = true;
+        out.largest = Math.max(out.largest, payload.length + 4);
       } catch (e) {
-        out.badResponse = (e as Error).message;
+        out.badResponse ??= `${(e as Error).message} (payload ${payload.subarray(0, 48).toString('hex')})`;
       }
-    });
+      // Java's encoder has no outbound limit; a GET_ALL_* answer after the fuzzer registered 1 MiB names passes 16 MiB.
+    }, 1 << 30);
     const socket = net.connect(Number(port), host, () => socket.end(bytes));
     const timer = setTimeout(() => { socket.destroy(); resolve(out); }, limitMs);
     socket.on('data', (chunk: Buffer) => {
+      if (out.badResponse) return; // the first error is the one that tells
       try {
         decoder.push(chunk);
       } catch (e) {
-        out.badResponse = (e as Error).message;
+        out.badResponse = `${(e as Error).message} (after ${chunk.length} bytes: ${chunk.subarray(0, 48).toString('hex')})`;
       }
     });
     socket.on('error', () => undefined);
@@ -192,6 +197,7 @@ export interface FuzzReport {
   probesFailed: number;
   rssStart: number;
   rssEnd: number;
+  largestResponse: number;
   byMutation: Record<string, number>;
 }
 
@@ -204,7 +210,7 @@ export async function fuzzServer(addr: string, frames: Buffer[], opts: { count: 
   const parallel = opts.parallel ?? 16;
   const limitMs = opts.limitMs ?? 30_000;
   const probe = new HealthProbe(addr, opts.probeCode);
-  const r: FuzzReport = { frames: 0, answered: 0, closedOnly: 0, hung: 0, badResponses: [], probesFailed: 0, rssStart: 0, rssEnd: 0, byMutation: {} };
+  const r: FuzzReport = { frames: 0, answered: 0, closedOnly: 0, hung: 0, badResponses: [], probesFailed: 0, rssStart: 0, rssEnd: 0, largestResponse: 0, byMutation: {} };
   try {
     if (!(await probe.probe(limitMs))) throw new Error(`health probe (code ${opts.probeCode}) unanswered before fuzzing`);
     while (r.frames < opts.count) {
@@ -215,6 +221,7 @@ export async function fuzzServer(addr: string, frames: Buffer[], opts: { count: 
         const bytes = mutate(frames[Math.floor(rand() * frames.length)], kind, rand);
         batch.push(fuzzOne(addr, bytes, limitMs).then((o) => {
           if (o.badResponse && r.badResponses.length < 10) r.badResponses.push(`${kind}: ${o.badResponse}`);
+          r.largestResponse = Math.max(r.largestResponse, o.largest);
           if (!o.closed) r.hung++;
           else if (o.answered) r.answered++;
           else r.closedOnly++;

@@ -43,5 +43,5 @@ export async function fuzzRun(opts: { frames: number; seed?: number; log?: (l: s
 export function formatFuzz(r: FuzzReport): string {
   const mb = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
   return `frames=${r.frames} answered=${r.answered} closed-without-answer=${r.closedOnly} hung=${r.hung} bad-responses=${r.badResponses.length}`
-    + ` probes-failed=${r.probesFailed} rss ${mb(r.rssStart)} -> ${mb(r.rssEnd)}`;
+    + ` probes-failed=${r.probesFailed} largest-response=${mb(r.largestResponse)} rss ${mb(r.rssStart)} -> ${mb(r.rssEnd)}`;
 }
