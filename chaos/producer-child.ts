@@ -1,5 +1,5 @@
 /**
- * A chaos producer worker: `node dist/chaos/producer-child.js <namesrv> <topic> <id> <ackFile> [sync|async]`.
+ * A chaos producer worker: `node dist/chaos/producer-child.js <namesrv> <topic> <id> <ackFile> [sync|async] [rate/s]`.
  * Sends messages keyed `p<id>-<seq>` without pause; each key the broker acknowledged (SEND_OK) is written to ackFile
  * (synchronously, before the next send) so that a kill of anything else never loses the record of an acknowledgement.
  * Failures (broker down, timeouts) are counted and retried with a new key after a short back-off. Reports progress over
@@ -10,7 +10,9 @@ import { createMessage } from '../protocol/message/message';
 import { SendStatus } from '../lib/client/send-result';
 import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
 
-const [namesrv, topic, id, ackFile, mode = 'sync'] = process.argv.slice(2);
+const [namesrv, topic, id, ackFile, mode = 'sync', rateArg = '0'] = process.argv.slice(2);
+/** Messages per second (0: as fast as acknowledgements come back). */
+const rate = Number(rateArg);
 
 async function main(): Promise<void> {
   const fd = fs.openSync(ackFile, 'a');
@@ -45,8 +47,13 @@ async function main(): Promise<void> {
   let lastReport = 0;
   const ticker = setInterval(() => report('progress'), 250);
   const inflight = mode === 'async' ? 8 : 1;
+  const started = Date.now();
   while (!stopping) {
     await Promise.all(Array.from({ length: inflight }, () => sendOne()));
+    if (rate > 0) {
+      const due = started + (seq / rate) * 1000;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+    }
     if (acked - lastReport >= 20) {
       lastReport = acked;
       report('progress');
