@@ -41,6 +41,7 @@ import { type Logger, componentLogger } from '../logger';
 import type { RPCHook } from '../client/mq-client-api';
 import { Lifecycle } from '../util/lifecycle';
 import { MQFaultStrategy } from './latency/mq-fault-strategy';
+import { TimedSemaphore } from './back-pressure';
 import { checkBatch } from './message-batch';
 import type { MessageQueueSelector } from './selector/message-queue-selector';
 
@@ -71,6 +72,12 @@ export interface ProducerOptions {
   latencyMax: readonly number[];
   /** How long a broker is avoided (ms) after a send as slow as the latencyMax entry. */
   notAvailableDuration: readonly number[];
+  /** Java 5.x: cap asynchronous sends in flight by count and by body bytes; a send waits for room up to its timeout. */
+  enableBackpressureForAsyncMode: boolean;
+  /** Asynchronous sends in flight at most (at least 10, as Java). */
+  backPressureForAsyncSendNum: number;
+  /** Body bytes of asynchronous sends in flight at most (at least 1 MiB, as Java). */
+  backPressureForAsyncSendSize: number;
 }
 
 export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze({
@@ -87,6 +94,9 @@ export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze
   sendLatencyFaultEnable: false,
   latencyMax: Object.freeze([50, 100, 550, 1000, 2000, 3000, 15000]),
   notAvailableDuration: Object.freeze([0, 0, 30000, 60000, 120000, 180000, 600000]),
+  enableBackpressureForAsyncMode: false,
+  backPressureForAsyncSendNum: 10000,
+  backPressureForAsyncSendSize: 100 * 1024 * 1024,
 });
 
 export interface DefaultMQProducerOptions extends Partial<ProducerOptions>, Partial<ClientConfigOptions> {
@@ -166,6 +176,8 @@ export class DefaultMQProducer implements MQProducerInner {
   readonly #logger: Logger;
   readonly #lifecycle: Lifecycle;
   #instance: MQClientInstance | null = null;
+  readonly #asyncSendNum: TimedSemaphore;
+  readonly #asyncSendSize: TimedSemaphore;
 
   constructor(options: DefaultMQProducerOptions = {}) {
     const { rpcHook, logger, clientManager, instanceOptions, now, ...rest } = options;
@@ -188,6 +200,18 @@ export class DefaultMQProducer implements MQProducerInner {
     this.#instanceOptions = { ...instanceOptions, rpcHook: rpcHook ?? instanceOptions?.rpcHook, logger: logger ?? instanceOptions?.logger };
     this.#logger = componentLogger('producer', logger).child({ group: this.options.producerGroup });
     this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
+    this.#asyncSendNum = new TimedSemaphore(Math.max(this.options.backPressureForAsyncSendNum, 10));
+    this.#asyncSendSize = new TimedSemaphore(Math.max(this.options.backPressureForAsyncSendSize, 1024 * 1024));
+  }
+
+  /** Free permits of the async-send count cap (Java getSemaphoreAsyncSendNumAvailablePermits). */
+  getSemaphoreAsyncSendNumAvailablePermits(): number {
+    return this.#asyncSendNum.availablePermits;
+  }
+
+  /** Free bytes of the async-send size cap (Java getSemaphoreAsyncSendSizeAvailablePermits). */
+  getSemaphoreAsyncSendSizeAvailablePermits(): number {
+    return this.#asyncSendSize.availablePermits;
   }
 
   get producerGroup(): string {
@@ -253,6 +277,8 @@ export class DefaultMQProducer implements MQProducerInner {
   }
 
   async #doShutdown(): Promise<void> {
+    this.#asyncSendNum.rejectAll();
+    this.#asyncSendSize.rejectAll();
     const instance = this.#instance;
     if (!instance) return;
     this.#instance = null;
@@ -309,7 +335,7 @@ export class DefaultMQProducer implements MQProducerInner {
   send(msg: Message | Message[], a?: unknown, b?: unknown, c?: unknown, d?: unknown): Promise<SendResult> | void {
     const { target, callback, timeout } = this.#parseArgs(a, b, c, d);
     if (callback) {
-      this.#send(msg, CommunicationMode.ASYNC, target, timeout).then(
+      this.#sendAsyncBounded(msg, target, timeout).then(
         (r) => { try { callback.onSuccess(r as SendResult); } catch { /* the callback's own failure */ } },
         (err: Error) => { try { callback.onException(err); } catch { /* the callback's own failure */ } },
       );
@@ -324,7 +350,33 @@ export class DefaultMQProducer implements MQProducerInner {
   sendAsync(msg: Message, selector: MessageQueueSelector, arg: unknown, timeout?: number): Promise<SendResult>;
   sendAsync(msg: Message | Message[], a?: unknown, b?: unknown, c?: unknown): Promise<SendResult> {
     const { target, timeout } = this.#parseArgs(a, b, c, undefined);
-    return this.#send(msg, CommunicationMode.ASYNC, target, timeout) as Promise<SendResult>;
+    return this.#sendAsyncBounded(msg, target, timeout);
+  }
+
+  /**
+   * An asynchronous send under back-pressure when enabled: a permit of the count cap, then the message's body bytes
+   * of the size cap, each waited for up to what is left of the timeout, else RemotingTooMuchRequestError with Java's
+   * text. Both are given back when the send settles.
+   */
+  async #sendAsyncBounded(msg: Message | Message[], target: Target, timeout: number): Promise<SendResult> {
+    if (!this.options.enableBackpressureForAsyncMode) return this.#send(msg, CommunicationMode.ASYNC, target, timeout) as Promise<SendResult>;
+    const begin = Date.now();
+    const len = Math.max(1, Array.isArray(msg) ? msg.reduce((s, m) => s + m.body.length, 0) : msg.body.length);
+    const size = Math.min(len, this.#asyncSendSize.permits);
+    const gotNum = this.#asyncSendNum.tryAcquireNow() || (timeout > 0 && await this.#asyncSendNum.tryAcquire(1, timeout));
+    if (!gotNum) throw new RemotingTooMuchRequestError('send message tryAcquire semaphoreAsyncNum timeout');
+    try {
+      const left = timeout - (Date.now() - begin);
+      const gotSize = this.#asyncSendSize.tryAcquireNow(size) || (left > 0 && await this.#asyncSendSize.tryAcquire(size, left));
+      if (!gotSize) throw new RemotingTooMuchRequestError('send message tryAcquire semaphoreAsyncSize timeout');
+      try {
+        return await (this.#send(msg, CommunicationMode.ASYNC, target, timeout - (Date.now() - begin)) as Promise<SendResult>);
+      } finally {
+        this.#asyncSendSize.release(size);
+      }
+    } finally {
+      this.#asyncSendNum.release();
+    }
   }
 
   /** Sends without waiting for the broker: resolves once written. `(msg)`, `(msg, mq)`, `(msg, selector, arg)`. */

@@ -28,7 +28,11 @@ export interface RemotingClientOptions {
   connectTimeoutMillis: number;
   /** Close a connection after this many seconds without reads or writes; 0 disables. */
   clientChannelMaxIdleTimeSeconds: number;
-  /** Close the connection when a request times out (Java clientCloseSocketIfTimeout). */
+  /**
+   * Close the connection when a request times out (Java clientCloseSocketIfTimeout, default true as Java's
+   * `com.rocketmq.remoting.client.closeSocketIfTimeout`): a half-open connection (peer gone without FIN) is dropped
+   * and the next request connects again. As Java 5.x, not when the request had (almost) no time left when sent.
+   */
   clientCloseSocketIfTimeout: boolean;
   /** Connect with TLS (node:tls). */
   useTLS: boolean;
@@ -44,7 +48,7 @@ export interface RemotingClientOptions {
 export const DEFAULT_REMOTING_CLIENT_OPTIONS: Readonly<RemotingClientOptions> = Object.freeze({
   connectTimeoutMillis: 3000,
   clientChannelMaxIdleTimeSeconds: 120,
-  clientCloseSocketIfTimeout: false,
+  clientCloseSocketIfTimeout: true,
   useTLS: false,
   tlsOptions: Object.freeze({ rejectUnauthorized: false }),
   maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
@@ -117,7 +121,8 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
       response = await conn.request(request, remaining, timeoutMillis);
     } catch (err) {
       if (err instanceof RemotingTimeoutError) {
-        if (this.options.clientCloseSocketIfTimeout) conn.close();
+        // Java 5.x NettyRemotingClient.invokeSync: left > MIN_CLOSE_TIMEOUT_MILLIS (100) || left > timeoutMillis / 4.
+        if (this.options.clientCloseSocketIfTimeout && (remaining > 100 || remaining > timeoutMillis / 4)) conn.close();
         this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
       } else if (err instanceof RemotingSendRequestError) {
         // Requests cut off by our own shutdown (a consumer's long polls) are expected, not worth a warning.

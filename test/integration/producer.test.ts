@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { PullMessageRequestHeader } from '../../protocol/header/pull-message-request-header';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import {
-  DefaultMQAdminExt, DefaultMQProducer, MQClientError, MessageConst, SelectMessageQueueByHash, createMessage, getUserProperty,
+  DefaultMQAdminExt, DefaultMQProducer, MQClientError, MessageConst, RemotingTooMuchRequestError, SelectMessageQueueByHash, createMessage, getUserProperty,
   putUserProperty, setDelayTimeLevel, splitBatch, type Message, type MessageExt, type MessageQueue, type SendCallback,
   type SendResult,
 } from '../../lib/index';
@@ -122,6 +122,31 @@ describe('integration: DefaultMQProducer end to end', function () {
     expectSame(byBody.get('async promise')!, a);
     expectSame(byBody.get('async callback')!, b);
     expectSame(byBody.get('oneway')!, c);
+  });
+
+  it('back-pressure for async sends (Java 5.x enableBackpressureForAsyncMode): at most backPressureForAsyncSendNum in flight', async () => {
+    const topic = randomName('IT_BP');
+    await createTopic(topic, 1);
+    const bp = new DefaultMQProducer({
+      producerGroup: randomName('PG'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('inst'),
+      enableBackpressureForAsyncMode: true, backPressureForAsyncSendNum: 10,
+    });
+    await bp.start();
+    try {
+      await bp.send(message(topic, 'route warm-up', 1));
+      const sends = Array.from({ length: 100 }, (_, i) => bp.sendAsync(message(topic, `bp ${i}`, 1)));
+      // The first 10 took the permits synchronously; none can have completed yet.
+      expect(bp.getSemaphoreAsyncSendNumAvailablePermits()).to.equal(0);
+      const refused = await bp.sendAsync(message(topic, 'no time to wait', 1), 0).then(() => null, (e: unknown) => e);
+      expect(refused).to.be.instanceOf(RemotingTooMuchRequestError);
+      expect((refused as Error).message).to.equal('send message tryAcquire semaphoreAsyncNum timeout');
+      const results = await Promise.all(sends);
+      expect(results.every((r) => r.sendStatus === 'SEND_OK')).to.equal(true);
+      expect(bp.getSemaphoreAsyncSendNumAvailablePermits()).to.equal(10);
+      expect(bp.getSemaphoreAsyncSendSizeAvailablePermits()).to.equal(100 * 1024 * 1024);
+    } finally {
+      await bp.shutdown();
+    }
   });
 
   it('a callback send reports failures through onException', async () => {

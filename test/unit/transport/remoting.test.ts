@@ -96,7 +96,22 @@ describe('lib/transport RemotingClient and RemotingServer', () => {
     expect(peer.received.map((c) => c.opaque)).to.deep.equal([6]);
   });
 
+  it('closes the connection on a timeout by default (Java clientCloseSocketIfTimeout=true) and connects again', async () => {
+    const conns: Channel[] = [];
+    client.on('connect', (_a, ch) => conns.push(ch));
+    await client.invoke(addr, RemotingCommand.createRequest(ECHO), 3000);
+    const err = await client.invoke(addr, RemotingCommand.createRequest(NEVER_ANSWER), 200).then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(RemotingTimeoutError);
+    expect(conns).to.have.length(1);
+    expect((conns[0] as Connection).isActive).to.equal(false);
+    const response = await client.invoke(addr, RemotingCommand.createRequest(ECHO), 3000);
+    expect(response.code).to.equal(ResponseCode.SUCCESS);
+    expect(conns).to.have.length(2);
+  });
+
   it('rejects with RemotingTimeoutError after the deadline and forgets the request', async () => {
+    await client.shutdown();
+    client = new RemotingClient({ clientCloseSocketIfTimeout: false });
     let conn: Channel | undefined;
     client.on('connect', (_a, ch) => (conn = ch));
     await client.invoke(addr, RemotingCommand.createRequest(ECHO), 3000);

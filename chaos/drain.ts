@@ -1,0 +1,76 @@
+/**
+ * The final count of a chaos run: read every queue of the topic from its min offset to its max offset (a lite pull
+ * consumer with assigned queues, so no rebalance and no committed offset is involved) and compare with the keys the
+ * producers recorded as acknowledged.
+ */
+import * as fs from 'node:fs';
+import { MessageConst } from '../protocol/message/message-const';
+import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
+import { DefaultLitePullConsumer } from '../lib/consumer/lite-pull-consumer';
+
+/** How many times each key is stored in the topic. */
+export async function drainTopic(namesrv: string, topic: string, deadlineMs = 120_000): Promise<Map<string, number>> {
+  const admin = new DefaultMQAdminExt({ namesrvAddr: namesrv, instanceName: `chaos-drain-admin-${process.pid}` });
+  await admin.start();
+  let stats;
+  try {
+    stats = await admin.examineTopicStats(topic);
+  } finally {
+    await admin.shutdown();
+  }
+  const target = new Map<string, number>();
+  const counts = new Map<string, number>();
+  const consumer = new DefaultLitePullConsumer({
+    consumerGroup: `chaos_drain_${process.pid}_${Date.now()}`, namesrvAddr: namesrv, instanceName: `chaos-drain-${process.pid}`,
+    autoCommit: false,
+  });
+  const mqs = stats.offsetTable.map(([mq]) => mq);
+  consumer.assign(mqs);
+  await consumer.start();
+  try {
+    for (const [mq, off] of stats.offsetTable) {
+      if (off.maxOffset > off.minOffset) target.set(`${mq.brokerName}@${mq.queueId}`, off.maxOffset);
+      await consumer.seek(mq, off.minOffset);
+    }
+    const reached = new Map<string, number>();
+    const deadline = Date.now() + deadlineMs;
+    while ([...target].some(([k, max]) => (reached.get(k) ?? 0) < max)) {
+      if (Date.now() > deadline) throw new Error(`drain incomplete: ${JSON.stringify([...target].map(([k, max]) => [k, reached.get(k) ?? 0, max]))}`);
+      for (const m of await consumer.poll(1000)) {
+        const key = m.properties[MessageConst.PROPERTY_KEYS] ?? m.msgId;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        const qk = `${m.brokerName ?? mqs.find((q) => q.queueId === m.queueId)!.brokerName}@${m.queueId}`;
+        reached.set(qk, Math.max(reached.get(qk) ?? 0, m.queueOffset + 1));
+      }
+    }
+  } finally {
+    await consumer.shutdown();
+  }
+  return counts;
+}
+
+/** The lines of the given files (keys written one a line), counted. */
+export function readKeys(files: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of files) {
+    if (!fs.existsSync(f)) continue;
+    for (const line of fs.readFileSync(f, 'utf8').split('\n')) if (line) out.set(line, (out.get(line) ?? 0) + 1);
+  }
+  return out;
+}
+
+export interface Tally {
+  acknowledged: number;
+  lost: number;
+  duplicated: number;
+  lostKeys: string[];
+}
+
+/** Acknowledged keys missing from `seen` are lost; keys seen more than once count as duplicated. */
+export function tally(acked: Map<string, number>, seen: Map<string, number>): Tally {
+  const lostKeys: string[] = [];
+  for (const k of acked.keys()) if (!seen.has(k)) lostKeys.push(k);
+  let duplicated = 0;
+  for (const n of seen.values()) if (n > 1) duplicated += n - 1;
+  return { acknowledged: acked.size, lost: lostKeys.length, duplicated, lostKeys: lostKeys.slice(0, 20) };
+}

@@ -1,0 +1,179 @@
+/**
+ * Child processes for the chaos suite: the name server and the broker run as `node dist/lib/cli/main.js namesrv|broker`,
+ * producers and consumers as forked workers (chaos/producer-child.ts, chaos/consumer-child.ts). Every process started
+ * here is remembered in one registry so that `killAll()` ends them all (by pid) even when a scenario throws.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** The repo's dist/ root (this file is dist/chaos/procs.js once built). */
+export const DIST = path.resolve(__dirname, '..');
+export const CLI = path.join(DIST, 'lib', 'cli', 'main.js');
+
+const live = new Set<ChildProcess>();
+
+/** SIGKILLs every child still alive (by pid) and waits for their exits. */
+export async function killAll(): Promise<void> {
+  const waits: Promise<unknown>[] = [];
+  for (const child of live) {
+    if (child.exitCode === null && child.signalCode === null) {
+      waits.push(once(child, 'exit'));
+      try { child.kill('SIGKILL'); } catch { /* already gone */ }
+      // A stopped process still dies of SIGKILL; SIGCONT is harmless.
+      try { child.kill('SIGCONT'); } catch { /* already gone */ }
+    }
+  }
+  await Promise.all(waits);
+  live.clear();
+}
+
+function track(child: ChildProcess): ChildProcess {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+/** Resolves with the first stdout line matching `re`, rejects if the child exits first. */
+function waitForLine(child: ChildProcess, re: RegExp, what: string, stderrTail: () => string): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const onData = (chunk: Buffer): void => {
+      buf += chunk.toString('utf8');
+      const m = buf.match(re);
+      if (m) {
+        cleanup();
+        resolve(m);
+      }
+    };
+    const onExit = (code: number | null, signal: string | null): void => {
+      cleanup();
+      reject(new Error(`${what} exited (code ${code}, signal ${signal}) before booting: ${stderrTail()}`));
+    };
+    const cleanup = (): void => {
+      child.stdout!.off('data', onData);
+      child.off('exit', onExit);
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** A server child (namesrv or broker) that can be killed, paused and started again on the same port and store. */
+export class ServerProcess {
+  child: ChildProcess | null = null;
+  port = 0;
+  starts = 0;
+  #stderr = '';
+
+  constructor(readonly kind: 'namesrv' | 'broker', readonly argsFor: (port: number) => string[], readonly logFile?: string) {}
+
+  get addr(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  get alive(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Starts the process (port 0 the first time, then the port it got) and waits for its boot line. */
+  async start(): Promise<void> {
+    const child = track(spawn(process.execPath, [CLI, '--log-format', 'json', this.kind, ...this.argsFor(this.port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ROCKETMQ_LOG_FORMAT: 'json' },
+    }));
+    this.child = child;
+    this.#stderr = '';
+    const log = this.logFile ? fs.createWriteStream(this.logFile, { flags: 'a' }) : null;
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-4000);
+      log?.write(chunk);
+    });
+    child.once('exit', () => log?.end());
+    const re = this.kind === 'namesrv' ? /address=[^\s:]+:(\d+)/ : /The broker\[[^,]*, [^\]]*:(\d+)\] boot success/;
+    const m = await waitForLine(child, re, this.kind, () => this.#stderr);
+    this.port = Number(m[1]);
+    this.starts++;
+  }
+
+  /** Sends `signal` and, for fatal ones, waits for the exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || !this.alive) return;
+    if (signal === 'SIGSTOP' || signal === 'SIGCONT') {
+      child.kill(signal);
+      return;
+    }
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    await this.kill('SIGTERM');
+  }
+}
+
+/** A forked worker speaking JSON over IPC: `{ type: 'progress', ... }` messages and a final `{ type: 'done', ... }`. */
+export class Worker<P extends object = Record<string, number>> {
+  readonly child: ChildProcess;
+  last: P | null = null;
+  readonly #waiters: Array<{ pred: (p: P) => boolean; resolve: () => void; reject: (e: Error) => void }> = [];
+  readonly exited: Promise<void>;
+
+  constructor(script: string, args: string[]) {
+    this.child = track(fork(path.join(DIST, 'chaos', script), args, {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // The clients' warnings (every refused connect while the broker is down) would drown the report.
+      env: { ...process.env, ROCKETMQ_LOG_LEVEL: process.env.ROCKETMQ_LOG_LEVEL ?? 'silent' },
+    }));
+    this.child.on('message', (msg: { type: string } & P) => {
+      if (msg.type !== 'progress' && msg.type !== 'done') return;
+      this.last = msg;
+      for (const w of this.#waiters.slice()) {
+        if (w.pred(msg)) {
+          this.#waiters.splice(this.#waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', () => {
+        for (const w of this.#waiters.splice(0)) w.reject(new Error(`worker ${script} exited while awaited`));
+        resolve();
+      });
+    });
+  }
+
+  /** Resolves once a progress report satisfies `pred` (checked on the last one first). */
+  until(pred: (p: P) => boolean): Promise<void> {
+    if (this.last && pred(this.last)) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#waiters.push({ pred, resolve, reject }));
+  }
+
+  /** Asks the worker to finish (it answers with a final report and exits). */
+  async finish(): Promise<P | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.send({ type: 'stop' });
+      await this.exited;
+    }
+    return this.last;
+  }
+
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+}
+
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `rmq-chaos-${prefix}-`));
+}
+
+export function removeDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+}

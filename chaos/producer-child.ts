@@ -1,0 +1,72 @@
+/**
+ * A chaos producer worker: `node dist/chaos/producer-child.js <namesrv> <topic> <id> <ackFile> [sync|async] [rate/s]`.
+ * Sends messages keyed `p<id>-<seq>` without pause; each key the broker acknowledged (SEND_OK) is written to ackFile
+ * (synchronously, before the next send) so that a kill of anything else never loses the record of an acknowledgement.
+ * Failures (broker down, timeouts) are counted and retried with a new key after a short back-off. Reports progress over
+ * IPC; on `{ type: 'stop' }` it shuts down and reports `done`.
+ */
+import * as fs from 'node:fs';
+import { createMessage } from '../protocol/message/message';
+import { SendStatus } from '../lib/client/send-result';
+import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
+
+const [namesrv, topic, id, ackFile, mode = 'sync', rateArg = '0'] = process.argv.slice(2);
+/** Messages per second (0: as fast as acknowledgements come back). */
+const rate = Number(rateArg);
+
+async function main(): Promise<void> {
+  const fd = fs.openSync(ackFile, 'a');
+  const producer = new DefaultMQProducer({
+    producerGroup: `chaos_pg_${id}`, namesrvAddr: namesrv, instanceName: `chaos-p${id}-${process.pid}`,
+    sendMsgTimeout: 3000, pollNameServerInterval: 1000, heartbeatBrokerInterval: 1000,
+  });
+  await producer.start();
+  let stopping = false;
+  let seq = 0;
+  let acked = 0;
+  let failed = 0;
+  let notOk = 0;
+  let lastError = '';
+  const report = (type: 'progress' | 'done'): void => { process.send?.({ type, acked, failed, notOk, sent: seq, lastError }); };
+  process.on('message', (m: { type?: string }) => { if (m?.type === 'stop') stopping = true; });
+  const body = Buffer.alloc(128, 'x');
+  const sendOne = async (): Promise<void> => {
+    const key = `p${id}-${seq++}`;
+    try {
+      const r = await producer.send(createMessage(topic, body, { keys: [key], tags: 'chaos' }));
+      if (r.sendStatus === SendStatus.SEND_OK) {
+        fs.writeSync(fd, `${key}\n`);
+        acked++;
+      } else notOk++;
+    } catch (err) {
+      failed++;
+      lastError = String((err as Error).message).slice(0, 300);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  let lastReport = 0;
+  const ticker = setInterval(() => report('progress'), 250);
+  const inflight = mode === 'async' ? 8 : 1;
+  const started = Date.now();
+  while (!stopping) {
+    await Promise.all(Array.from({ length: inflight }, () => sendOne()));
+    if (rate > 0) {
+      const due = started + (seq / rate) * 1000;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+    }
+    if (acked - lastReport >= 20) {
+      lastReport = acked;
+      report('progress');
+    }
+  }
+  clearInterval(ticker);
+  await producer.shutdown();
+  fs.closeSync(fd);
+  report('done');
+  process.disconnect?.();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`producer-child ${id}: ${(err as Error).stack}\n`);
+  process.exit(1);
+});

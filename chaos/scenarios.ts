@@ -1,0 +1,394 @@
+/**
+ * The chaos scenarios (OpenMessaging-Chaos style): a name server and a broker as child processes, producers and
+ * consumers in other processes, a fault injected repeatedly under load, then a final drain that counts what was
+ * acknowledged but is gone (lost) and what is there twice (duplicated).
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
+import { drainTopic, readKeys, tally } from './drain';
+import { ChaosProxy } from './tcp-proxy';
+import { tearStore } from './torn';
+import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from './procs';
+
+export interface ScenarioOptions {
+  cycles: number;
+  /** Producer processes (default 4). */
+  producers?: number;
+  /** For `pause`: how long the broker stays stopped, ms (default 10 000; the issue's "GC pause" is 10–30 s). */
+  pauseMs?: number;
+  /** Acknowledgements to wait for between two faults (default 200). */
+  acksPerCycle?: number;
+  log?: (line: string) => void;
+  /** Keep the temp dir (logs and store) for a post-mortem. */
+  keep?: boolean;
+}
+
+export interface ScenarioResult {
+  scenario: string;
+  cycles: number;
+  acknowledged: number;
+  lost: number;
+  duplicated: number;
+  /** Keys lost (at most 20), for a post-mortem. */
+  lostKeys: string[];
+  /** Send failures seen by the producers (timeouts, broker down): expected under faults. */
+  sendFailures: number;
+  /** The promise holds: nothing acknowledged was lost. */
+  promise: 'lost must be 0' | 'loss reported, not bounded to 0';
+  notes: string[];
+}
+
+const TOPIC = 'ChaosTopic';
+
+interface Cluster {
+  dir: string;
+  namesrv: ServerProcess;
+  broker: ServerProcess;
+}
+
+interface BrokerNet {
+  /** The address the broker advertises (brokerIP1) and the one it binds; differ when a proxy sits in between. */
+  brokerIP1: string;
+  bindAddress: string;
+  port: number;
+}
+
+async function startCluster(dir: string, flushDiskType: 'SYNC_FLUSH' | 'ASYNC_FLUSH', net?: BrokerNet, storeRoot = path.join(dir, 'store'), extra: string[] = []): Promise<Cluster> {
+  const namesrv = new ServerProcess('namesrv', (port) => ['-p', String(port), `--kvConfigPath=${path.join(dir, 'kvConfig.json')}`],
+    path.join(dir, 'namesrv.log'));
+  await namesrv.start();
+  const broker = new ServerProcess('broker', (port) => [
+    '-n', namesrv.addr, `--listenPort=${port}`, `--brokerIP1=${net?.brokerIP1 ?? '127.0.0.1'}`,
+    `--bindAddress=${net?.bindAddress ?? '0.0.0.0'}`, '--brokerClusterName=ChaosCluster',
+    '--brokerName=chaos-broker', `--storePathRootDir=${storeRoot}`, `--flushDiskType=${flushDiskType}`,
+    '--mappedFileSizeCommitLog=16777216', '--registerNameServerPeriod=10000', ...extra,
+  ], path.join(dir, 'broker.log'));
+  if (net) broker.port = net.port;
+  await broker.start();
+  const admin = new DefaultMQAdminExt({ namesrvAddr: namesrv.addr, instanceName: `chaos-admin-${process.pid}` });
+  await admin.start();
+  try {
+    await waitFor(async () => { await admin.createTopic('TBW102', TOPIC, 4); return true; }, 30_000, 'topic creation');
+  } finally {
+    await admin.shutdown();
+  }
+  return { dir, namesrv, broker };
+}
+
+/** Retries `check` (which may throw) every 200 ms until it returns true; fails after `limitMs` with `what`. */
+async function waitFor(check: () => Promise<boolean> | boolean, limitMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  let lastErr: unknown;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      lastErr = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+type ProducerProgress = { acked: number; failed: number; notOk: number; sent: number; lastError: string };
+type ConsumerProgress = { received: number };
+
+function startProducers(c: Cluster, n: number, mode: 'sync' | 'async' = 'sync'): Worker<ProducerProgress>[] {
+  return Array.from({ length: n }, (_, i) => new Worker<ProducerProgress>('producer-child.js',
+    [c.namesrv.addr, TOPIC, String(i), path.join(c.dir, `acked-${i}.txt`), mode]));
+}
+
+const totalAcked = (ps: Worker<ProducerProgress>[]): number => ps.reduce((s, p) => s + (p.last?.acked ?? 0), 0);
+const totalFailed = (ps: Worker<ProducerProgress>[]): number => ps.reduce((s, p) => s + (p.last?.failed ?? 0), 0);
+
+/** Waits until the producers together acknowledged `more` messages beyond now (the load is flowing). */
+async function ackedMore(ps: Worker<ProducerProgress>[], more: number, limitMs = 180_000): Promise<void> {
+  const target = totalAcked(ps) + more;
+  await waitFor(() => totalAcked(ps) >= target, limitMs, `${more} more acknowledged sends (at ${totalAcked(ps)}, want ${target})`);
+}
+
+async function finishAndCount(c: Cluster, ps: Worker<ProducerProgress>[]): Promise<{ acked: Map<string, number>; failures: number }> {
+  await Promise.all(ps.map((p) => p.finish()));
+  const failures = totalFailed(ps);
+  const acked = readKeys(ps.map((_, i) => path.join(c.dir, `acked-${i}.txt`)));
+  return { acked, failures };
+}
+
+async function run(name: string, opts: ScenarioOptions, body: (c: { dir: string; log: (l: string) => void }) => Promise<ScenarioResult>): Promise<ScenarioResult> {
+  const dir = makeTempDir(name);
+  const log = opts.log ?? (() => undefined);
+  try {
+    return await body({ dir, log });
+  } finally {
+    await killAll();
+    if (opts.keep) log(`kept ${dir}`);
+    else removeDir(dir);
+  }
+}
+
+/** kill -9 of the broker under producers sending sync; `flush` picks SYNC_FLUSH (no loss promised) or ASYNC_FLUSH. */
+export function brokerKill(flush: 'SYNC_FLUSH' | 'ASYNC_FLUSH', opts: ScenarioOptions): Promise<ScenarioResult> {
+  const name = flush === 'SYNC_FLUSH' ? 'broker-kill-sync' : 'broker-kill-async';
+  return run(name, opts, async ({ dir, log }) => {
+    const c = await startCluster(dir, flush);
+    const ps = startProducers(c, opts.producers ?? 4);
+    const per = opts.acksPerCycle ?? 200;
+    for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+      // A random point in the load: between per/2 and per*1.5 acknowledgements after the last restart.
+      await ackedMore(ps, Math.ceil(per / 2 + Math.random() * per));
+      await c.broker.kill('SIGKILL');
+      await c.broker.start();
+      log(`${name} cycle ${cycle}/${opts.cycles}: acked=${totalAcked(ps)} failed=${totalFailed(ps)}`);
+    }
+    await ackedMore(ps, per);
+    const { acked, failures } = await finishAndCount(c, ps);
+    const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+    return {
+      scenario: name, cycles: opts.cycles, ...t, sendFailures: failures,
+      promise: flush === 'SYNC_FLUSH' ? 'lost must be 0' : 'loss reported, not bounded to 0',
+      notes: [`broker started ${c.broker.starts} times`],
+    };
+  });
+}
+
+/** kill -9 of the name server: clients keep sending on cached routes; the broker re-registers when it returns. */
+export function namesrvKill(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('namesrv-kill', opts, async ({ dir, log }) => {
+    const c = await startCluster(dir, 'SYNC_FLUSH');
+    const ps = startProducers(c, opts.producers ?? 2);
+    const per = opts.acksPerCycle ?? 200;
+    const admin = new DefaultMQAdminExt({ namesrvAddr: c.namesrv.addr, instanceName: `chaos-route-${process.pid}` });
+    await admin.start();
+    try {
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, per);
+        await c.namesrv.kill('SIGKILL');
+        // With the name server gone, sends go on over the routes the clients have cached.
+        await ackedMore(ps, per);
+        await c.namesrv.start();
+        // The broker registers again within registerNameServerPeriod (10 s at the least, as Java).
+        await waitFor(async () => (await admin.examineTopicRouteInfo(TOPIC)).brokerDatas.length > 0, 60_000, 'the broker re-registering');
+        log(`namesrv-kill cycle ${cycle}/${opts.cycles}: acked=${totalAcked(ps)} failed=${totalFailed(ps)}`);
+      }
+    } finally {
+      await admin.shutdown();
+    }
+    await ackedMore(ps, per);
+    const { acked, failures } = await finishAndCount(c, ps);
+    const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+    return { scenario: 'namesrv-kill', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: [] };
+  });
+}
+
+/** SIGSTOP / SIGCONT of the broker (a long GC pause): clients time out, then everything recovers. */
+export function brokerPause(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('broker-pause', opts, async ({ dir, log }) => {
+    const c = await startCluster(dir, 'SYNC_FLUSH');
+    const ps = startProducers(c, opts.producers ?? 4);
+    const per = opts.acksPerCycle ?? 200;
+    const pauseMs = opts.pauseMs ?? 10_000;
+    for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+      await ackedMore(ps, per);
+      const failedBefore = totalFailed(ps);
+      await c.broker.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, pauseMs));
+      const failedDuring = totalFailed(ps) - failedBefore;
+      await c.broker.kill('SIGCONT');
+      log(`broker-pause cycle ${cycle}/${opts.cycles}: ${pauseMs} ms stopped, ${failedDuring} sends failed meanwhile`);
+    }
+    await ackedMore(ps, per);
+    const { acked, failures } = await finishAndCount(c, ps);
+    const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+    return { scenario: 'broker-pause', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: [`pause ${pauseMs} ms`] };
+  });
+}
+
+/** Members of a consumer group killed (-9) and replaced under load: every acknowledged message is consumed. */
+export function consumerKill(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('consumer-kill', opts, async ({ dir, log }) => {
+    const c = await startCluster(dir, 'SYNC_FLUSH');
+    const ps = startProducers(c, opts.producers ?? 2);
+    const group = 'chaos_cg';
+    let n = 0;
+    const recvFiles: string[] = [];
+    const startConsumer = (): Worker<ConsumerProgress> => {
+      const file = path.join(dir, `received-${n}.txt`);
+      recvFiles.push(file);
+      return new Worker<ConsumerProgress>('consumer-child.js', [c.namesrv.addr, TOPIC, group, file, `c${n++}`]);
+    };
+    const consumers = [startConsumer(), startConsumer(), startConsumer()];
+    const per = opts.acksPerCycle ?? 200;
+    const received = (): number => consumers.reduce((s, w) => s + (w.last?.received ?? 0), 0);
+    for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+      await ackedMore(ps, per);
+      const victim = Math.floor(Math.random() * consumers.length);
+      await consumers[victim].kill();
+      consumers[victim] = startConsumer();
+      const before = received();
+      await waitFor(() => received() > before, 120_000, 'consumption after a member was replaced');
+      log(`consumer-kill cycle ${cycle}/${opts.cycles}: acked=${totalAcked(ps)} received=${received()}`);
+    }
+    await ackedMore(ps, per);
+    const { acked, failures } = await finishAndCount(c, ps);
+    // Everything acknowledged must arrive at the surviving members.
+    await waitFor(() => { const seen = readKeys(recvFiles); return [...acked.keys()].every((k) => seen.has(k)); }, 180_000,
+      'the group to consume every acknowledged message');
+    await Promise.all(consumers.map((w) => w.finish()));
+    const t = tally(acked, readKeys(recvFiles));
+    return { scenario: 'consumer-kill', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: ['duplicates are redeliveries to the group'] };
+  });
+}
+
+/**
+ * Network faults between the clients and the broker through our TCP proxy (chaos/tcp-proxy.ts): the broker binds
+ * 127.0.0.1:P and advertises 127.0.0.2:P, where the proxy listens. Each cycle: connections cut mid-frame with a RST,
+ * then every open connection black-holed (half-open, no FIN), then 300 ms of delay each way.
+ */
+export function network(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('network', opts, async ({ dir, log }) => {
+    const proxy = new ChaosProxy('127.0.0.2', '127.0.0.1');
+    const port = await proxy.listen(0);
+    proxy.targetPort = port;
+    try {
+      const c = await startCluster(dir, 'SYNC_FLUSH', { brokerIP1: '127.0.0.2', bindAddress: '127.0.0.1', port });
+      const ps = startProducers(c, opts.producers ?? 4);
+      const per = opts.acksPerCycle ?? 200;
+      const notes: string[] = [];
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, per);
+        const cut = proxy.cutMidFrame();
+        await ackedMore(ps, per);
+        const blackholed = proxy.halfOpen();
+        const t0 = Date.now();
+        await ackedMore(ps, per);
+        const halfOpenRecoveryMs = Date.now() - t0;
+        proxy.delayMs = 300;
+        await ackedMore(ps, Math.ceil(per / 4));
+        proxy.delayMs = 0;
+        const line = `cycle ${cycle}: ${cut} connections cut mid-frame, ${blackholed} black-holed (recovered in ${halfOpenRecoveryMs} ms), 300 ms delay passed`;
+        notes.push(line);
+        log(`network ${line}; acked=${totalAcked(ps)} failed=${totalFailed(ps)}`);
+      }
+      await ackedMore(ps, per);
+      const { acked, failures } = await finishAndCount(c, ps);
+      const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+      return { scenario: 'network', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: notes.slice(-3) };
+    } finally {
+      await proxy.close();
+    }
+  });
+}
+
+/**
+ * Torn writes: producers stop, the broker is killed -9, its store gets a half-written last record, a consume queue
+ * cut mid-entry, a checkpoint of zeros and an index file cut short (chaos/torn.ts); it must start, serve every
+ * acknowledged message, not serve the torn record (it would show as a duplicate) and take new writes.
+ */
+export function tornWrites(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('torn-writes', opts, async ({ dir, log }) => {
+    const c = await startCluster(dir, 'SYNC_FLUSH');
+    const per = opts.acksPerCycle ?? 200;
+    const n = opts.producers ?? 2;
+    const all: Worker<ProducerProgress>[] = [];
+    const notes: string[] = [];
+    let failures = 0;
+    for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+      const ps = Array.from({ length: n }, (_, i) => new Worker<ProducerProgress>('producer-child.js',
+        [c.namesrv.addr, TOPIC, String(all.length + i), path.join(c.dir, `acked-${all.length + i}.txt`), 'sync']));
+      all.push(...ps);
+      await ackedMore(ps, per);
+      await Promise.all(ps.map((p) => p.finish()));
+      failures += totalFailed(ps);
+      await c.broker.kill('SIGKILL');
+      const torn = tearStore(path.join(dir, 'store'));
+      await c.broker.start();
+      const line = `cycle ${cycle}: half record (${torn.tornRecordSize} B) at ${torn.commitLogTornAt}, cq ${torn.consumeQueueCut ?? 'none'}, checkpoint zeroed, index ${torn.indexCut ?? 'none'} cut`;
+      notes.push(line);
+      log(`torn-writes ${line}`);
+    }
+    // The broker takes writes again after the repairs.
+    const after = new Worker<ProducerProgress>('producer-child.js', [c.namesrv.addr, TOPIC, String(all.length), path.join(c.dir, `acked-${all.length}.txt`), 'sync']);
+    all.push(after);
+    await ackedMore([after], per);
+    await after.finish();
+    failures += totalFailed([after]);
+    const acked = readKeys(all.map((_, i) => path.join(c.dir, `acked-${i}.txt`)));
+    const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+    return { scenario: 'torn-writes', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: [...notes.slice(-2), 'duplicated must be 0 too: a torn record served would be one'] };
+  });
+}
+
+/**
+ * Disk full: the store on a tmpfs of its own (mounting needs root; skipped with a note otherwise). A filler file takes
+ * the disk past Java's warning level (90 %): the broker marks the disk full and refuses sends with Java's
+ * SERVICE_NOT_AVAILABLE answer, keeps serving reads; once the filler is gone it takes writes again, and after a restart
+ * every acknowledged message is there (no damaged file).
+ */
+export function diskFull(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('disk-full', opts, async ({ dir, log }) => {
+    const mnt = path.join(dir, 'disk');
+    fs.mkdirSync(mnt);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mnt], { stdio: 'ignore' });
+    } catch {
+      return { scenario: 'disk-full', cycles: 0, acknowledged: 0, lost: 0, duplicated: 0, lostKeys: [], sendFailures: 0, promise: 'lost must be 0',
+        notes: ['skipped: cannot mount a tmpfs here (needs root)'] };
+    }
+    try {
+      const c = await startCluster(dir, 'SYNC_FLUSH', undefined, path.join(mnt, 'store'), ['--cleanResourceInterval=500']);
+      const ps = startProducers(c, opts.producers ?? 2);
+      const per = opts.acksPerCycle ?? 200;
+      const notes: string[] = [];
+      const filler = path.join(mnt, 'filler');
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, per);
+        const st = fs.statfsSync(mnt);
+        const total = st.blocks * st.bsize;
+        const used = total - st.bfree * st.bsize;
+        fs.writeFileSync(filler, Buffer.alloc(Math.max(0, Math.floor(total * 0.95 - used))));
+        // The broker notices at its next cleanup pass and refuses sends.
+        const failedBefore = totalFailed(ps);
+        await waitFor(() => totalFailed(ps) >= failedBefore + 4, 60_000, 'sends refused on a full disk');
+        const answer = ps.map((p) => p.last?.lastError ?? '').find((e) => e.includes('disk is full')) ?? ps[0].last?.lastError ?? '';
+        // Reads go on: everything acknowledged so far is readable now.
+        const ackedSoFar = readKeys(ps.map((_, i) => path.join(dir, `acked-${i}.txt`)));
+        const seen = await drainTopic(c.namesrv.addr, TOPIC);
+        const unreadable = [...ackedSoFar.keys()].filter((k) => !seen.has(k)).length;
+        fs.rmSync(filler);
+        await ackedMore(ps, per);
+        notes.push(`cycle ${cycle}: refused with "${answer.slice(0, 160)}"; ${seen.size} read while full, ${unreadable} acknowledged unreadable`);
+        log(`disk-full ${notes[notes.length - 1]}`);
+        if (unreadable > 0) throw new Error(`${unreadable} acknowledged messages unreadable while the disk was full`);
+      }
+      const { acked, failures } = await finishAndCount(c, ps);
+      await c.broker.stop();
+      await c.broker.start();
+      const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+      return { scenario: 'disk-full', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0', notes: notes.slice(-2) };
+    } finally {
+      await killAll();
+      try { execFileSync('umount', ['-l', mnt], { stdio: 'ignore' }); } catch { /* not mounted */ }
+    }
+  });
+}
+
+export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
+  'broker-kill-sync': (o) => brokerKill('SYNC_FLUSH', o),
+  'broker-kill-async': (o) => brokerKill('ASYNC_FLUSH', o),
+  'namesrv-kill': namesrvKill,
+  'consumer-kill': consumerKill,
+  'broker-pause': brokerPause,
+  network,
+  'torn-writes': tornWrites,
+  'disk-full': diskFull,
+};
+
+export function formatResult(r: ScenarioResult): string {
+  return `${r.scenario}: cycles=${r.cycles}, acknowledged=${r.acknowledged}, lost=${r.lost}, duplicated=${r.duplicated}`
+    + ` (send failures ${r.sendFailures}; ${r.promise}${r.notes.length ? `; ${r.notes.join('; ')}` : ''})`
+    + (r.lost > 0 ? `\n  lost keys (first 20): ${r.lostKeys.join(' ')}` : '');
+}
+
+
