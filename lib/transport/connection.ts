@@ -110,6 +110,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   readonly localAddress: string;
   /** Requests received on this connection whose processor has not finished yet (server-side flow control). */
   inflight = 0;
+  /** Frames received so far: a client tells a silent peer (half-open connection) from a slow one by it. */
+  framesReceived = 0;
 
   readonly #socket: Socket;
   readonly #logger: Logger;
@@ -305,6 +307,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
 
   #onFrame(payload: Buffer): void {
     if (!this.#active) return;
+    this.framesReceived++;
     const command = RemotingCommand.decode(payload);
     if (command.isResponse) {
       const pending = this.#pending.get(command.opaque);

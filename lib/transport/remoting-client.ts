@@ -117,12 +117,17 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
     // ROCKETMQ on purpose (sends, whose headers are hot) keeps it.
     if (request.serializeType === SerializeType.JSON) request.serializeType = this.options.serializeType;
     let response: RemotingCommand;
+    const framesBefore = conn.framesReceived;
     try {
       response = await conn.request(request, remaining, timeoutMillis);
     } catch (err) {
       if (err instanceof RemotingTimeoutError) {
-        // Java 5.x NettyRemotingClient.invokeSync: left > MIN_CLOSE_TIMEOUT_MILLIS (100) || left > timeoutMillis / 4.
-        if (this.options.clientCloseSocketIfTimeout && (remaining > 100 || remaining > timeoutMillis / 4)) conn.close();
+        // Java 5.x NettyRemotingClient.invokeSync closes when left > MIN_CLOSE_TIMEOUT_MILLIS (100) || left >
+        // timeoutMillis / 4. Java does it for synchronous calls only (its async sends and pulls keep the channel); we
+        // close when the peer also stayed silent meanwhile: a half-open connection is dropped, while a busy broker
+        // that answers other requests keeps the connection and the requests in flight on it.
+        const silent = conn.framesReceived === framesBefore;
+        if (this.options.clientCloseSocketIfTimeout && silent && (remaining > 100 || remaining > timeoutMillis / 4)) conn.close();
         this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
       } else if (err instanceof RemotingSendRequestError) {
         // Requests cut off by our own shutdown (a consumer's long polls) are expected, not worth a warning.

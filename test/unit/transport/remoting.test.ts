@@ -109,6 +109,18 @@ describe('lib/transport RemotingClient and RemotingServer', () => {
     expect(conns).to.have.length(2);
   });
 
+  it('keeps the connection when a request times out while the peer answers others (a busy broker, not a silent one)', async () => {
+    const conns: Channel[] = [];
+    client.on('connect', (_a, ch) => conns.push(ch));
+    await client.invoke(addr, RemotingCommand.createRequest(ECHO), 3000);
+    const slow = client.invoke(addr, RemotingCommand.createRequest(NEVER_ANSWER), 300).then(() => null, (e: unknown) => e);
+    // answered while the slow one waits: the connection is alive
+    expect((await client.invoke(addr, RemotingCommand.createRequest(ECHO), 3000)).code).to.equal(ResponseCode.SUCCESS);
+    expect(await slow).to.be.instanceOf(RemotingTimeoutError);
+    expect(conns).to.have.length(1);
+    expect((conns[0] as Connection).isActive).to.equal(true);
+  });
+
   it('rejects with RemotingTimeoutError after the deadline and forgets the request', async () => {
     await client.shutdown();
     client = new RemotingClient({ clientCloseSocketIfTimeout: false });
