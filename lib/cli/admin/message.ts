@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type DefaultMQAdminExt, TOOLS_CONSUMER_GROUP, messageTrackToString } from '../../admin/default-mq-admin-ext';
+import { type AdminPullResult, type DefaultMQAdminExt, TOOLS_CONSUMER_GROUP, messageTrackToString } from '../../admin/default-mq-admin-ext';
 import { PullStatus } from '../../client/mq-client-api-consumer';
 import type { SendResult } from '../../client/send-result';
 import { DefaultMQProducer } from '../../producer/default-mq-producer';
@@ -125,6 +125,16 @@ function printBodyText(msg: MessageExt, charsetName: string): string {
   return msg.body.toString(enc === 'utf8' || enc === 'utf16le' || enc === 'latin1' || enc === 'ascii' ? (enc as BufferEncoding) : 'utf8');
 }
 
+
+/** 32 messages of `mq` from `offset`; a failure is printed (as mqadmin logs it) and ends the queue's walk (null). */
+async function pullOrReport(admin: DefaultMQAdminExt, mq: MessageQueue, subExpression: string, offset: number): Promise<AdminPullResult | null> {
+  try {
+    return await admin.pullMessage(mq, subExpression, offset, 32);
+  } catch (err) {
+    process.stderr.write(errorReport(err, 'error'));
+    return null;
+  }
+}
 
 /** A queue's offsets to print, [min, max), narrowed by the -b / -e timestamps (PrintMessageSubCommand's rule). */
 async function offsetRange(admin: DefaultMQAdminExt, mq: MessageQueue, opts: Map<string, string>): Promise<[number, number]> {
@@ -272,13 +282,8 @@ export const MESSAGE_COMMANDS: Command[] = [
         if (json) doc.push({ ...mq, minOffset, maxOffset, messages });
         else out(javaFormat('minOffset=%s, maxOffset=%s, %s%n', minOffset, maxOffset, mqString(mq)));
         for (let offset = minOffset; offset < maxOffset;) {
-          let r;
-          try {
-            r = await admin.pullMessage(mq, subExpression, offset, 32);
-          } catch (err) {
-            process.stderr.write(errorReport(err, 'error'));
-            break;
-          }
+          const r = await pullOrReport(admin, mq, subExpression, offset);
+          if (!r) break;
           offset = r.nextBeginOffset;
           if (r.pullStatus === PullStatus.FOUND) {
             for (const m of r.msgFoundList) {
@@ -413,13 +418,8 @@ export const MESSAGE_COMMANDS: Command[] = [
       const tagCount = new Map<string, number>();
       const messages: Array<Record<string, unknown>> = [];
       for (let offset = minOffset; offset < maxOffset;) {
-        let r;
-        try {
-          r = await admin.pullMessage(mq, subExpression, offset, 32);
-        } catch (err) {
-          process.stderr.write(errorReport(err, 'error'));
-          break;
-        }
+        const r = await pullOrReport(admin, mq, subExpression, offset);
+        if (!r) break;
         offset = r.nextBeginOffset;
         if (r.pullStatus !== PullStatus.FOUND) break;
         for (const m of r.msgFoundList) {
