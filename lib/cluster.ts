@@ -96,7 +96,6 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     logger: options.logger,
     replication: options.replication,
   });
-  const make = (i: number, port: number) => makeFrom(configs[i], port);
   const masterRole = options.brokerRole ?? options.storeConfig?.brokerRole ?? 'ASYNC_MASTER';
   try {
     for (let i = 0; i < (options.brokers ?? 1); i++) {
@@ -113,7 +112,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
         },
         storeConfig: { ...TEST_STORE_CONFIG, ...options.storeConfig, brokerRole: masterRole, storePathRootDir },
       });
-      const b = make(i, configs[i].brokerConfig.listenPort ?? 0);
+      const b = makeFrom(configs[i], configs[i].brokerConfig.listenPort ?? 0);
       brokers.push(b);
       await b.start();
       for (let j = 0; j < perBroker; j++) {
@@ -135,6 +134,15 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     throw err;
   }
   let stopped: Promise<void> | null = null;
+  /** Stops `list[k]` and starts a new broker on the same port and store in its place. */
+  const restart = async (list: BrokerController[], k: number, conf: Conf): Promise<BrokerController> => {
+    const port = list[k].listenPort;
+    await list[k].shutdown();
+    const b = makeFrom(conf, port);
+    list[k] = b;
+    await b.start();
+    return b;
+  };
   const ports = new Map<number, number>();
   const haPorts = new Map<number, number>();
   return {
@@ -155,24 +163,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       await b.start();
       return b;
     },
-    async restartSlave(k: number): Promise<BrokerController> {
-      const old = slaves[k];
-      const port = old.listenPort;
-      await old.shutdown();
-      const s = makeFrom(slaveConfigs[k], port);
-      slaves[k] = s;
-      await s.start();
-      return s;
-    },
-    async restartBroker(i: number): Promise<BrokerController> {
-      const old = brokers[i];
-      const port = old.listenPort;
-      await old.shutdown();
-      const b = make(i, port);
-      brokers[i] = b;
-      await b.start();
-      return b;
-    },
+    restartSlave: (k: number) => restart(slaves, k, slaveConfigs[k]),
+    restartBroker: (i: number) => restart(brokers, i, configs[i]),
     stop(): Promise<void> {
       if (!stopped) {
         stopped = (async () => {

@@ -166,8 +166,7 @@ export class PullMessageProcessor implements BrokerProcessor {
       case GetMessageStatus.FOUND: {
         code = ResponseCode.SUCCESS;
         const stats = c.brokerStatsManager;
-        stats.incGroupGetNums(header.consumerGroup, header.topic, result.messages.length);
-        stats.incGroupGetSize(header.consumerGroup, header.topic, result.bufferTotalSize);
+        stats.incGroupGet(header.consumerGroup, header.topic, result.messages.length, result.bufferTotalSize);
         stats.incBrokerGetNums(result.messages.length);
         break;
       }

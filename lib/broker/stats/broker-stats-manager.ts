@@ -16,16 +16,11 @@ export const TOPIC_PUT_NUMS = 'TOPIC_PUT_NUMS';
 export const TOPIC_PUT_SIZE = 'TOPIC_PUT_SIZE';
 export const GROUP_GET_NUMS = 'GROUP_GET_NUMS';
 export const GROUP_GET_SIZE = 'GROUP_GET_SIZE';
-export const SNDBCK_PUT_NUMS = 'SNDBCK_PUT_NUMS';
 export const BROKER_PUT_NUMS = 'BROKER_PUT_NUMS';
 export const BROKER_GET_NUMS = 'BROKER_GET_NUMS';
-export const GROUP_GET_FROM_DISK_NUMS = 'GROUP_GET_FROM_DISK_NUMS';
-export const GROUP_GET_LATENCY = 'GROUP_GET_LATENCY';
 
-export const STATS_NAMES = [
-  TOPIC_PUT_NUMS, TOPIC_PUT_SIZE, GROUP_GET_NUMS, GROUP_GET_SIZE, SNDBCK_PUT_NUMS, BROKER_PUT_NUMS, BROKER_GET_NUMS,
-  GROUP_GET_FROM_DISK_NUMS, GROUP_GET_LATENCY,
-] as const;
+/** The items this broker keeps (Java has more: send-backs, reads from disk, pull latency). */
+export const STATS_NAMES = [TOPIC_PUT_NUMS, TOPIC_PUT_SIZE, GROUP_GET_NUMS, GROUP_GET_SIZE, BROKER_PUT_NUMS, BROKER_GET_NUMS] as const;
 
 const SAMPLE_INTERVAL_MS = 10_000;
 /** Samples of the 10 s tick between hour-window samples (10 min) and day-window samples (1 h). */
@@ -142,20 +137,11 @@ export class BrokerStatsManager {
     this.#item(TOPIC_PUT_SIZE, topic).add(size, 1);
   }
 
-  incGroupGetNums(group: string, topic: string, num: number): void {
-    this.#item(GROUP_GET_NUMS, `${topic}@${group}`).add(num, 1);
-  }
-
-  incGroupGetSize(group: string, topic: string, size: number): void {
-    this.#item(GROUP_GET_SIZE, `${topic}@${group}`).add(size, 1);
-  }
-
-  incGroupGetLatency(group: string, topic: string, queueId: number, latencyMs: number): void {
-    this.#item(GROUP_GET_LATENCY, `${queueId}@${topic}@${group}`).add(latencyMs, 1);
-  }
-
-  incSendBackNums(group: string, topic: string): void {
-    this.#item(SNDBCK_PUT_NUMS, `${topic}@${group}`).add(1, 1);
+  /** A pull that found `num` messages of `size` bytes: Java's incGroupGetNums + incGroupGetSize, one key built. */
+  incGroupGet(group: string, topic: string, num: number, size: number): void {
+    const key = `${topic}@${group}`;
+    this.#item(GROUP_GET_NUMS, key).add(num, 1);
+    this.#item(GROUP_GET_SIZE, key).add(size, 1);
   }
 
   incBrokerPutNums(num = 1): void {

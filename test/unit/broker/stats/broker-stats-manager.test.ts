@@ -24,7 +24,7 @@ describe('BrokerStatsManager (Java StatsItem windows)', () => {
 
   it('keys group items topic@group, and keeps broker-wide items under the cluster name', () => {
     const m = new BrokerStatsManager({ clusterName: 'C' });
-    m.incGroupGetNums('G', 'T', 3);
+    m.incGroupGet('G', 'T', 3, 300);
     m.incBrokerPutNums(5);
     expect([...m.items(GROUP_GET_NUMS).keys()]).to.deep.equal(['T@G']);
     expect(m.brokerPut.value).to.equal(5);
