@@ -27,6 +27,7 @@ export { type SendResult, SendStatus, CommunicationMode, ClientErrorCode } from 
 export type { ClientEvents, ProducerEvents } from './client/events';
 export type { MQProducerInner, MQConsumerInner } from './client/inner';
 export { PullStatus, type PullResultRaw } from './client/mq-client-api-consumer';
+export { PopStatus, type PopResult, AckStatus, type AckResult } from './client/mq-client-api-pop';
 export { TopAddressing, getWSAddr } from './client/top-addressing';
 
 // Producer

@@ -38,6 +38,11 @@ import { RemotingClient, type RemotingClientOptions, type RPCHook, type Remoting
 export type { RPCHook };
 import type { ClientConfig } from './client-config';
 import * as consumerApi from './mq-client-api-consumer';
+import * as popApi from './mq-client-api-pop';
+import type { AckMessageRequestHeader } from '../../protocol/header/ack-message-request-header';
+import type { ChangeInvisibleTimeRequestHeader } from '../../protocol/header/change-invisible-time-request-header';
+import type { NotificationRequestHeader } from '../../protocol/header/notification-request-header';
+import type { PopMessageRequestHeader } from '../../protocol/header/pop-message-request-header';
 import { MixAll } from './mix-all';
 import { withoutNamespace } from './namespace';
 import { ClientErrorCode, type SendResult, SendStatus } from './send-result';
@@ -395,6 +400,24 @@ export class MQClientAPI implements RequestInvoker {
 
   endTransactionOneway(addr: string, header: EndTransactionRequestHeader, remark: string | null, timeoutMillis: number): Promise<void> {
     return consumerApi.endTransactionOneway(this, addr, header, remark, timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- 5.x POP family (mq-client-api-pop.ts)
+
+  popMessage(brokerName: string, addr: string, header: PopMessageRequestHeader, timeoutMillis: number): Promise<popApi.PopResult> {
+    return popApi.popMessage(this, brokerName, addr, header, timeoutMillis);
+  }
+
+  ackMessage(addr: string, header: AckMessageRequestHeader, timeoutMillis: number): Promise<popApi.AckResult> {
+    return popApi.ackMessage(this, addr, header, timeoutMillis);
+  }
+
+  changeInvisibleTime(brokerName: string, addr: string, header: ChangeInvisibleTimeRequestHeader, timeoutMillis: number): Promise<popApi.AckResult> {
+    return popApi.changeInvisibleTime(this, brokerName, addr, header, timeoutMillis);
+  }
+
+  notification(addr: string, header: NotificationRequestHeader, timeoutMillis: number): Promise<boolean> {
+    return popApi.notification(this, addr, header, timeoutMillis);
   }
 
   /** Closes every connection. */

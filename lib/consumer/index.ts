@@ -11,3 +11,4 @@ export * from './rebalance';
 export type { ConsumerClient, ConsumerClientAPI } from './consumer-client';
 export * from './assigned-message-queue';
 export * from './lite-pull-consumer';
+export * from './simple-consumer';

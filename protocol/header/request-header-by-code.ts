@@ -61,6 +61,10 @@ import { ViewBrokerStatsDataRequestHeader } from './view-broker-stats-data-reque
 import { ViewMessageRequestHeader } from './view-message-request-header';
 import { WipeWritePermOfBrokerRequestHeader } from './wipe-write-perm-of-broker-request-header';
 import { AddWritePermOfBrokerRequestHeader } from './add-write-perm-of-broker-request-header';
+import { PopMessageRequestHeader } from './pop-message-request-header';
+import { AckMessageRequestHeader } from './ack-message-request-header';
+import { ChangeInvisibleTimeRequestHeader } from './change-invisible-time-request-header';
+import { NotificationRequestHeader } from './notification-request-header';
 
 const C = RequestCode;
 const ENTRIES: ReadonlyArray<readonly [number, AnyHeaderCodec]> = [
@@ -83,6 +87,11 @@ const ENTRIES: ReadonlyArray<readonly [number, AnyHeaderCodec]> = [
   [C.GET_CONSUMER_LIST_BY_GROUP, GetConsumerListByGroupRequestHeader],
   [C.CONSUMER_SEND_MSG_BACK, ConsumerSendMsgBackRequestHeader],
   [C.END_TRANSACTION, EndTransactionRequestHeader],
+  // 5.x POP consumption (broker)
+  [C.POP_MESSAGE, PopMessageRequestHeader],
+  [C.ACK_MESSAGE, AckMessageRequestHeader],
+  [C.CHANGE_MESSAGE_INVISIBLETIME, ChangeInvisibleTimeRequestHeader],
+  [C.NOTIFICATION, NotificationRequestHeader],
   // broker to client
   [C.CHECK_TRANSACTION_STATE, CheckTransactionStateRequestHeader],
   [C.NOTIFY_CONSUMER_IDS_CHANGED, NotifyConsumerIdsChangedRequestHeader],

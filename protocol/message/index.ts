@@ -9,3 +9,4 @@ export * from './compression';
 export * from './message-id';
 export * from './message-decoder';
 export * from './batch';
+export * from './extra-info-util';

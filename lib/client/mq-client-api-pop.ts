@@ -1,0 +1,151 @@
+/**
+ * The 5.x POP requests of MQClientAPI: POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME, NOTIFICATION.
+ * A popped message gets its checkpoint in the POP_CK property (extraInfo) exactly as Java's processPopResponse
+ * builds it, so that an ack or a change of invisible time names the right checkpoint.
+ *
+ * @see org.apache.rocketmq.client.impl.MQClientAPIImpl#popMessageAsync / #processPopResponse / #ackMessageAsync
+ *      / #changeInvisibleTimeAsync (5.3.3)
+ */
+import { RequestCode } from '../../protocol/code/request-code';
+import { ResponseCode } from '../../protocol/code/response-code';
+import { AckMessageRequestHeader } from '../../protocol/header/ack-message-request-header';
+import { ChangeInvisibleTimeRequestHeader } from '../../protocol/header/change-invisible-time-request-header';
+import { ChangeInvisibleTimeResponseHeader } from '../../protocol/header/change-invisible-time-response-header';
+import { NotificationRequestHeader } from '../../protocol/header/notification-request-header';
+import { NotificationResponseHeader } from '../../protocol/header/notification-response-header';
+import { PopMessageRequestHeader } from '../../protocol/header/pop-message-request-header';
+import { PopMessageResponseHeader } from '../../protocol/header/pop-message-response-header';
+import {
+  buildExtraInfo, parseMsgOffsetInfo, parseStartOffsetInfo, retryMark,
+} from '../../protocol/message/extra-info-util';
+import type { MessageExt } from '../../protocol/message/message';
+import { MessageConst } from '../../protocol/message/message-const';
+import { decodeMessages } from '../../protocol/message/message-decoder';
+import { RemotingCommand } from '../../protocol/remoting-command';
+import { MQBrokerError } from '../errors';
+import type { RequestInvoker } from './mq-client-api';
+
+/** @see org.apache.rocketmq.client.consumer.PopStatus */
+export const PopStatus = {
+  FOUND: 'FOUND',
+  NO_NEW_MSG: 'NO_NEW_MSG',
+  POLLING_FULL: 'POLLING_FULL',
+  POLLING_NOT_FOUND: 'POLLING_NOT_FOUND',
+} as const;
+export type PopStatus = (typeof PopStatus)[keyof typeof PopStatus];
+
+/** @see org.apache.rocketmq.client.consumer.PopResult */
+export interface PopResult {
+  popStatus: PopStatus;
+  msgFoundList: MessageExt[];
+  popTime: number;
+  invisibleTime: number;
+  restNum: number;
+}
+
+/** @see org.apache.rocketmq.client.consumer.AckStatus */
+export const AckStatus = { OK: 'OK', NO_EXIST: 'NO_EXIST' } as const;
+export type AckStatus = (typeof AckStatus)[keyof typeof AckStatus];
+
+/** @see org.apache.rocketmq.client.consumer.AckResult */
+export interface AckResult {
+  status: AckStatus;
+  /** CHANGE_MESSAGE_INVISIBLETIME: the message's new POP_CK. */
+  extraInfo?: string;
+  popTime?: number;
+}
+
+/**
+ * POP_MESSAGE. SUCCESS → FOUND (records decoded, POP_CK and 1ST_POP_TIME set, brokerName set),
+ * POLLING_FULL → POLLING_FULL, POLLING_TIMEOUT / PULL_NOT_FOUND → POLLING_NOT_FOUND; other codes are MQBrokerError.
+ */
+export async function popMessage(api: RequestInvoker, brokerName: string, addr: string, header: PopMessageRequestHeader,
+  timeoutMillis: number): Promise<PopResult> {
+  const request = RemotingCommand.createRequest(RequestCode.POP_MESSAGE, PopMessageRequestHeader.encode(header));
+  const response = await api.invoke(addr, request, timeoutMillis);
+  return processPopResponse(brokerName, response, header.topic, addr);
+}
+
+/** MQClientAPIImpl.processPopResponse (non-LMQ). */
+export function processPopResponse(brokerName: string, response: RemotingCommand, topic: string, addr: string): PopResult {
+  let popStatus: PopStatus;
+  switch (response.code) {
+    case ResponseCode.SUCCESS: popStatus = PopStatus.FOUND; break;
+    case ResponseCode.POLLING_FULL: popStatus = PopStatus.POLLING_FULL; break;
+    case ResponseCode.POLLING_TIMEOUT:
+    case ResponseCode.PULL_NOT_FOUND: popStatus = PopStatus.POLLING_NOT_FOUND; break;
+    default: throw new MQBrokerError(response.code, response.remark, addr);
+  }
+  const h = PopMessageResponseHeader.decode(response.extFields);
+  const result: PopResult = { popStatus, msgFoundList: [], popTime: h.popTime, invisibleTime: h.invisibleTime, restNum: h.restNum };
+  if (popStatus !== PopStatus.FOUND || !response.body) return result;
+  const msgs = decodeMessages(response.body);
+  const startOffsetInfo = parseStartOffsetInfo(h.startOffsetInfo);
+  const msgOffsetInfo = parseMsgOffsetInfo(h.msgOffsetInfo);
+  // Sorted queue offsets per "retry@queueId" in arrival order (buildQueueOffsetSortedMap): the index of a message
+  // there is its index in msgOffsetInfo.
+  const sortMap = new Map<string, number[]>();
+  const keyOf = (m: MessageExt): string => {
+    const ck = m.properties[MessageConst.PROPERTY_POP_CK];
+    const mark = ck !== undefined ? ck.split(' ')[4] : retryMark(m.topic);
+    return `${mark}@${m.queueId}`;
+  };
+  for (const m of msgs) {
+    const k = keyOf(m);
+    let l = sortMap.get(k);
+    if (!l) sortMap.set(k, (l = []));
+    l.push(m.queueOffset);
+  }
+  const firstCk = new Map<string, string>();
+  for (const m of msgs) {
+    if (!startOffsetInfo) {
+      // An old broker without offset info: the first message of a queue is the checkpoint's start.
+      const key = m.topic + m.queueId;
+      let ck = firstCk.get(key);
+      if (ck === undefined) {
+        ck = buildExtraInfo(m.queueOffset, h.popTime, h.invisibleTime, h.reviveQid, m.topic, brokerName, m.queueId);
+        firstCk.set(key, ck);
+      }
+      m.properties[MessageConst.PROPERTY_POP_CK] = `${ck} ${m.queueOffset}`;
+    } else if (m.properties[MessageConst.PROPERTY_POP_CK] === undefined) {
+      const k = keyOf(m);
+      const index = sortMap.get(k)!.indexOf(m.queueOffset);
+      const msgQueueOffset = msgOffsetInfo?.get(k)?.[index] ?? m.queueOffset;
+      m.properties[MessageConst.PROPERTY_POP_CK] = buildExtraInfo(startOffsetInfo.get(k) ?? m.queueOffset, h.popTime, h.invisibleTime,
+        h.reviveQid, m.topic, brokerName, m.queueId, msgQueueOffset);
+    }
+    if (m.properties[MessageConst.PROPERTY_FIRST_POP_TIME] === undefined) {
+      m.properties[MessageConst.PROPERTY_FIRST_POP_TIME] = String(h.popTime);
+    }
+    m.brokerName = brokerName;
+    m.topic = topic;
+  }
+  result.msgFoundList = msgs;
+  return result;
+}
+
+/** ACK_MESSAGE: SUCCESS → OK, any other code → NO_EXIST (as Java). */
+export async function ackMessage(api: RequestInvoker, addr: string, header: AckMessageRequestHeader, timeoutMillis: number): Promise<AckResult> {
+  const request = RemotingCommand.createRequest(RequestCode.ACK_MESSAGE, AckMessageRequestHeader.encode(header));
+  const response = await api.invoke(addr, request, timeoutMillis);
+  return { status: response.code === ResponseCode.SUCCESS ? AckStatus.OK : AckStatus.NO_EXIST };
+}
+
+/** CHANGE_MESSAGE_INVISIBLETIME: OK with the message's new extraInfo, else NO_EXIST. */
+export async function changeInvisibleTime(api: RequestInvoker, brokerName: string, addr: string, header: ChangeInvisibleTimeRequestHeader,
+  timeoutMillis: number): Promise<AckResult> {
+  const request = RemotingCommand.createRequest(RequestCode.CHANGE_MESSAGE_INVISIBLETIME, ChangeInvisibleTimeRequestHeader.encode(header));
+  const response = await api.invoke(addr, request, timeoutMillis);
+  if (response.code !== ResponseCode.SUCCESS) return { status: AckStatus.NO_EXIST };
+  const h = ChangeInvisibleTimeResponseHeader.decode(response.extFields);
+  const extraInfo = `${buildExtraInfo(header.offset, h.popTime, h.invisibleTime, h.reviveQid, header.topic, brokerName, header.queueId)} ${header.offset}`;
+  return { status: AckStatus.OK, popTime: h.popTime, extraInfo };
+}
+
+/** NOTIFICATION: whether a pop would find messages (held by the broker up to pollTime). */
+export async function notification(api: RequestInvoker, addr: string, header: NotificationRequestHeader, timeoutMillis: number): Promise<boolean> {
+  const request = RemotingCommand.createRequest(RequestCode.NOTIFICATION, NotificationRequestHeader.encode(header));
+  const response = await api.invoke(addr, request, timeoutMillis);
+  if (response.code !== ResponseCode.SUCCESS) throw new MQBrokerError(response.code, response.remark, addr);
+  return NotificationResponseHeader.decode(response.extFields).hasMsg;
+}
