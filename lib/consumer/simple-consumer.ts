@@ -34,7 +34,7 @@ import { MessageSelector, buildSubscriptionDataOfType } from './message-selector
 /** The most messages one receive may ask for (the broker refuses more than 32). */
 export const SIMPLE_CONSUMER_MAX_RECEIVE = 32;
 
-export interface SimpleConsumerOptions extends ClientConfigOptions {
+export interface SimpleConsumerOptions extends Partial<ClientConfigOptions> {
   /** Consumer group (required). */
   consumerGroup: string;
   /** Topic → tag expression (`'*'`, `'TagA || TagB'`) or MessageSelector (SQL92 needs enablePropertyFilter). */
