@@ -47,6 +47,7 @@ import { BrokerReplication } from './slave/broker-replication';
 import { PlainAccessValidator } from './acl/plain-access-validator';
 import type { PlainPermissionManagerOptions } from './acl/plain-permission-manager';
 import { AclConfigProcessor } from './acl/acl-config-processor';
+import { BrokerPop } from './pop/broker-pop';
 
 export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
@@ -93,6 +94,8 @@ export class BrokerController {
   readonly transactionalMessageService: TransactionalMessageService;
   readonly transactionalMessageCheckListener: DefaultTransactionalMessageCheckListener;
   readonly transactionalMessageCheckService: TransactionalMessageCheckService;
+  /** 5.x POP consumption: checkpoints, revive, long polling and the POP / ACK / NOTIFICATION processors (lib/broker/pop). */
+  readonly pop: BrokerPop;
   /** Master/slave replication: the HA port, the slave's master addresses and metadata copy. */
   readonly replication: BrokerReplication;
   /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
@@ -186,6 +189,8 @@ export class BrokerController {
     this.transactionalMessageCheckService = tx.transactionalMessageCheckService;
     // A master checks half messages (Java starts the check service in changeToMaster / startProcessorByHa).
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.transactionalMessageCheckService);
+    this.pop = new BrokerPop(this);
+    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.pop);
     this.replication = new BrokerReplication({
       store: this.messageStore,
       config: this.messageStoreConfig,
@@ -237,6 +242,7 @@ export class BrokerController {
       admin,
       new AclConfigProcessor(this),
       new EndTransactionProcessor(this),
+      ...this.pop.processors,
       ...extra,
     ];
     for (const p of all) {
@@ -281,6 +287,7 @@ export class BrokerController {
     this.#removeArrivingListener = this.messageStore.onMessageArriving((topic, queueId, maxOffset, tagsCode, _storeTimestamp, properties) => {
       this.scheduleMessageService.notifyMessageArriving(topic, queueId, maxOffset - 1, tagsCode);
       this.pullRequestHoldService.notifyMessageArriving(topic, queueId, maxOffset, tagsCode, properties ?? null);
+      this.pop.notifyMessageArriving(topic);
     });
     await this.messageStore.start();
     this.remotingServer.on('close', (addr, channel) => this.#onChannelGone(addr, channel));

@@ -261,7 +261,7 @@ export function encodeOffsetMovedEvent(e: OffsetMovedEvent): Buffer {
 }
 
 /** The store's filter view: tags code, then the record's properties (SQL92 subscriptions only). */
-function storeFilter(filter: ExpressionMessageFilter): MessageFilter {
+export function storeFilter(filter: ExpressionMessageFilter): MessageFilter {
   const sql = filter.sqlFilter !== null;
   return {
     isMatchedByConsumeQueue: (tagsCode) => filter.isMatchedByConsumeQueue(tagsCode),

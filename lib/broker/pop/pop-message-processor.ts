@@ -1,0 +1,244 @@
+/**
+ * POP_MESSAGE (200050): pops up to maxMsgNums messages from one queue or every queue of a topic (queueId -1),
+ * from the group's pop offset on, and from the group's pop retry topic (`%RETRY%<group>_<topic>`, where the revive
+ * service puts what was not acknowledged in time: first with popFromRetryProbability %, else after the topic when
+ * the pop is not full). Each queue's messages get a checkpoint (PopCheckPointStore) and the pop offset moves past
+ * them; nothing found and pollTime > 0: the request is held until a message arrives or the poll time is up
+ * (then POLLING_TIMEOUT). Messages from the retry topic are answered re-encoded under the requested topic with
+ * their POP_CK property set, as Java does when popResponseReturnActualRetryTopic=false (its default).
+ * Orderly pops (order=true) are not supported by this broker (INVALID_PARAMETER).
+ *
+ * @see org.apache.rocketmq.broker.processor.PopMessageProcessor (5.3.3)
+ */
+import type { BrokerController } from '../broker-controller';
+import type { BrokerProcessor } from '../processor/broker-processor';
+import type { RemotingContext } from '../../transport/processor';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { ConsumeInitMode, PopMessageRequestHeader } from '../../../protocol/header/pop-message-request-header';
+import { PopMessageResponseHeader } from '../../../protocol/header/pop-message-response-header';
+import { isReadable } from '../../../protocol/body/perm-name';
+import { MessageConst } from '../../../protocol/message/message-const';
+import { decodeMessage, encodeStoredMessage } from '../../../protocol/message/message-decoder';
+import {
+  KeyBuilder, appendMsgOffsetInfo, appendStartOffsetInfo, buildExtraInfo,
+} from '../../../protocol/message/extra-info-util';
+import { GetMessageStatus } from '../../store/store-status';
+import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
+import { FilterExpressionError } from '../filter/filter-expression-error';
+import { buildSubscriptionData } from '../filter-api';
+import { setPullBody, storeFilter } from '../processor/pull-message-processor';
+import type { PopCheckPointStore } from './pop-checkpoint-store';
+import type { PopLongPollingService } from './pop-long-polling-service';
+
+/** Java BrokerConfig defaults the POP path uses. */
+export const POP_DEFAULTS = Object.freeze({
+  /** % of pops that read the retry topic first. */
+  popFromRetryProbability: 20,
+  /** Revive queues a checkpoint is spread over (reviveQid in extraInfo). */
+  reviveQueueNum: 8,
+  maxPopPollingSize: 100_000,
+  /** The most messages one pop may ask for. */
+  maxPopMsgNums: 32,
+});
+
+interface PopState {
+  readonly header: PopMessageRequestHeader;
+  readonly popTime: number;
+  readonly reviveQid: number;
+  readonly filter: ExpressionMessageFilter | null;
+  readonly records: Buffer[];
+  startOffsetInfo: string;
+  msgOffsetInfo: string;
+  restNum: number;
+}
+
+export class PopMessageProcessor implements BrokerProcessor {
+  readonly requestCodes = [RequestCode.POP_MESSAGE] as const;
+  readonly #locks = new Set<string>();
+  #ckCounter = 0;
+
+  constructor(
+    private readonly controller: BrokerController,
+    private readonly checkPoints: PopCheckPointStore,
+    private readonly polling: PopLongPollingService,
+  ) {}
+
+  processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
+    return this.#pop(request, ctx, true);
+  }
+
+  async #pop(request: RemotingCommand, ctx: RemotingContext, allowHold: boolean): Promise<RemotingCommand | null> {
+    const c = this.controller;
+    const bc = c.brokerConfig;
+    const header = PopMessageRequestHeader.decode(request.extFields);
+    const fail = (code: number, remark: string) => RemotingCommand.createResponse(request, code, remark, emptyHeader());
+    if (allowHold && Date.now() - header.bornTime - header.pollTime > 500) {
+      return fail(ResponseCode.POLLING_TIMEOUT, `the broker[${bc.brokerIP1}] pop message is timeout too much`);
+    }
+    if (!isReadable(bc.brokerPermission)) return fail(ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] pop message is forbidden`);
+    if (header.maxMsgNums > POP_DEFAULTS.maxPopMsgNums) {
+      return fail(ResponseCode.INVALID_PARAMETER, `the broker[${bc.brokerIP1}] pop message's num is greater than 32`);
+    }
+    if (header.order) return fail(ResponseCode.INVALID_PARAMETER, 'orderly pop is not supported by this broker');
+    const topicConfig = c.topicConfigManager.selectTopicConfig(header.topic);
+    if (!topicConfig) return fail(ResponseCode.TOPIC_NOT_EXIST, `topic[${header.topic}] not exist, apply first please!`);
+    if (!isReadable(topicConfig.perm)) return fail(ResponseCode.NO_PERMISSION, `the topic[${header.topic}] peeking message is forbidden`);
+    if (header.queueId >= topicConfig.readQueueNums) {
+      return fail(ResponseCode.INVALID_PARAMETER,
+        `queueId[${header.queueId}] is illegal, topic:[${header.topic}] topicConfig.readQueueNums:[${topicConfig.readQueueNums}] consumer:[${ctx.remoteAddress}]`);
+    }
+    const sgc = c.subscriptionGroupManager.findSubscriptionGroupConfig(header.consumerGroup);
+    if (!sgc) return fail(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, `subscription group [${header.consumerGroup}] does not exist`);
+    if (!sgc.consumeEnable) return fail(ResponseCode.NO_PERMISSION, `subscription group no permission, ${header.consumerGroup}`);
+    let filter: ExpressionMessageFilter | null = null;
+    if (header.exp) {
+      const sd = buildSubscriptionData(header.topic, header.exp, header.expType);
+      if (!isTagType(sd.expressionType) && !bc.enablePropertyFilter) {
+        return fail(ResponseCode.SYSTEM_ERROR, `The broker does not support consumer to filter message by ${sd.expressionType}`);
+      }
+      try {
+        filter = ExpressionMessageFilter.create(sd);
+      } catch (err) {
+        if (err instanceof FilterExpressionError) return fail(ResponseCode.SUBSCRIPTION_PARSE_FAILED, 'parse the consumer\'s subscription failed');
+        throw err;
+      }
+    }
+
+    const s: PopState = {
+      header, popTime: Date.now(), reviveQid: this.#ckCounter++ % POP_DEFAULTS.reviveQueueNum, filter, records: [],
+      startOffsetInfo: '', msgOffsetInfo: '', restNum: 0,
+    };
+    const randomQ = Math.floor(Math.random() * 100);
+    const needRetry = randomQ < POP_DEFAULTS.popFromRetryProbability;
+    const retryTopic = KeyBuilder.buildPopRetryTopicV1(header.topic, header.consumerGroup);
+    if (needRetry) await this.#popFromTopic(s, retryTopic, true, randomQ, ctx);
+    if (header.queueId < 0) await this.#popFromTopic(s, header.topic, false, randomQ, ctx);
+    else await this.#popFromQueue(s, header.topic, false, header.queueId, ctx);
+    if (!needRetry && s.records.length < header.maxMsgNums) await this.#popFromTopic(s, retryTopic, true, randomQ, ctx);
+
+    let code: number = ResponseCode.SUCCESS;
+    let remark = 'FOUND';
+    if (s.records.length === 0) {
+      if (allowHold && header.pollTime > 0) {
+        const held = this.polling.hold({
+          topics: [header.topic, retryTopic],
+          wake: () => {
+            this.#pop(request, ctx, false).then(
+              (r) => { if (r) ctx.writeResponse(r); },
+              (err: unknown) => {
+                c.logger.error({ err, remoteAddr: ctx.remoteAddress }, 'pop request when wakeup failed');
+                ctx.writeResponse(RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, String(err)));
+              },
+            );
+          },
+        }, header.pollTime);
+        if (held) return null;
+        code = ResponseCode.POLLING_FULL;
+      } else {
+        code = ResponseCode.POLLING_TIMEOUT;
+      }
+      remark = 'NO_MESSAGE_IN_QUEUE';
+    }
+    const response = RemotingCommand.createResponse(request, code, remark, PopMessageResponseHeader.encode({
+      popTime: s.popTime,
+      invisibleTime: header.invisibleTime,
+      reviveQid: s.reviveQid,
+      restNum: s.restNum,
+      startOffsetInfo: s.startOffsetInfo,
+      msgOffsetInfo: s.msgOffsetInfo,
+    }));
+    if (code === ResponseCode.SUCCESS) {
+      setPullBody(response, s.records);
+      c.brokerStatsManager.incGroupGet(header.consumerGroup, header.topic, s.records.length, s.records.reduce((n, b) => n + b.length, 0));
+      c.brokerStatsManager.incBrokerGetNums(s.records.length);
+    }
+    return response;
+  }
+
+  async #popFromTopic(s: PopState, topic: string, isRetry: boolean, randomQ: number, ctx: RemotingContext): Promise<void> {
+    const tc = this.controller.topicConfigManager.selectTopicConfig(topic);
+    if (!tc) return;
+    for (let i = 0; i < tc.readQueueNums; i++) await this.#popFromQueue(s, topic, isRetry, (randomQ + i) % tc.readQueueNums, ctx);
+  }
+
+  /** The group's pop offset of a queue; a queue never popped starts where initMode says (and that start is committed). */
+  #popOffset(topic: string, group: string, queueId: number, initMode: number): number {
+    const c = this.controller;
+    const committed = c.consumerOffsetManager.queryOffset(group, topic, queueId);
+    if (committed >= 0) return committed;
+    let offset: number;
+    if (initMode === ConsumeInitMode.MIN || topic.startsWith('%RETRY%')) {
+      offset = Math.max(0, c.messageStore.getMinOffsetInQueue(topic, queueId));
+    } else if (c.messageStore.getMinOffsetInQueue(topic, queueId) <= 0) {
+      // Java's initPopOffsetByCheckMsgInMem (default true): a queue still holding its first message starts at 0.
+      offset = 0;
+    } else {
+      offset = Math.max(0, c.messageStore.getMaxOffsetInQueue(topic, queueId) - 1);
+    }
+    c.consumerOffsetManager.commitOffset('getPopOffset', group, topic, queueId, offset);
+    return offset;
+  }
+
+  async #popFromQueue(s: PopState, topic: string, isRetry: boolean, queueId: number, ctx: RemotingContext): Promise<void> {
+    const c = this.controller;
+    const h = s.header;
+    const group = h.consumerGroup;
+    const lockKey = `${topic}@${group}@${queueId}`;
+    if (this.#locks.has(lockKey) || s.records.length >= h.maxMsgNums) {
+      const offset = this.#popOffset(topic, group, queueId, h.initMode);
+      s.restNum += Math.max(0, c.messageStore.getMaxOffsetInQueue(topic, queueId) - offset);
+      return;
+    }
+    this.#locks.add(lockKey);
+    try {
+      let offset = this.#popOffset(topic, group, queueId, h.initMode);
+      const filter = s.filter ? storeFilter(s.filter) : null;
+      let result = await c.messageStore.getMessage(group, topic, queueId, offset, h.maxMsgNums - s.records.length, undefined, filter);
+      if (result.status === GetMessageStatus.OFFSET_TOO_SMALL || result.status === GetMessageStatus.OFFSET_OVERFLOW_BADLY
+        || result.status === GetMessageStatus.OFFSET_FOUND_NULL) {
+        c.consumerOffsetManager.commitOffset(ctx.remoteAddress, group, topic, queueId, result.nextBeginOffset);
+        offset = result.nextBeginOffset;
+        result = await c.messageStore.getMessage(group, topic, queueId, offset, h.maxMsgNums - s.records.length, undefined, filter);
+      }
+      if (result.messages.length > 0) {
+        this.checkPoints.add(group, topic, queueId, offset, s.popTime, h.invisibleTime, s.reviveQid, result.messageQueueOffsets);
+        c.consumerOffsetManager.commitOffset(ctx.remoteAddress, group, topic, queueId, result.nextBeginOffset);
+        s.startOffsetInfo = appendStartOffsetInfo(s.startOffsetInfo, topic, queueId, offset);
+        s.msgOffsetInfo = appendMsgOffsetInfo(s.msgOffsetInfo, topic, queueId, result.messageQueueOffsets);
+        const brokerName = c.brokerConfig.brokerName;
+        for (const rec of result.messages) {
+          if (!isRetry) {
+            s.records.push(rec);
+            continue;
+          }
+          // Answered under the requested topic with its checkpoint, as Java's default (popResponseReturnActualRetryTopic=false).
+          const m = decodeMessage(rec, 0, { decompressBody: false, clientMsgId: false });
+          const props = { ...m.properties };
+          if (props[MessageConst.PROPERTY_POP_CK] === undefined) {
+            props[MessageConst.PROPERTY_POP_CK] = buildExtraInfo(offset, s.popTime, h.invisibleTime, s.reviveQid, topic, brokerName, m.queueId, m.queueOffset);
+          }
+          s.records.push(encodeStoredMessage({
+            topic: h.topic, flag: m.flag, properties: props, body: m.body, queueId: m.queueId, queueOffset: m.queueOffset,
+            commitLogOffset: m.commitLogOffset, sysFlag: m.sysFlag, bornTimestamp: m.bornTimestamp, bornHost: m.bornHost,
+            storeTimestamp: m.storeTimestamp, storeHost: m.storeHost, reconsumeTimes: m.reconsumeTimes,
+            preparedTransactionOffset: m.preparedTransactionOffset, bodyCRC: m.bodyCRC,
+          }));
+        }
+      } else if (result.nextBeginOffset > offset && (result.status === GetMessageStatus.NO_MATCHED_MESSAGE
+        || result.status === GetMessageStatus.MESSAGE_WAS_REMOVING || result.status === GetMessageStatus.OFFSET_FOUND_NULL)) {
+        // Nothing matched up to nextBeginOffset: nothing there to redeliver either.
+        c.consumerOffsetManager.commitOffset(ctx.remoteAddress, group, topic, queueId, result.nextBeginOffset);
+      }
+      s.restNum += Math.max(0, result.maxOffset - result.nextBeginOffset);
+    } finally {
+      this.#locks.delete(lockKey);
+    }
+  }
+}
+
+/** The response header of an answer without messages (Java writes its primitive fields as 0). */
+function emptyHeader() {
+  return PopMessageResponseHeader.encode({ popTime: 0, invisibleTime: 0, reviveQid: 0, restNum: 0 });
+}
