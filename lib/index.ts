@@ -8,7 +8,8 @@ export { setRootLogger } from './logger';
 // Messages
 export {
   type Message, type MessageExt, type MessageInit, createMessage, getProperty, putUserProperty, getUserProperty, getTags, setTags,
-  getKeys, setKeys, getDelayTimeLevel, setDelayTimeLevel, isWaitStoreMsgOK, setWaitStoreMsgOK, getUniqId, getUserProperties,
+  getKeys, setKeys, getDelayTimeLevel, setDelayTimeLevel, setDeliverTimeMs, getDeliverTimeMs, setDelayTimeSec, getDelayTimeSec,
+  setDelayTimeMs, getDelayTimeMs, isWaitStoreMsgOK, setWaitStoreMsgOK, getUniqId, getUserProperties,
 } from '../protocol/message/message';
 export { type MessageQueue, messageQueueKey } from '../protocol/message/message-queue';
 export { MessageConst } from '../protocol/message/message-const';

@@ -48,6 +48,7 @@ import { PlainAccessValidator } from './acl/plain-access-validator';
 import type { PlainPermissionManagerOptions } from './acl/plain-permission-manager';
 import { AclConfigProcessor } from './acl/acl-config-processor';
 import { BrokerPop } from './pop/broker-pop';
+import { TIMER_TOPIC, TimerMessageStore } from '../store/timer/timer-message-store';
 
 export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
@@ -96,6 +97,8 @@ export class BrokerController {
   readonly transactionalMessageCheckService: TransactionalMessageCheckService;
   /** 5.x POP consumption: checkpoints, revive, long polling and the POP / ACK / NOTIFICATION processors (lib/broker/pop). */
   readonly pop: BrokerPop;
+  /** 5.x timer messages (rmq_sys_wheel_timer, the timing wheel; lib/store/timer). */
+  readonly timerMessageStore: TimerMessageStore;
   /** Master/slave replication: the HA port, the slave's master addresses and metadata copy. */
   readonly replication: BrokerReplication;
   /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
@@ -190,6 +193,11 @@ export class BrokerController {
     // A master checks half messages (Java starts the check service in changeToMaster / startProcessorByHa).
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.transactionalMessageCheckService);
     this.pop = new BrokerPop(this);
+    this.timerMessageStore = new TimerMessageStore(this.messageStore, {
+      storePathRootDir: this.messageStoreConfig.storePathRootDir,
+      timerPrecisionMs: this.messageStoreConfig.timerPrecisionMs,
+      logger: componentLogger('timer-message-store', this.logger),
+    });
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.pop);
     this.replication = new BrokerReplication({
       store: this.messageStore,
@@ -261,6 +269,7 @@ export class BrokerController {
     ok = (await this.consumerOffsetManager.load()) && ok;
     ok = (await this.subscriptionGroupManager.load()) && ok;
     ok = (await this.scheduleMessageService.load()) && ok;
+    await this.timerMessageStore.load();
     ok = (await this.messageStore.load()) && ok;
     return ok;
   }
@@ -288,6 +297,7 @@ export class BrokerController {
       this.scheduleMessageService.notifyMessageArriving(topic, queueId, maxOffset - 1, tagsCode);
       this.pullRequestHoldService.notifyMessageArriving(topic, queueId, maxOffset, tagsCode, properties ?? null);
       this.pop.notifyMessageArriving(topic);
+      if (topic === TIMER_TOPIC) this.timerMessageStore.kick();
     });
     await this.messageStore.start();
     this.remotingServer.on('close', (addr, channel) => this.#onChannelGone(addr, channel));
@@ -305,6 +315,7 @@ export class BrokerController {
     this.pullRequestHoldService.start();
     // A slave delivers no delayed messages (Java's handleScheduleMessageService).
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) await this.scheduleMessageService.start();
+    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE && this.messageStoreConfig.timerWheelEnable) await this.timerMessageStore.start();
     for (const s of this.services) await s.start();
     const loop = (name: string, intervalMillis: number, task: () => Promise<void> | void, initialDelayMillis?: number) => {
       const l = new ServiceLoop({ name, intervalMillis, initialDelayMillis, logger: this.logger }, task);
@@ -360,6 +371,7 @@ export class BrokerController {
     await this.accessValidator?.shutdown();
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
+    await this.timerMessageStore.shutdown();
     await this.replication.shutdown();
     await this.consumerOffsetManager.persistNow();
     await this.topicConfigManager.persistNow();

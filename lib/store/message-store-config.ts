@@ -122,6 +122,16 @@ export interface MessageStoreConfig {
   haMasterAddress: string;
   /** Size of one in-memory write segment of a file's tail (not in Java: the store has no mmap). */
   writeSegmentSize: number;
+  /** 5.x timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS): the timing wheel; false refuses them. */
+  timerWheelEnable: boolean;
+  /**
+   * Width of one slot of the timing wheel, ms. Java's default is 1000; ours is 100, the lateness the issue asks
+   * for (a message is delivered at its own deliver time, not at its slot's, so this sets the wheel's size, not
+   * the precision of delivery).
+   */
+  timerPrecisionMs: number;
+  /** The longest delay a timer message may ask for, seconds (3 days). */
+  timerMaxDelaySec: number;
 }
 
 export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object.freeze({
@@ -171,6 +181,9 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   haSlaveFallbehindMax: 1024 * 1024 * 256,
   haMasterAddress: '',
   writeSegmentSize: 4 * 1024 * 1024,
+  timerWheelEnable: true,
+  timerPrecisionMs: 100,
+  timerMaxDelaySec: 3600 * 24 * 3,
 });
 
 /** Merges user options over the defaults once, with Java's derived values. */

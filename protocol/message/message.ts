@@ -129,6 +129,46 @@ export function setDelayTimeLevel(msg: Message, level: number): void {
   msg.properties[MessageConst.PROPERTY_DELAY_TIME_LEVEL] = String(level);
 }
 
+function longProperty(msg: Message, name: string): number {
+  const t = msg.properties[name];
+  return t === undefined ? 0 : Number(t);
+}
+
+function setLongProperty(msg: Message, name: string, value: number): void {
+  if (!Number.isSafeInteger(value)) throw new TypeError(`${name} must be an integer, got ${value}`);
+  msg.properties[name] = String(value);
+}
+
+/** 5.x timer message: delivered at `timeMs` (epoch ms; TIMER_DELIVER_MS, Java's Message.setDeliverTimeMs). */
+export function setDeliverTimeMs(msg: Message, timeMs: number): void {
+  setLongProperty(msg, MessageConst.PROPERTY_TIMER_DELIVER_MS, timeMs);
+}
+
+/** 0 when unset. */
+export function getDeliverTimeMs(msg: Message): number {
+  return longProperty(msg, MessageConst.PROPERTY_TIMER_DELIVER_MS);
+}
+
+/** 5.x timer message: delivered `sec` seconds after the broker stored it (TIMER_DELAY_SEC, Java's setDelayTimeSec). */
+export function setDelayTimeSec(msg: Message, sec: number): void {
+  setLongProperty(msg, MessageConst.PROPERTY_TIMER_DELAY_SEC, sec);
+}
+
+/** 0 when unset. */
+export function getDelayTimeSec(msg: Message): number {
+  return longProperty(msg, MessageConst.PROPERTY_TIMER_DELAY_SEC);
+}
+
+/** 5.x timer message: delivered `ms` milliseconds after the broker stored it (TIMER_DELAY_MS, Java's setDelayTimeMs). */
+export function setDelayTimeMs(msg: Message, ms: number): void {
+  setLongProperty(msg, MessageConst.PROPERTY_TIMER_DELAY_MS, ms);
+}
+
+/** 0 when unset. */
+export function getDelayTimeMs(msg: Message): number {
+  return longProperty(msg, MessageConst.PROPERTY_TIMER_DELAY_MS);
+}
+
 /** True when unset; otherwise Java's `Boolean.parseBoolean` (case-insensitive "true"). */
 export function isWaitStoreMsgOK(msg: Message): boolean {
   const r = msg.properties[MessageConst.PROPERTY_WAIT_STORE_MSG_OK];

@@ -26,6 +26,7 @@ import { TopicFilterType } from '../../../protocol/body/topic-filter-type';
 import { buildTopicSysFlag } from '../../../protocol/body/topic-sys-flag';
 import type { TopicConfig } from '../../../protocol/body/topic-config';
 import { PutMessageStatus, type PutMessageResult } from '../../store/store-status';
+import { TimerRefusal, mayBeTimerMessage, rewriteTimerMessage } from '../../store/timer/timer-message-store';
 import type { MessageExtBatch, MessageExtBrokerInner } from '../../store/commit-log';
 import { MixAll, getDLQTopic, isNotAllowedSendTopic, isSystemTopic, validateTopic } from '../topic/topic-validator';
 
@@ -159,6 +160,18 @@ export class SendMessageProcessor implements BrokerProcessor {
     // The transaction type bits of the request are not stored (a half message is kept with TRANSACTION_NOT_TYPE).
     if ((msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) === MessageSysFlag.TRANSACTION_PREPARED_TYPE) {
       msg.sysFlag &= ~MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    }
+    if (mayBeTimerMessage(msg.propertiesString)) {
+      // 5.x timer messages (Java HookUtils.handleScheduleMessage): to rmq_sys_wheel_timer, or refused.
+      const msc = this.controller.messageStoreConfig;
+      const refusal = rewriteTimerMessage(msg, msc, Date.now());
+      if (refusal === TimerRefusal.WHEEL_TIMER_NOT_ENABLE) {
+        return this.#fail(request, ResponseCode.SYSTEM_ERROR, `accurate timer message is not enabled, timerWheelEnable is ${msc.timerWheelEnable}`);
+      }
+      if (refusal === TimerRefusal.WHEEL_TIMER_MSG_ILLEGAL) {
+        return this.#fail(request, ResponseCode.MESSAGE_ILLEGAL,
+          `timer message illegal, the delay time should not be bigger than the max delay ${msc.timerMaxDelaySec * 1000}ms; or if set del msg, the delay time should be bigger than the current time`);
+      }
     }
     const delay = findProperty(msg.propertiesString, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
     const tranType = msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;

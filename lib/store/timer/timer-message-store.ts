@@ -1,0 +1,389 @@
+/**
+ * 5.x timer messages: a message sent with TIMER_DELIVER_MS (epoch ms), TIMER_DELAY_SEC or TIMER_DELAY_MS (or the
+ * ONS-era `__STARTDELIVERTIME`, epoch ms, which Java 5.3.3's broker does not read) is stored in
+ * `rmq_sys_wheel_timer` (queue 0) with TIMER_OUT_MS (its deliver time), REAL_TOPIC and REAL_QID
+ * ({@link rewriteTimerMessage}, Java's HookUtils.handleScheduleMessage), then:
+ *
+ * - enqueue: the records of rmq_sys_wheel_timer are read in order from the checkpoint's queue offset and each
+ *   gets a TimerLog unit linked into the wheel slot of its deliver time (a deliver time beyond the wheel's turn,
+ *   slotsTotal × timerPrecisionMs, goes to the wheel's last slot and is linked again further on when reached);
+ * - dequeue: the wheel is read slot by slot from the checkpoint's read time; each due message is read back from
+ *   the commit log and stored in its real topic and queue (REAL_TOPIC / REAL_QID removed), at its own deliver
+ *   time (a timer is set for the ones inside the current slot), and the read time moves past a slot once all its
+ *   messages are delivered.
+ *
+ * On disk: the records themselves (commit log), the wheel (timer-wheel.ts), the TimerLog (timer-log.ts) and
+ * `config/timercheck` (read time, TimerLog write position, enqueue queue offset: four i64 as Java's
+ * TimerCheckpoint begins). After a restart the wheel resumes from the checkpoint: a message due while the broker
+ * was down is delivered at once. Delivery is at least once (a crash between a delivery and the next checkpoint
+ * repeats it).
+ *
+ * @see org.apache.rocketmq.store.timer.TimerMessageStore (5.3.3)
+ * @see org.apache.rocketmq.broker.util.HookUtils#handleScheduleMessage (5.3.3)
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { MessageConst } from '../../../protocol/message/message-const';
+import { decodeMessage } from '../../../protocol/message/message-decoder';
+import { findProperty, propertiesToString, stringToProperties } from '../../../protocol/message/properties';
+import { MessageSysFlag } from '../../../protocol/message/sys-flag';
+import type { Logger } from '../../logger';
+import type { MessageExtBrokerInner } from '../commit-log';
+import type { GetMessageResult, PutMessageResult } from '../store-status';
+import { GetMessageStatus, PutMessageStatus } from '../store-status';
+import { TimerLog } from './timer-log';
+import { TimerWheel } from './timer-wheel';
+
+export const TIMER_TOPIC = 'rmq_sys_wheel_timer';
+/** Java's TimerMessageStore.TIMER_WHEEL_TTL_DAY × DAY_SECS: slots in the wheel. */
+export const DEFAULT_SLOTS_TOTAL = 7 * 24 * 3600;
+/** The ONS-era deliver-time property (epoch ms). */
+export const PROPERTY_START_DELIVER_TIME = '__STARTDELIVERTIME';
+
+/** Why a timer message was refused (Java's PutMessageStatus WHEEL_TIMER_*). */
+export const TimerRefusal = {
+  WHEEL_TIMER_NOT_ENABLE: 'WHEEL_TIMER_NOT_ENABLE',
+  WHEEL_TIMER_MSG_ILLEGAL: 'WHEEL_TIMER_MSG_ILLEGAL',
+} as const;
+export type TimerRefusal = (typeof TimerRefusal)[keyof typeof TimerRefusal];
+
+/** A quick test that can only be false for messages without timer properties (no map built). */
+export function mayBeTimerMessage(propertiesString: string): boolean {
+  return propertiesString.includes('TIMER_') || propertiesString.includes(PROPERTY_START_DELIVER_TIME);
+}
+
+/** The deliver time asked for, or undefined (not a timer message), or NaN (malformed). */
+export function timerDeliverMs(propertiesString: string, now: number): number | undefined {
+  const sec = findProperty(propertiesString, MessageConst.PROPERTY_TIMER_DELAY_SEC);
+  if (sec !== undefined) return now + parseLong(sec) * 1000;
+  const ms = findProperty(propertiesString, MessageConst.PROPERTY_TIMER_DELAY_MS);
+  if (ms !== undefined) return now + parseLong(ms);
+  const at = findProperty(propertiesString, MessageConst.PROPERTY_TIMER_DELIVER_MS);
+  if (at !== undefined) return parseLong(at);
+  const start = findProperty(propertiesString, PROPERTY_START_DELIVER_TIME);
+  if (start !== undefined) return parseLong(start);
+  return undefined;
+}
+
+function parseLong(s: string): number {
+  return /^-?\d+$/.test(s.trim()) ? Number(s.trim()) : NaN;
+}
+
+/**
+ * Rewrites a timer message for rmq_sys_wheel_timer in place (plain and commit messages whose deliver time is in
+ * the future; a message with a delay level keeps the level and loses its timer properties, as Java). Returns null
+ * when the message is to be stored (rewritten or not), or why it is refused.
+ */
+export function rewriteTimerMessage(msg: MessageExtBrokerInner, cfg: { timerWheelEnable: boolean; timerMaxDelaySec: number }, now: number): TimerRefusal | null {
+  const tranType = msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+  if (tranType !== 0 && tranType !== MessageSysFlag.TRANSACTION_COMMIT_TYPE) return null;
+  if (msg.topic === TIMER_TOPIC || !mayBeTimerMessage(msg.propertiesString)) return null;
+  if (findProperty(msg.propertiesString, MessageConst.PROPERTY_TIMER_OUT_MS) !== undefined) return null;
+  const level = findProperty(msg.propertiesString, MessageConst.PROPERTY_DELAY_TIME_LEVEL);
+  if (level !== undefined && Number(level) > 0) {
+    const props = stringToProperties(msg.propertiesString);
+    delete props[MessageConst.PROPERTY_TIMER_DELIVER_MS];
+    delete props[MessageConst.PROPERTY_TIMER_DELAY_SEC];
+    delete props[MessageConst.PROPERTY_TIMER_DELAY_MS];
+    msg.propertiesString = propertiesToString(props);
+    return null;
+  }
+  const deliverMs = timerDeliverMs(msg.propertiesString, now);
+  if (deliverMs === undefined) return null;
+  if (!cfg.timerWheelEnable) return TimerRefusal.WHEEL_TIMER_NOT_ENABLE;
+  if (!Number.isFinite(deliverMs)) return TimerRefusal.WHEEL_TIMER_MSG_ILLEGAL;
+  if (deliverMs <= now) return null;
+  if (deliverMs - now > cfg.timerMaxDelaySec * 1000) return TimerRefusal.WHEEL_TIMER_MSG_ILLEGAL;
+  const props = stringToProperties(msg.propertiesString);
+  props[MessageConst.PROPERTY_TIMER_OUT_MS] = String(deliverMs);
+  props[MessageConst.PROPERTY_REAL_TOPIC] = msg.topic;
+  props[MessageConst.PROPERTY_REAL_QUEUE_ID] = String(msg.queueId);
+  msg.propertiesString = propertiesToString(props);
+  msg.topic = TIMER_TOPIC;
+  msg.queueId = 0;
+  return null;
+}
+
+/** What the timer store uses of the message store. */
+export interface TimerStoreBackend {
+  getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number): Promise<GetMessageResult>;
+  putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult>;
+  lookMessageByOffset(commitLogOffset: number): Promise<Buffer | null>;
+}
+
+export interface TimerMessageStoreOptions {
+  storePathRootDir: string;
+  timerPrecisionMs: number;
+  slotsTotal?: number;
+  logger: Logger;
+  /** The clock (tests inject one and drive {@link TimerMessageStore.runOnce}). */
+  now?: () => number;
+  /** false: no background loop, the caller drives runOnce() (tests). */
+  autoRun?: boolean;
+}
+
+interface Pending {
+  deliverMs: number;
+  offsetPy: number;
+  sizePy: number;
+}
+
+export class TimerMessageStore {
+  readonly precisionMs: number;
+  readonly slotsTotal: number;
+  readonly #wheel: TimerWheel;
+  readonly #timerLog: TimerLog;
+  readonly #checkFile: string;
+  readonly #now: () => number;
+  readonly #log: Logger;
+  /** Start time of the next slot to read. */
+  #readTimeMs = 0;
+  /** Next rmq_sys_wheel_timer queue offset to enqueue. */
+  #enqueueOffset = 0;
+  /** The units of the slot at #readTimeMs not delivered yet (loaded when the slot is reached). */
+  #current: Pending[] | null = null;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #timer: NodeJS.Timeout | null = null;
+  #started = false;
+  #dirty = false;
+  #lastPersist = 0;
+  /** Messages delivered so far, and how late each was (ms after its deliver time), for benches and reports. */
+  readonly stats = { delivered: 0, enqueued: 0, maxLatenessMs: 0, totalLatenessMs: 0 };
+
+  constructor(private readonly backend: TimerStoreBackend, private readonly options: TimerMessageStoreOptions) {
+    this.precisionMs = options.timerPrecisionMs;
+    this.slotsTotal = options.slotsTotal ?? DEFAULT_SLOTS_TOTAL;
+    this.#wheel = new TimerWheel(path.join(options.storePathRootDir, 'timerwheel'), this.slotsTotal, this.precisionMs);
+    this.#timerLog = new TimerLog(path.join(options.storePathRootDir, 'timerlog'));
+    this.#checkFile = path.join(options.storePathRootDir, 'config', 'timercheck');
+    this.#now = options.now ?? Date.now;
+    this.#log = options.logger;
+  }
+
+  #floor(t: number): number {
+    return Math.floor(t / this.precisionMs) * this.precisionMs;
+  }
+
+  /** Reads the checkpoint; the wheel and the log are opened when there is something to keep (lazily). */
+  async load(): Promise<void> {
+    try {
+      const b = await fsp.readFile(this.#checkFile);
+      if (b.length >= 24) {
+        this.#readTimeMs = Number(b.readBigInt64BE(0));
+        this.#enqueueOffset = Number(b.readBigInt64BE(16));
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    if (this.#readTimeMs > 0) await this.#openFiles();
+  }
+
+  async #openFiles(): Promise<void> {
+    if (this.#wheel.isOpen) return;
+    await this.#wheel.open();
+    await this.#timerLog.open();
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    this.kick();
+  }
+
+  /** A record arrived in rmq_sys_wheel_timer (or anything worth a look): run the loop now. */
+  kick(): void {
+    if (!this.#started || this.options.autoRun === false) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#running = this.runOnce().catch((err: unknown) => {
+      this.#log.error({ err }, 'timer loop failed');
+      return this.#readTimeMs + this.precisionMs;
+    }).then((next) => {
+      this.#running = null;
+      if (!this.#started) return;
+      if (this.#again) {
+        this.#again = false;
+        this.kick();
+        return;
+      }
+      const wait = Math.max(0, Math.min(next - this.#now(), 1000));
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        this.kick();
+      }, wait);
+      this.#timer.unref();
+    });
+  }
+
+  /** One enqueue and dequeue round at the clock's now; resolves to the time the next round is due. */
+  async runOnce(): Promise<number> {
+    await this.#enqueue();
+    const next = await this.#dequeue();
+    if (this.#dirty && this.#now() - this.#lastPersist >= 1000) await this.persist();
+    return next;
+  }
+
+  async #enqueue(): Promise<void> {
+    for (;;) {
+      let r = await this.backend.getMessage('timer', TIMER_TOPIC, 0, this.#enqueueOffset, 32);
+      if (r.status === GetMessageStatus.OFFSET_TOO_SMALL || r.status === GetMessageStatus.OFFSET_OVERFLOW_BADLY
+        || r.status === GetMessageStatus.OFFSET_FOUND_NULL) {
+        if (r.nextBeginOffset === this.#enqueueOffset) return;
+        this.#enqueueOffset = r.nextBeginOffset;
+        this.#dirty = true;
+        r = await this.backend.getMessage('timer', TIMER_TOPIC, 0, this.#enqueueOffset, 32);
+      }
+      if (r.messages.length === 0) {
+        if (r.nextBeginOffset > this.#enqueueOffset) {
+          this.#enqueueOffset = r.nextBeginOffset;
+          this.#dirty = true;
+        }
+        return;
+      }
+      await this.#openFiles();
+      if (this.#readTimeMs === 0) this.#readTimeMs = this.#floor(this.#now());
+      for (let i = 0; i < r.messages.length; i++) {
+        const rec = r.messages[i];
+        const m = decodeMessage(rec, 0, { readBody: false, clientMsgId: false });
+        const deliverMs = Number(m.properties[MessageConst.PROPERTY_TIMER_OUT_MS]);
+        const p: Pending = { deliverMs: Number.isFinite(deliverMs) ? deliverMs : 0, offsetPy: m.commitLogOffset, sizePy: rec.length };
+        await this.#link(p);
+        this.stats.enqueued++;
+        this.#enqueueOffset = r.messageQueueOffsets[i] + 1;
+      }
+      this.#enqueueOffset = Math.max(this.#enqueueOffset, r.nextBeginOffset);
+      this.#dirty = true;
+    }
+  }
+
+  /** Links a message into the wheel (or into the slot being read when it is due there or earlier). */
+  async #link(p: Pending): Promise<void> {
+    const slotTime = this.#floor(p.deliverMs);
+    if (slotTime <= this.#readTimeMs) {
+      // Due in the slot being read or before it: delivered with that slot (linked there too, for a restart).
+      await this.#addToSlot(this.#readTimeMs, p);
+      if (this.#current) this.#current.push(p);
+      return;
+    }
+    const horizon = this.#readTimeMs + (this.slotsTotal - 1) * this.precisionMs;
+    await this.#addToSlot(Math.min(slotTime, horizon), p);
+  }
+
+  async #addToSlot(slotTime: number, p: Pending): Promise<void> {
+    const slot = this.#wheel.getSlot(slotTime);
+    const pos = await this.#timerLog.append({ prevPos: slot.lastPos, slotTime, deliverMs: p.deliverMs, offsetPy: p.offsetPy, sizePy: p.sizePy });
+    await this.#wheel.putSlot({ timeMs: slotTime, firstPos: slot.num === 0 ? pos : slot.firstPos, lastPos: pos, num: slot.num + 1 });
+  }
+
+  async #loadSlot(slotTime: number): Promise<Pending[]> {
+    const slot = this.#wheel.getSlot(slotTime);
+    const out: Pending[] = [];
+    let pos = slot.lastPos;
+    for (let i = 0; i < slot.num && pos >= 0; i++) {
+      const u = await this.#timerLog.read(pos);
+      if (!u) break;
+      out.push({ deliverMs: u.deliverMs, offsetPy: u.offsetPy, sizePy: u.sizePy });
+      pos = u.prevPos;
+    }
+    return out.reverse();
+  }
+
+  async #dequeue(): Promise<number> {
+    if (!this.#wheel.isOpen || this.#readTimeMs === 0) return this.#now() + 1000;
+    for (;;) {
+      const now = this.#now();
+      if (this.#readTimeMs > now) return this.#readTimeMs;
+      if (!this.#current) this.#current = await this.#loadSlot(this.#readTimeMs);
+      const rest: Pending[] = [];
+      const slotEnd = this.#readTimeMs + this.precisionMs;
+      for (const p of this.#current) {
+        if (p.deliverMs >= slotEnd) {
+          // Rolled: its slot was beyond the wheel's turn when it was linked.
+          await this.#addToSlot(Math.min(this.#floor(p.deliverMs), this.#readTimeMs + (this.slotsTotal - 1) * this.precisionMs), p);
+        } else if (p.deliverMs <= now) {
+          if (!(await this.#deliver(p, now))) rest.push(p);
+        } else {
+          rest.push(p);
+        }
+      }
+      this.#current = rest;
+      if (rest.length > 0) {
+        // Wait for the earliest (a failed put is tried again in 100 ms).
+        return Math.min(...rest.map((p) => (p.deliverMs <= now ? now + 100 : p.deliverMs)));
+      }
+      this.#current = null;
+      this.#readTimeMs = slotEnd;
+      this.#dirty = true;
+    }
+  }
+
+  async #deliver(p: Pending, now: number): Promise<boolean> {
+    const rec = await this.backend.lookMessageByOffset(p.offsetPy);
+    if (!rec) {
+      this.#log.warn({ offsetPy: p.offsetPy }, 'timer message no longer in the commit log, dropped');
+      return true;
+    }
+    const m = decodeMessage(rec, 0, { decompressBody: false, clientMsgId: false });
+    const props = { ...m.properties };
+    const topic = props[MessageConst.PROPERTY_REAL_TOPIC];
+    const queueId = Number(props[MessageConst.PROPERTY_REAL_QUEUE_ID]);
+    if (!topic || !Number.isInteger(queueId)) {
+      this.#log.warn({ offsetPy: p.offsetPy }, 'timer message without REAL_TOPIC / REAL_QID, dropped');
+      return true;
+    }
+    delete props[MessageConst.PROPERTY_REAL_TOPIC];
+    delete props[MessageConst.PROPERTY_REAL_QUEUE_ID];
+    props[MessageConst.PROPERTY_TIMER_DEQUEUE_MS] = String(now);
+    const r = await this.backend.putMessage({
+      topic, queueId, flag: m.flag, body: m.body, propertiesString: propertiesToString(props),
+      bornTimestamp: m.bornTimestamp, bornHost: { host: m.bornHost.address, port: m.bornHost.port },
+      storeHost: { host: m.storeHost.address, port: m.storeHost.port }, sysFlag: m.sysFlag, reconsumeTimes: m.reconsumeTimes,
+      preparedTransactionOffset: 0,
+    });
+    if (r.putMessageStatus !== PutMessageStatus.PUT_OK) {
+      this.#log.warn({ topic, queueId, status: r.putMessageStatus }, 'timer message delivery failed, tried again');
+      return false;
+    }
+    const late = Math.max(0, this.#now() - p.deliverMs);
+    this.stats.delivered++;
+    this.stats.totalLatenessMs += late;
+    this.stats.maxLatenessMs = Math.max(this.stats.maxLatenessMs, late);
+    return true;
+  }
+
+  /** Writes config/timercheck (read time, TimerLog write position, enqueue offset, 0). */
+  async persist(): Promise<void> {
+    const b = Buffer.alloc(32);
+    b.writeBigInt64BE(BigInt(this.#readTimeMs), 0);
+    b.writeBigInt64BE(BigInt(this.#timerLog.writePos), 8);
+    b.writeBigInt64BE(BigInt(this.#enqueueOffset), 16);
+    await fsp.mkdir(path.dirname(this.#checkFile), { recursive: true });
+    await fsp.writeFile(`${this.#checkFile}.tmp`, b);
+    await fsp.rename(`${this.#checkFile}.tmp`, this.#checkFile);
+    this.#dirty = false;
+    this.#lastPersist = this.#now();
+  }
+
+  get readTimeMs(): number {
+    return this.#readTimeMs;
+  }
+
+  get enqueueOffset(): number {
+    return this.#enqueueOffset;
+  }
+
+  async shutdown(): Promise<void> {
+    this.#started = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running;
+    if (this.#dirty) await this.persist();
+    await this.#wheel.close();
+    await this.#timerLog.close();
+  }
+}
