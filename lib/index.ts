@@ -29,6 +29,7 @@ export type { ClientEvents, ProducerEvents } from './client/events';
 export type { MQProducerInner, MQConsumerInner } from './client/inner';
 export { PullStatus, type PullResultRaw } from './client/mq-client-api-consumer';
 export { PopStatus, type PopResult, AckStatus, type AckResult } from './client/mq-client-api-pop';
+export { ConsumeInitMode } from '../protocol/header/pop-message-request-header';
 export { TopAddressing, getWSAddr } from './client/top-addressing';
 
 // Producer

@@ -20,6 +20,7 @@ import { DEFAULT_PRODUCER_OPTIONS } from '../lib/producer/default-mq-producer';
 import { DEFAULT_TRANSACTION_PRODUCER_OPTIONS } from '../lib/producer/transaction-mq-producer';
 import { DEFAULT_PUSH_CONSUMER_OPTIONS } from '../lib/consumer/push-consumer';
 import { DEFAULT_LITE_PULL_CONSUMER_OPTIONS } from '../lib/consumer/lite-pull-consumer';
+import { DEFAULT_SIMPLE_CONSUMER_OPTIONS } from '../lib/consumer/simple-consumer';
 import { DEFAULT_MQ_ADMIN_EXT_OPTIONS } from '../lib/admin/default-mq-admin-ext';
 import { DEFAULT_NAMESRV_CONFIG } from '../lib/namesrv/namesrv-config';
 import {
@@ -241,6 +242,9 @@ export function regionGenerators(root: string): Map<string, () => string> {
     ['options:lite-pull-consumer', table({
       file: 'lib/consumer/lite-pull-consumer.ts', iface: 'LitePullConsumerOptions', defaults: { ...DEFAULT_LITE_PULL_CONSUMER_OPTIONS },
       java: ['DefaultLitePullConsumer', ...client], skip: ['client'],
+    })],
+    ['options:simple-consumer', table({
+      file: 'lib/consumer/simple-consumer.ts', iface: 'SimpleConsumerOptions', defaults: { ...DEFAULT_SIMPLE_CONSUMER_OPTIONS }, java: [], noJava: true,
     })],
     ['options:admin', table({ file: 'lib/admin/default-mq-admin-ext.ts', iface: 'DefaultMQAdminExtOptions', defaults: { ...DEFAULT_MQ_ADMIN_EXT_OPTIONS }, java: [] })],
     ['options:namesrv', table({ file: 'lib/namesrv/namesrv-config.ts', iface: 'NamesrvConfig', defaults: { ...DEFAULT_NAMESRV_CONFIG }, java: ['NamesrvConfig', 'NettyServerConfig'] })],

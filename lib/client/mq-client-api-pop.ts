@@ -76,9 +76,13 @@ export function processPopResponse(brokerName: string, response: RemotingCommand
     case ResponseCode.PULL_NOT_FOUND: popStatus = PopStatus.POLLING_NOT_FOUND; break;
     default: throw new MQBrokerError(response.code, response.remark, addr);
   }
+  if (popStatus !== PopStatus.FOUND) {
+    const restNum = Number(response.extFields?.restNum ?? 0);
+    return { popStatus, msgFoundList: [], popTime: 0, invisibleTime: 0, restNum: Number.isFinite(restNum) ? restNum : 0 };
+  }
   const h = PopMessageResponseHeader.decode(response.extFields);
   const result: PopResult = { popStatus, msgFoundList: [], popTime: h.popTime, invisibleTime: h.invisibleTime, restNum: h.restNum };
-  if (popStatus !== PopStatus.FOUND || !response.body) return result;
+  if (!response.body) return result;
   const msgs = decodeMessages(response.body);
   const startOffsetInfo = parseStartOffsetInfo(h.startOffsetInfo);
   const msgOffsetInfo = parseMsgOffsetInfo(h.msgOffsetInfo);

@@ -52,6 +52,7 @@ export interface SimpleConsumerOptions extends Partial<ClientConfigOptions> {
   initMode?: ConsumeInitMode;
   /** Signs every request (AclClientRPCHook). */
   rpcHook?: MQClientAPIOptions['rpcHook'];
+  /** A pino logger (default: the package's root logger). */
   logger?: Logger;
 }
 

@@ -125,9 +125,9 @@ export interface MessageStoreConfig {
   /** 5.x timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS): the timing wheel; false refuses them. */
   timerWheelEnable: boolean;
   /**
-   * Width of one slot of the timing wheel, ms. Java's default is 1000; ours is 100, the lateness the issue asks
-   * for (a message is delivered at its own deliver time, not at its slot's, so this sets the wheel's size, not
-   * the precision of delivery).
+   * Width of one slot of the timing wheel, ms (the wheel turns once every 604800 slots). Java's default is 1000 and
+   * Java delivers a message at its slot's start (up to a slot early); ours is 100, and ours delivers a message at its
+   * own deliver time.
    */
   timerPrecisionMs: number;
   /** The longest delay a timer message may ask for, seconds (3 days). */

@@ -82,8 +82,9 @@ export class PopReviveService {
       if (m.reconsumeTimes === 0 || props[MessageConst.PROPERTY_FIRST_POP_TIME] === undefined) {
         props[MessageConst.PROPERTY_FIRST_POP_TIME] = String(ck.popTime);
       }
-      c.topicConfigManager.selectTopicConfig(retryTopic)
-        ?? c.topicConfigManager.createTopicInSendMessageBackMethod(retryTopic, 1, PermName.PERM_WRITE | PermName.PERM_READ, 0);
+      if (!c.topicConfigManager.selectTopicConfig(retryTopic)) {
+        c.topicConfigManager.createTopicInSendMessageBackMethod(retryTopic, 1, PermName.PERM_WRITE | PermName.PERM_READ, 0);
+      }
       const host = { host: c.storeHost.address, port: c.storeHost.port };
       const put = await c.messageStore.putMessage({
         topic: retryTopic,
