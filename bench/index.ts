@@ -77,6 +77,16 @@ const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[
       }];
     },
   },
+  timer: {
+    about: 'timer-message lateness through our broker (deliver time to the consumer, p50 / p99 / max)',
+    run: async () => {
+      const r = await (await import('./timer')).runTimerBench();
+      return [{
+        name: 'timer.lateness', opsPerSec: 0, meanMicros: r.p50Ms * 1000, ops: r.messages,
+        note: `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ${r.earlyCount} early; broker max ${r.brokerMaxMs} ms`,
+      }];
+    },
+  },
   producer: {
     about: 'DefaultMQProducer vs ali-ons: sync x1, sync x16, async x256, batch32',
     run: async () => (await import('./producer')).runProducerBench(),

@@ -42,8 +42,10 @@ export class TimerLog {
     return this.#size;
   }
 
-  /** Appends a unit; resolves to its position. */
-  async append(u: Omit<TimerLogUnit, never>): Promise<number> {
+  #writes: Promise<unknown>[] = [];
+
+  /** Appends a unit (written in the background: see flush()); returns its position. */
+  append(u: TimerLogUnit): number {
     const b = Buffer.alloc(UNIT_SIZE);
     b.writeInt32BE(UNIT_SIZE, 0);
     b.writeBigInt64BE(BigInt(u.prevPos), 4);
@@ -54,11 +56,19 @@ export class TimerLog {
     b.writeInt32BE(u.sizePy, 36);
     const pos = this.#size;
     this.#size += UNIT_SIZE;
-    await this.#fh!.write(b, 0, UNIT_SIZE, pos);
+    this.#writes.push(this.#fh!.write(b, 0, UNIT_SIZE, pos));
     return pos;
   }
 
+  /** Resolves once every unit appended so far is written. */
+  async flush(): Promise<void> {
+    const w = this.#writes;
+    this.#writes = [];
+    await Promise.all(w);
+  }
+
   async read(pos: number): Promise<TimerLogUnit | null> {
+    if (this.#writes.length) await this.flush();
     if (pos < 0 || pos + UNIT_SIZE > this.#size) return null;
     const b = Buffer.alloc(UNIT_SIZE);
     const { bytesRead } = await this.#fh!.read(b, 0, UNIT_SIZE, pos);
@@ -74,6 +84,7 @@ export class TimerLog {
   }
 
   async close(): Promise<void> {
+    await this.flush();
     if (this.#fh) await this.#fh.close();
     this.#fh = null;
   }

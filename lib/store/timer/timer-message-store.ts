@@ -222,18 +222,21 @@ export class TimerMessageStore {
 
   /** One enqueue and dequeue round at the clock's now; resolves to the time the next round is due. */
   async runOnce(): Promise<number> {
-    await this.#enqueue();
+    const more = await this.#enqueue();
     const next = await this.#dequeue();
+    if (more) return this.#now();
     if (this.#dirty && this.#now() - this.#lastPersist >= 1000) await this.persist();
     return next;
   }
 
-  async #enqueue(): Promise<void> {
-    for (;;) {
+  /** Enqueues up to 512 records per round (so that delivery is not held up by a burst of sends); true when more wait. */
+  async #enqueue(): Promise<boolean> {
+    for (let round = 0; ; round++) {
+      if (round === 16) return true;
       let r = await this.backend.getMessage('timer', TIMER_TOPIC, 0, this.#enqueueOffset, 32);
       if (r.status === GetMessageStatus.OFFSET_TOO_SMALL || r.status === GetMessageStatus.OFFSET_OVERFLOW_BADLY
         || r.status === GetMessageStatus.OFFSET_FOUND_NULL) {
-        if (r.nextBeginOffset === this.#enqueueOffset) return;
+        if (r.nextBeginOffset === this.#enqueueOffset) return false;
         this.#enqueueOffset = r.nextBeginOffset;
         this.#dirty = true;
         r = await this.backend.getMessage('timer', TIMER_TOPIC, 0, this.#enqueueOffset, 32);
@@ -243,7 +246,7 @@ export class TimerMessageStore {
           this.#enqueueOffset = r.nextBeginOffset;
           this.#dirty = true;
         }
-        return;
+        return false;
       }
       await this.#openFiles();
       if (this.#readTimeMs === 0) this.#readTimeMs = this.#floor(this.#now());
@@ -252,32 +255,39 @@ export class TimerMessageStore {
         const m = decodeMessage(rec, 0, { readBody: false, clientMsgId: false });
         const deliverMs = Number(m.properties[MessageConst.PROPERTY_TIMER_OUT_MS]);
         const p: Pending = { deliverMs: Number.isFinite(deliverMs) ? deliverMs : 0, offsetPy: m.commitLogOffset, sizePy: rec.length };
-        await this.#link(p);
+        this.#link(p);
         this.stats.enqueued++;
-        this.#enqueueOffset = r.messageQueueOffsets[i] + 1;
       }
-      this.#enqueueOffset = Math.max(this.#enqueueOffset, r.nextBeginOffset);
+      // The queue offset moves only once the units and slots of the batch are written.
+      await this.#flushFiles();
+      this.#enqueueOffset = Math.max(r.messageQueueOffsets[r.messageQueueOffsets.length - 1] + 1, r.nextBeginOffset);
       this.#dirty = true;
     }
   }
 
   /** Links a message into the wheel (or into the slot being read when it is due there or earlier). */
-  async #link(p: Pending): Promise<void> {
+  #link(p: Pending): void {
     const slotTime = this.#floor(p.deliverMs);
     if (slotTime <= this.#readTimeMs) {
       // Due in the slot being read or before it: delivered with that slot (linked there too, for a restart).
-      await this.#addToSlot(this.#readTimeMs, p);
+      this.#addToSlot(this.#readTimeMs, p);
       if (this.#current) this.#current.push(p);
       return;
     }
     const horizon = this.#readTimeMs + (this.slotsTotal - 1) * this.precisionMs;
-    await this.#addToSlot(Math.min(slotTime, horizon), p);
+    this.#addToSlot(Math.min(slotTime, horizon), p);
   }
 
-  async #addToSlot(slotTime: number, p: Pending): Promise<void> {
+  /** Links a unit into a slot in memory; #flushFiles() writes the TimerLog units and the changed slots. */
+  #addToSlot(slotTime: number, p: Pending): void {
     const slot = this.#wheel.getSlot(slotTime);
-    const pos = await this.#timerLog.append({ prevPos: slot.lastPos, slotTime, deliverMs: p.deliverMs, offsetPy: p.offsetPy, sizePy: p.sizePy });
-    await this.#wheel.putSlot({ timeMs: slotTime, firstPos: slot.num === 0 ? pos : slot.firstPos, lastPos: pos, num: slot.num + 1 });
+    const pos = this.#timerLog.append({ prevPos: slot.lastPos, slotTime, deliverMs: p.deliverMs, offsetPy: p.offsetPy, sizePy: p.sizePy });
+    this.#wheel.putSlot({ timeMs: slotTime, firstPos: slot.num === 0 ? pos : slot.firstPos, lastPos: pos, num: slot.num + 1 });
+  }
+
+  async #flushFiles(): Promise<void> {
+    await this.#timerLog.flush();
+    await this.#wheel.flush();
   }
 
   async #loadSlot(slotTime: number): Promise<Pending[]> {
@@ -300,17 +310,23 @@ export class TimerMessageStore {
       if (this.#readTimeMs > now) return this.#readTimeMs;
       if (!this.#current) this.#current = await this.#loadSlot(this.#readTimeMs);
       const rest: Pending[] = [];
+      const due: Pending[] = [];
       const slotEnd = this.#readTimeMs + this.precisionMs;
+      let rolled = false;
       for (const p of this.#current) {
         if (p.deliverMs >= slotEnd) {
           // Rolled: its slot was beyond the wheel's turn when it was linked.
-          await this.#addToSlot(Math.min(this.#floor(p.deliverMs), this.#readTimeMs + (this.slotsTotal - 1) * this.precisionMs), p);
+          this.#addToSlot(Math.min(this.#floor(p.deliverMs), this.#readTimeMs + (this.slotsTotal - 1) * this.precisionMs), p);
+          rolled = true;
         } else if (p.deliverMs <= now) {
-          if (!(await this.#deliver(p, now))) rest.push(p);
+          due.push(p);
         } else {
           rest.push(p);
         }
       }
+      if (rolled) await this.#flushFiles();
+      const delivered = await Promise.all(due.map((p) => this.#deliver(p, now)));
+      due.forEach((p, i) => { if (!delivered[i]) rest.push(p); });
       this.#current = rest;
       if (rest.length > 0) {
         // Wait for the earliest (a failed put is tried again in 100 ms).

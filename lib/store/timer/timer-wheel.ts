@@ -56,7 +56,10 @@ export class TimerWheel {
     return { timeMs, firstPos: readI64(buf, o + 8), lastPos: readI64(buf, o + 16), num: buf.readInt32BE(o + 24) };
   }
 
-  async putSlot(s: Slot): Promise<void> {
+  readonly #dirty = new Set<number>();
+
+  /** Updates a slot in memory; flush() writes the slots changed since the last flush (each once, its last state). */
+  putSlot(s: Slot): void {
     const o = this.#index(s.timeMs) * SLOT_SIZE;
     const b = this.#buf!.subarray(o, o + SLOT_SIZE);
     b.writeBigInt64BE(BigInt(s.timeMs), 0);
@@ -64,7 +67,14 @@ export class TimerWheel {
     b.writeBigInt64BE(BigInt(s.lastPos), 16);
     b.writeInt32BE(s.num, 24);
     b.writeInt32BE(0, 28);
-    await this.#fh!.write(b, 0, SLOT_SIZE, o);
+    this.#dirty.add(o);
+  }
+
+  async flush(): Promise<void> {
+    if (this.#dirty.size === 0 || !this.#fh) return;
+    const offsets = [...this.#dirty];
+    this.#dirty.clear();
+    await Promise.all(offsets.map((o) => this.#fh!.write(Buffer.from(this.#buf!.subarray(o, o + SLOT_SIZE)), 0, SLOT_SIZE, o)));
   }
 
   #index(timeMs: number): number {
@@ -72,6 +82,7 @@ export class TimerWheel {
   }
 
   async close(): Promise<void> {
+    await this.flush();
     if (this.#fh) await this.#fh.close();
     this.#fh = null;
     this.#buf = null;
