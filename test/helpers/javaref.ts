@@ -313,6 +313,15 @@ export function runHarness(args: string[], opts: { runDir?: string; timeoutMs?: 
 }
 
 /** Starts the Java client driver in the background (a consumer to run beside ours); `output()` grows as it prints. */
+/**
+ * Runs a single-file Java program (Java's source mode) on the classpath of the Java `version` build, to the end:
+ * for client calls the 4.9.8 harness has no command for (test/fixtures/java/*.java).
+ */
+export function runJavaSource(version: JavaVersion, sourceFile: string, args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  const script = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'java', 'run-java-source.sh');
+  return runToEnd(script, [path.join(JAVAREF_DIR, version), sourceFile, ...args], opts);
+}
+
 export function startHarness(args: string[], opts: { runDir?: string; readyPattern?: RegExp; heap?: string } = {}): Promise<JavaProcess> {
   return spawnJava(HARNESS(), args, {
     runDir: opts.runDir,
