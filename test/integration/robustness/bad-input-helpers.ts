@@ -75,7 +75,10 @@ export interface SweepCase {
  */
 export function casesFor(code: number, rand: () => number, plausible: readonly string[], oversized: Buffer): SweepCase[] {
   const keys = headerKeys(code);
-  const st = (): SerializeType => (rand() < 0.5 ? SerializeType.JSON : SerializeType.ROCKETMQ);
+  // The ROCKETMQ binary header holds the code as an i16 (Java writes (short) code): the 5.x codes above 32767 (the
+  // POP family) travel in JSON only.
+  const fitsI16 = code >= -32768 && code <= 32767;
+  const st = (): SerializeType => (rand() < 0.5 || !fitsI16 ? SerializeType.JSON : SerializeType.ROCKETMQ);
   const cases: SweepCase[] = [{ label: 'no extFields', code, extFields: null, body: null, serializeType: st() }];
   for (const v of GARBAGE_VALUES) {
     const ext: Record<string, string> = {};
