@@ -161,8 +161,10 @@ export class SendMessageProcessor implements BrokerProcessor {
     if ((msg.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) === MessageSysFlag.TRANSACTION_PREPARED_TYPE) {
       msg.sysFlag &= ~MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
     }
-    if (mayBeTimerMessage(msg.propertiesString)) {
-      // 5.x timer messages (Java HookUtils.handleScheduleMessage): to rmq_sys_wheel_timer, or refused.
+    const halfMessage = tranFlag !== undefined && tranFlag.toLowerCase() === 'true';
+    if (!halfMessage && mayBeTimerMessage(msg.propertiesString)) {
+      // 5.x timer messages (Java HookUtils.handleScheduleMessage): to rmq_sys_wheel_timer, or refused. A half message
+      // is left alone (Java checks the PREPARED type); its commit is stored without a timer here.
       const msc = this.controller.messageStoreConfig;
       const refusal = rewriteTimerMessage(msg, msc, Date.now());
       if (refusal === TimerRefusal.WHEEL_TIMER_NOT_ENABLE) {
