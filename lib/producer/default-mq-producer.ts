@@ -17,7 +17,7 @@ import { ResponseCode } from '../../protocol/code/response-code';
 import { compressBody } from '../../protocol/message/compression';
 import { MessageConst } from '../../protocol/message/message-const';
 import { createUniqId } from '../../protocol/message/message-id';
-import type { Message } from '../../protocol/message/message';
+import type { Message, MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { encodeBatchBody } from '../../protocol/message/batch';
 import { propertiesToJavaString } from '../../protocol/message/properties';
@@ -32,6 +32,7 @@ import type { MQClientInstance, MQClientInstanceOptions } from '../client/mq-cli
 import { withoutNamespace } from '../client/namespace';
 import { ClientErrorCode, CommunicationMode, type SendResult, SendStatus } from '../client/send-result';
 import { TopicPublishInfo } from '../client/topic-publish-info';
+import { RequestFutureHolder, createCorrelationId } from '../client/request-future-holder';
 import { checkGroup, checkMessage } from '../client/validators';
 import {
   MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError,
@@ -379,6 +380,42 @@ export class DefaultMQProducer implements MQProducerInner {
     }
   }
 
+  /**
+   * Request-reply (RocketMQ 4.6+): sends `msg` with CORRELATION_ID, REPLY_TO_CLIENT (this client's id) and TTL
+   * (the timeout) and resolves with the reply a consumer sends back with {@link createReplyMessage}, which the broker
+   * pushes to this client. `(msg, timeout?)`, `(msg, mq, timeout?)`, `(msg, selector, arg, timeout?)`. Rejects with a
+   * `RequestTimeoutError` when the request was sent but no reply came within `timeout` ms (default sendMsgTimeout),
+   * with an `MQClientError` when the request could not be sent.
+   *
+   * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl#request
+   */
+  request(msg: Message, timeout?: number): Promise<MessageExt>;
+  request(msg: Message, mq: MessageQueue, timeout?: number): Promise<MessageExt>;
+  request(msg: Message, selector: MessageQueueSelector, arg: unknown, timeout?: number): Promise<MessageExt>;
+  async request(msg: Message, a?: unknown, b?: unknown, c?: unknown): Promise<MessageExt> {
+    const begin = Date.now();
+    const { target, timeout } = this.#parseArgs(a, b, c, undefined);
+    this.#makeSureStateOK();
+    const instance = this.#instance!;
+    normalize(msg);
+    const correlationId = createCorrelationId();
+    msg.properties[MessageConst.PROPERTY_CORRELATION_ID] = correlationId;
+    msg.properties[MessageConst.PROPERTY_MESSAGE_REPLY_TO_CLIENT] = instance.clientId;
+    msg.properties[MessageConst.PROPERTY_MESSAGE_TTL] = String(timeout);
+    const topic = this.clientConfig.withNamespace(msg.topic);
+    if (!instance.getTopicRoute(topic)) {
+      // The broker pushes the reply over a connection it knows this client by: register before the first request.
+      await this.#tryToFindTopicPublishInfo(topic);
+      await instance.sendHeartbeatToAllBrokerWithLock();
+    }
+    const future = RequestFutureHolder.instance.create(correlationId, timeout, timeout - (Date.now() - begin), msg.topic);
+    this.#send(msg, CommunicationMode.ASYNC, target, timeout - (Date.now() - begin)).then(
+      () => { future.sendRequestOk = true; },
+      (err: Error) => future.failSend(err),
+    );
+    return future.promise;
+  }
+
   /** Sends without waiting for the broker: resolves once written. `(msg)`, `(msg, mq)`, `(msg, selector, arg)`. */
   sendOneway(msg: Message | Message[]): Promise<void>;
   sendOneway(msg: Message | Message[], mq: MessageQueue): Promise<void>;
@@ -644,6 +681,7 @@ export class DefaultMQProducer implements MQProducerInner {
       unitMode: this.clientConfig.unitMode,
       batch: out.batch,
     };
+    if (msg.properties[MessageConst.PROPERTY_MESSAGE_TYPE] === MixAll.REPLY_MESSAGE_FLAG) header.reply = true;
     if (out.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) {
       const reconsumeTimes = msg.properties[MessageConst.PROPERTY_RECONSUME_TIME];
       if (reconsumeTimes !== undefined) {
