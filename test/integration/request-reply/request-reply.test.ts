@@ -10,7 +10,9 @@ import {
 } from '../../../lib/index';
 import { RequestFutureHolder } from '../../../lib/client/request-future-holder';
 import { getCluster, randomName, waitFor, type TestCluster } from '../../helpers/cluster';
-import { type JavaBroker, type JavaNamesrv, javaSkipReason, startJavaBroker, startJavaNamesrv } from '../../helpers/javaref';
+import {
+  type JavaBroker, type JavaNamesrv, type JavaProcess, javaSkipReason, runJavaDriver, startJavaBroker, startJavaDriver, startJavaNamesrv,
+} from '../../helpers/javaref';
 
 /** A requester, a replying consumer and its reply producer on `namesrvAddr`; `stop()` shuts them down. */
 export async function startReplier(namesrvAddr: string, topic: string): Promise<{ stop(): Promise<void>; replied: string[] }> {
@@ -164,5 +166,57 @@ describe('integration: request-reply', function () {
       await ns?.stop();
     });
     scenarios(() => ({ namesrvAddr: ns!.addr, clusterName: 'DefaultCluster' }));
+  });
+});
+
+describe('integration: request-reply with the Java 4.9.8 client (test/java/ReplyTraceDriver.java)', function () {
+  this.timeout(240_000);
+  let tc: TestCluster;
+  const procs: JavaProcess[] = [];
+
+  before(async function () {
+    const skip = javaSkipReason('4.9.8');
+    if (skip || process.env.ROCKETMQ_NAMESRV_ADDR) {
+      process.stderr.write(`      ${skip ?? 'skipped: needs the in-process cluster'}\n`);
+      this.skip();
+    }
+    tc = await getCluster({ brokers: 1 });
+  });
+  after(async () => {
+    for (const p of procs) await p.stop();
+    await tc?.stop();
+  });
+
+  it('the Java requester gets the reply of our consumer through our broker', async () => {
+    const topic = randomName('ReqJ');
+    await createTopic(tc.namesrvAddr, topic);
+    const replier = await startReplier(tc.namesrvAddr, topic);
+    try {
+      const r = await runJavaDriver(['request', '--namesrv', tc.namesrvAddr, '--topic', topic, '--group', randomName('PGJ'), '--count', '3', '--timeout-ms', '30000']);
+      const replies = r.stdout.split('\n').filter((l) => l.startsWith('REPLY '));
+      expect(replies.map((l) => l.split(' ').slice(0, 3).join(' ')), r.stdout + r.stderr.slice(-3000)).to.deep.equal(['REPLY 0 reply:req0', 'REPLY 1 reply:req1', 'REPLY 2 reply:req2']);
+    } finally {
+      await replier.stop();
+    }
+  });
+
+  it('our requester gets the reply the Java consumer sent with MessageUtil.createReplyMessage through our broker', async () => {
+    const topic = randomName('ReqJ');
+    await createTopic(tc.namesrvAddr, topic);
+    const java = await startJavaDriver(['reply', '--namesrv', tc.namesrvAddr, '--topic', topic, '--group', randomName('CGJ'), '--expect', '2', '--timeout', '120'],
+      { readyPattern: /STARTED/, readyTimeoutMs: 120_000 });
+    procs.push(java);
+    const requester = new DefaultMQProducer({ producerGroup: randomName('PGQ'), namesrvAddr: tc.namesrvAddr, instanceName: randomName('q') });
+    await requester.start();
+    try {
+      // the Java consumer takes its first rebalance before it pulls: a generous timeout
+      const a = await requester.request(createMessage(topic, 'a'), 90_000);
+      const b = await requester.request(createMessage(topic, 'b'), 90_000);
+      expect([a.body.toString(), b.body.toString()], java.output()).to.deep.equal(['reply:a', 'reply:b']);
+      expect(a.properties[MessageConst.PROPERTY_MESSAGE_TYPE]).to.equal('reply');
+    } finally {
+      await requester.shutdown();
+      await java.stop();
+    }
   });
 });
