@@ -32,6 +32,7 @@ import { MESSAGE_COMMANDS, printMessageDetail } from './admin/message';
 import { CONSUMER_COMMANDS } from './admin/consumer';
 import { BROKER_COMMANDS } from './admin/broker';
 import { EXPORT_COMMANDS } from './admin/export';
+import { TRACE_COMMANDS } from './admin/trace';
 
 export { topicConfigToString };
 
@@ -475,6 +476,7 @@ const COMMANDS: Command[] = [
   },
   ...TOPIC_COMMANDS,
   ...MESSAGE_COMMANDS,
+  ...TRACE_COMMANDS,
   ...CONSUMER_COMMANDS,
   ...BROKER_COMMANDS,
   ...NAMESRV_COMMANDS,

@@ -33,6 +33,8 @@ import { withoutNamespace } from '../client/namespace';
 import { ClientErrorCode, CommunicationMode, type SendResult, SendStatus } from '../client/send-result';
 import { TopicPublishInfo } from '../client/topic-publish-info';
 import { RequestFutureHolder, createCorrelationId } from '../client/request-future-holder';
+import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
+import { sendTraceAfter, sendTraceBefore } from '../client/trace/trace-hooks';
 import { checkGroup, checkMessage } from '../client/validators';
 import {
   MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError,
@@ -79,6 +81,10 @@ export interface ProducerOptions {
   backPressureForAsyncSendNum: number;
   /** Body bytes of asynchronous sends in flight at most (at least 1 MiB, as Java). */
   backPressureForAsyncSendSize: number;
+  /** Write a Pub trace record of every send (and EndTransaction records of a transaction producer) to the trace topic. */
+  enableMsgTrace: boolean;
+  /** The trace topic of enableMsgTrace. */
+  customizedTraceTopic: string;
 }
 
 export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze({
@@ -98,6 +104,8 @@ export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze
   enableBackpressureForAsyncMode: false,
   backPressureForAsyncSendNum: 10000,
   backPressureForAsyncSendSize: 100 * 1024 * 1024,
+  enableMsgTrace: false,
+  customizedTraceTopic: TopicValidator.RMQ_SYS_TRACE_TOPIC,
 });
 
 export interface DefaultMQProducerOptions extends Partial<ProducerOptions>, Partial<ClientConfigOptions> {
@@ -203,7 +211,15 @@ export class DefaultMQProducer implements MQProducerInner {
     this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
     this.#asyncSendNum = new TimedSemaphore(Math.max(this.options.backPressureForAsyncSendNum, 10));
     this.#asyncSendSize = new TimedSemaphore(Math.max(this.options.backPressureForAsyncSendSize, 1024 * 1024));
+    if (this.options.enableMsgTrace) {
+      this.traceDispatcher = new AsyncTraceDispatcher(this.options.producerGroup, 'PRODUCE', this.options.customizedTraceTopic, {
+        clientConfig: this.clientConfig, clientManager: this.#manager, instanceOptions: this.#instanceOptions, logger,
+      });
+    }
   }
+
+  /** The trace dispatcher of enableMsgTrace (null without). */
+  readonly traceDispatcher: AsyncTraceDispatcher | null = null;
 
   /** Free permits of the async-send count cap (Java getSemaphoreAsyncSendNumAvailablePermits). */
   getSemaphoreAsyncSendNumAvailablePermits(): number {
@@ -274,10 +290,18 @@ export class DefaultMQProducer implements MQProducerInner {
       throw err;
     }
     void instance.sendHeartbeatToAllBrokerWithLock();
+    if (this.traceDispatcher) {
+      try {
+        await this.traceDispatcher.start();
+      } catch (err) {
+        this.#logger.warn({ err }, 'trace dispatcher start failed');
+      }
+    }
     this.#logger.info({ clientId: instance.clientId }, 'the producer started');
   }
 
   async #doShutdown(): Promise<void> {
+    await this.traceDispatcher?.shutdown();
     this.#asyncSendNum.rejectAll();
     this.#asyncSendSize.rejectAll();
     const instance = this.#instance;
@@ -695,13 +719,16 @@ export class DefaultMQProducer implements MQProducerInner {
       }
     }
     const target: SendMessageTarget = { brokerAddr, brokerName: mq.brokerName, body, uniqMsgId: out.uniqMsgId, userTopic: out.userTopic };
+    const trace = this.traceDispatcher ? sendTraceBefore(this.traceDispatcher, this.options.producerGroup, out.userTopic, msg, brokerAddr, body.length) : null;
     const cost = Date.now() - begin;
     if (timeout < cost) throw new RemotingTooMuchRequestError('sendKernelImpl call timeout');
     if (mode === CommunicationMode.ONEWAY) {
       await instance.api.sendMessageOneway(target, header, timeout - cost);
       return null;
     }
-    return instance.api.sendMessage(target, header, timeout - cost);
+    const result = await instance.api.sendMessage(target, header, timeout - cost);
+    if (trace) sendTraceAfter(this.traceDispatcher!, trace, result);
+    return result;
   }
 }
 
