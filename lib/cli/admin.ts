@@ -248,7 +248,7 @@ const COMMANDS: Command[] = [
         } catch { /* offline */ }
         rows.push(row);
       }
-      rows.sort((a, b) => b.diff - a.diff);
+      // 4.9.8 prints the groups in the order of the name server's topic list (GroupConsumeInfo.compareTo is never used)
       for (const r of rows) {
         out(javaFormat('%-64s  %-6d  %-24s %-5s  %-14s  %-7d  %d%n', frontStringAtLeast(r.group, 64), r.count, r.count > 0 ? r.version : 'OFFLINE',
           r.type, r.model, r.tps, r.diff));
