@@ -124,7 +124,6 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
       if (msgs.length === 0) return;
       resetRetryAndNamespace(msgs, this.host.consumerGroup, (s) => this.host.withoutNamespace(s));
       const context = new ConsumeOrderlyContext(mq);
-      let status: ConsumeOrderlyStatus;
       const td = this.host.traceDispatcher;
       const trace = td ? consumeTraceBefore(td, this.host.consumerGroup, msgs) : null;
       const t0 = Date.now();
@@ -140,7 +139,7 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
       } finally {
         pq.consumeLocked = false;
       }
-      status = returned ?? ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+      const status: ConsumeOrderlyStatus = returned ?? ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
       if (td) {
         const returnType = returned == null ? (hasException ? 'EXCEPTION' : 'RETURNNULL')
           : Date.now() - t0 >= this.host.consumeTimeout * 60_000 ? 'TIME_OUT'
