@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import {
-  ConsumeConcurrentlyStatus, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, LocalTransactionState, TransactionMQProducer, createMessage,
+  ConsumeConcurrentlyStatus, DefaultLitePullConsumer, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, LocalTransactionState, TransactionMQProducer, createMessage,
 } from '../../../lib/index';
 import { runAdmin } from '../../../lib/cli/admin';
 import { decodeTraceViews } from '../../../lib/cli/admin/trace';
@@ -97,6 +97,39 @@ function scenarios(env: () => { namesrvAddr: string }): void {
     expect(lines[0]).to.match(/^#Type\s+#ProducerGroup\s+#ClientHost\s+#SendTime\s+#CostTimes\s+#Status\s*$/);
     expect(lines[1]).to.match(new RegExp(`^Pub\\s+${pg}\\s+\\S+\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\s+\\d+ms\\s+success\\s*$`));
     expect(out).to.match(new RegExp(`#Type\\s+#ConsumerGroup\\s+#ClientHost\\s+#ConsumerTime\\s+#CostTimes\\s+#Status\\s*\\nSub\\s+${cg}\\s+\\S+\\s+\\S+ \\S+\\s+\\d+ms\\s+success`));
+  });
+
+  it('a traced lite pull consumer: SubBefore and SubAfter records of what poll() returned', async () => {
+    const { namesrvAddr } = env();
+    const topic = randomName('TraceLite');
+    await createTopic(admin, topic);
+    const producer = new DefaultMQProducer({ producerGroup: randomName('LPG'), namesrvAddr, instanceName: randomName('p'), sendMsgTimeout: 30_000 });
+    await producer.start();
+    let msgId: string;
+    try {
+      msgId = (await producer.send(createMessage(topic, 'lite'))).msgId;
+    } finally {
+      await producer.shutdown();
+    }
+    const cg = randomName('LCG');
+    const lite = new DefaultLitePullConsumer({ consumerGroup: cg, namesrvAddr, instanceName: randomName('l'), consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', enableMsgTrace: true });
+    lite.subscribe(topic, '*');
+    await lite.start();
+    try {
+      const got: string[] = [];
+      await waitFor(async () => {
+        for (const m of await lite.poll(1000)) got.push(m.msgId);
+        return got.includes(msgId);
+      }, 60_000, 'the message polled');
+    } finally {
+      await lite.shutdown();
+    }
+    let views: Awaited<ReturnType<typeof traceViews>> = [];
+    await waitFor(async () => {
+      views = await traceViews(admin, 'RMQ_SYS_TRACE_TOPIC', msgId);
+      return views.some((v) => v.msgType === 'SubBefore') && views.some((v) => v.msgType === 'SubAfter');
+    }, 30_000, 'SubBefore and SubAfter records');
+    expect(views.find((v) => v.msgType === 'SubAfter')).to.include({ groupName: cg, status: 'success' });
   });
 
   it('customizedTraceTopic, and EndTransaction records of a traced transaction producer', async () => {
