@@ -41,6 +41,16 @@ export class MQClientError extends RocketMQError {
   }
 }
 
+/**
+ * A request-reply call got no reply in time (Java's RequestTimeoutException, code REQUEST_TIMEOUT_EXCEPTION 10006):
+ * the request was sent (or its send failed with no reply to wait for: then `cause` says why).
+ */
+export class RequestTimeoutError extends RocketMQError {
+  constructor(readonly responseCode: number, message: string, options: RocketMQErrorOptions = {}) {
+    super(message, options);
+  }
+}
+
 /** A broker (or name server) answered with a failure code. */
 export class MQBrokerError extends RocketMQError {
   constructor(

@@ -24,6 +24,11 @@ export {
 } from './transport/tls-system-config';
 export { MQClientInstance, type MQClientInstanceOptions } from './client/mq-client-instance';
 export { MQClientAPI } from './client/mq-client-api';
+export { createReplyMessage, getReplyToClient } from './client/message-util';
+export { AsyncTraceDispatcher } from './client/trace/async-trace-dispatcher';
+export {
+  TraceConstants, TraceType, TraceMessageType, decodeTraceData, encodeTraceContext, type TraceBean, type TraceContext, type TraceTransferBean,
+} from '../protocol/trace/trace-data-encoder';
 export { type SendResult, SendStatus, CommunicationMode, ClientErrorCode } from './client/send-result';
 export type { ClientEvents, ProducerEvents } from './client/events';
 export type { MQProducerInner, MQConsumerInner } from './client/inner';

@@ -30,6 +30,7 @@ import { RebalanceLockManager } from './client-manager/rebalance-lock-manager';
 import { configDir } from './config-manager';
 import path from 'node:path';
 import { EndTransactionProcessor } from './processor/end-transaction-processor';
+import { ReplyMessageProcessor } from './processor/reply-message-processor';
 import { createBrokerTransaction } from './transaction/broker-transaction';
 import type { TransactionalMessageService } from './transaction/transactional-message-service';
 import type { DefaultTransactionalMessageCheckListener } from './transaction/transactional-message-check-listener';
@@ -251,6 +252,7 @@ export class BrokerController {
       new AclConfigProcessor(this),
       new EndTransactionProcessor(this),
       ...this.pop.processors,
+      new ReplyMessageProcessor(this),
       ...extra,
     ];
     for (const p of all) {

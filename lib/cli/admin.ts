@@ -32,6 +32,7 @@ import { MESSAGE_COMMANDS, printMessageDetail } from './admin/message';
 import { CONSUMER_COMMANDS } from './admin/consumer';
 import { BROKER_COMMANDS } from './admin/broker';
 import { EXPORT_COMMANDS } from './admin/export';
+import { TRACE_COMMANDS } from './admin/trace';
 
 export { topicConfigToString };
 
@@ -247,7 +248,7 @@ const COMMANDS: Command[] = [
         } catch { /* offline */ }
         rows.push(row);
       }
-      rows.sort((a, b) => b.diff - a.diff);
+      // 4.9.8 prints the groups in the order of the name server's topic list (GroupConsumeInfo.compareTo is never used)
       for (const r of rows) {
         out(javaFormat('%-64s  %-6d  %-24s %-5s  %-14s  %-7d  %d%n', frontStringAtLeast(r.group, 64), r.count, r.count > 0 ? r.version : 'OFFLINE',
           r.type, r.model, r.tps, r.diff));
@@ -475,6 +476,7 @@ const COMMANDS: Command[] = [
   },
   ...TOPIC_COMMANDS,
   ...MESSAGE_COMMANDS,
+  ...TRACE_COMMANDS,
   ...CONSUMER_COMMANDS,
   ...BROKER_COMMANDS,
   ...NAMESRV_COMMANDS,

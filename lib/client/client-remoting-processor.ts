@@ -2,6 +2,8 @@
  * Requests brokers send to clients over the client's own connection, dispatched to the producer or consumer of
  * the group they name. Java answers CHECK_TRANSACTION_STATE, NOTIFY_CONSUMER_IDS_CHANGED and
  * RESET_CONSUMER_CLIENT_OFFSET with nothing (the broker sends them oneway); the other three get a response.
+ * PUSH_REPLY_MESSAGE_TO_CLIENT (326) carries the reply to a `producer.request(...)`: it completes the pending request
+ * of its CORRELATION_ID (RequestFutureHolder) and is answered SUCCESS.
  *
  * @see org.apache.rocketmq.client.impl.ClientRemotingProcessor
  */
@@ -21,6 +23,13 @@ import { ResetOffsetRequestHeader } from '../../protocol/header/reset-offset-req
 import { MessageConst } from '../../protocol/message/message-const';
 import { decodeMessage } from '../../protocol/message/message-decoder';
 import { RemotingCommand } from '../../protocol/remoting-command';
+import { ReplyMessageRequestHeader } from '../../protocol/header/reply-message-request-header';
+import { decompressBody } from '../../protocol/message/compression';
+import type { MessageExt } from '../../protocol/message/message';
+import { stringToProperties } from '../../protocol/message/properties';
+import { parseSocketAddress } from '../../protocol/message/socket-address';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
+import { RequestFutureHolder } from './request-future-holder';
 import type { Logger } from '../logger';
 import type { RemotingContext } from '../transport';
 import type { MQConsumerInner, MQProducerInner } from './inner';
@@ -105,4 +114,48 @@ export function registerClientProcessors(
     const result = await consumer.consumeMessageDirectly(msg, header.brokerName);
     return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, null, encodeConsumeMessageDirectlyResult(result));
   });
+
+  register(RequestCode.PUSH_REPLY_MESSAGE_TO_CLIENT, (request, ctx) => {
+    const receiveTime = Date.now();
+    try {
+      const msg = decodeReplyMessage(request, receiveTime);
+      const correlationId = msg.properties[MessageConst.PROPERTY_CORRELATION_ID];
+      const future = correlationId ? RequestFutureHolder.instance.get(correlationId) : undefined;
+      if (future) future.putResponseMessage(msg);
+      else logger.warn({ correlationId, bornHost: msg.bornHost.address, remoteAddr: ctx.remoteAddress }, 'receive reply message, but not matched any request');
+      return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null);
+    } catch (err) {
+      logger.warn({ err, remoteAddr: ctx.remoteAddress }, 'unknown err when receiveReplyMsg');
+      return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'process reply message fail');
+    }
+  });
+}
+
+/** The reply of a PUSH_REPLY_MESSAGE_TO_CLIENT as a MessageExt (ClientRemotingProcessor.receiveReplyMessage). */
+export function decodeReplyMessage(request: RemotingCommand, receiveTime: number): MessageExt {
+  const h = ReplyMessageRequestHeader.decode(request.extFields);
+  let body: Buffer = request.body ?? Buffer.alloc(0);
+  if ((h.sysFlag & MessageSysFlag.COMPRESSED_FLAG) === MessageSysFlag.COMPRESSED_FLAG) body = decompressBody(body, h.sysFlag);
+  const properties = stringToProperties(h.properties);
+  properties[MessageConst.PROPERTY_REPLY_MESSAGE_ARRIVE_TIME] = String(receiveTime);
+  return {
+    topic: h.topic,
+    flag: h.flag,
+    properties,
+    body,
+    queueId: h.queueId,
+    storeSize: 0,
+    queueOffset: 0,
+    sysFlag: h.sysFlag,
+    bornTimestamp: h.bornTimestamp,
+    bornHost: parseSocketAddress(h.bornHost),
+    storeTimestamp: h.storeTimestamp,
+    storeHost: parseSocketAddress(h.storeHost),
+    msgId: properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX] ?? '',
+    offsetMsgId: '',
+    commitLogOffset: 0,
+    bodyCRC: 0,
+    reconsumeTimes: h.reconsumeTimes ?? 0,
+    preparedTransactionOffset: 0,
+  };
 }

@@ -64,6 +64,8 @@ export interface SendMessageHeader {
   unitMode: boolean;
   maxReconsumeTimes?: number;
   batch: boolean;
+  /** A reply message (MSG_TYPE=reply): sent with SEND_REPLY_MESSAGE_V2 (325) instead of SEND_MESSAGE_V2. */
+  reply?: boolean;
 }
 
 /** What a send needs besides its header. */
@@ -277,7 +279,7 @@ export class MQClientAPI implements RequestInvoker {
     };
     if (header.maxReconsumeTimes !== undefined) ext.l = String(header.maxReconsumeTimes);
     return new RemotingCommand({
-      code: header.batch ? RequestCode.SEND_BATCH_MESSAGE : RequestCode.SEND_MESSAGE_V2,
+      code: header.batch ? RequestCode.SEND_BATCH_MESSAGE : header.reply ? RequestCode.SEND_REPLY_MESSAGE_V2 : RequestCode.SEND_MESSAGE_V2,
       extFields: ext,
       body,
       serializeType: this.#options.sendSerializeType ?? SerializeType.ROCKETMQ,

@@ -7,6 +7,7 @@
  *
  * @see org.apache.rocketmq.client.impl.consumer.ConsumeMessageConcurrentlyService
  */
+import { consumeTraceAfter, consumeTraceBefore } from '../client/trace/trace-hooks';
 import { CMResult, type ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { MessageModel } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
@@ -80,15 +81,27 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
     if (pq.dropped) return;
     const context = new ConsumeConcurrentlyContext(mq);
     resetRetryAndNamespace(msgs, this.host.consumerGroup, (s) => this.host.withoutNamespace(s));
+    const td = this.host.traceDispatcher;
+    const trace = td ? consumeTraceBefore(td, this.host.consumerGroup, msgs) : null;
     const begin = Date.now();
     const startProp = String(begin);
     for (const m of msgs) m.properties[MessageConst.PROPERTY_CONSUME_START_TIMESTAMP] = startProp;
     let status: ConsumeConcurrentlyStatus;
+    let returned: ConsumeConcurrentlyStatus | null | undefined;
+    let hasException = false;
     try {
-      status = (await this.listener(msgs, context)) ?? ConsumeConcurrentlyStatus.RECONSUME_LATER;
+      returned = await this.listener(msgs, context);
     } catch (err) {
+      hasException = true;
       log.warn({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'consumeMessage exception');
-      status = ConsumeConcurrentlyStatus.RECONSUME_LATER;
+    }
+    status = returned ?? ConsumeConcurrentlyStatus.RECONSUME_LATER;
+    if (td) {
+      // Java's ConsumeReturnType of the call, in the SubAfter record
+      const returnType = returned == null ? (hasException ? 'EXCEPTION' : 'RETURNNULL')
+        : Date.now() - begin >= this.host.consumeTimeout * 60_000 ? 'TIME_OUT'
+          : returned === ConsumeConcurrentlyStatus.RECONSUME_LATER ? 'FAILED' : 'SUCCESS';
+      consumeTraceAfter(td, trace, msgs.length, status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS, returnType);
     }
     if (status !== ConsumeConcurrentlyStatus.CONSUME_SUCCESS && status !== ConsumeConcurrentlyStatus.RECONSUME_LATER) {
       status = ConsumeConcurrentlyStatus.RECONSUME_LATER;

@@ -6,6 +6,7 @@
  *
  * @see org.apache.rocketmq.client.impl.consumer.ConsumeMessageOrderlyService
  */
+import { consumeTraceAfter, consumeTraceBefore } from '../client/trace/trace-hooks';
 import { CMResult, type ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { MessageModel } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
@@ -123,17 +124,27 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
       if (msgs.length === 0) return;
       resetRetryAndNamespace(msgs, this.host.consumerGroup, (s) => this.host.withoutNamespace(s));
       const context = new ConsumeOrderlyContext(mq);
-      let status: ConsumeOrderlyStatus;
+      const td = this.host.traceDispatcher;
+      const trace = td ? consumeTraceBefore(td, this.host.consumerGroup, msgs) : null;
       const t0 = Date.now();
+      let returned: ConsumeOrderlyStatus | null | undefined;
+      let hasException = false;
       pq.consumeLocked = true;
       try {
         if (pq.dropped) return;
-        status = (await this.listener(msgs, context)) ?? ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+        returned = await this.listener(msgs, context);
       } catch (err) {
+        hasException = true;
         log.warn({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'consumeMessage exception');
-        status = ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
       } finally {
         pq.consumeLocked = false;
+      }
+      const status: ConsumeOrderlyStatus = returned ?? ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+      if (td) {
+        const returnType = returned == null ? (hasException ? 'EXCEPTION' : 'RETURNNULL')
+          : Date.now() - t0 >= this.host.consumeTimeout * 60_000 ? 'TIME_OUT'
+            : returned === ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT ? 'FAILED' : 'SUCCESS';
+        consumeTraceAfter(td, trace, msgs.length, status === ConsumeOrderlyStatus.SUCCESS || status === ConsumeOrderlyStatus.COMMIT, returnType);
       }
       this.#stats.consumeRTTotal += Date.now() - t0;
       this.#stats.consumeCalls++;

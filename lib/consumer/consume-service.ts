@@ -3,6 +3,7 @@
  *
  * @see org.apache.rocketmq.client.impl.consumer.ConsumeMessageService
  */
+import type { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import type { ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import type { MessageModel } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
@@ -32,6 +33,8 @@ export interface ConsumeServiceHost {
   withoutNamespace(resource: string): string;
   /** The queues owned now. */
   processQueues(): Iterable<[MessageQueue, ProcessQueue]>;
+  /** enableMsgTrace: SubBefore / SubAfter records around each listener call. */
+  readonly traceDispatcher?: AsyncTraceDispatcher | null;
 }
 
 export interface ConsumeMessageService {

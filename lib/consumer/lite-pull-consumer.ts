@@ -9,6 +9,8 @@
  * @see org.apache.rocketmq.client.impl.consumer.RebalanceLitePullImpl
  * @see org.apache.rocketmq.client.consumer.TopicMessageQueueChangeListener
  */
+import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
+import { consumeTraceAfter, consumeTraceBefore } from '../client/trace/trace-hooks';
 import { ResponseCode } from '../../protocol/code/response-code';
 import type { ConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
 import { ConsumerRunningInfoProp } from '../../protocol/body/consumer-running-info';
@@ -107,6 +109,10 @@ export interface LitePullConsumerOptions extends ClientConfigOptions {
    * @default env ROCKETMQ_CLIENT_LOCAL_OFFSET_STORE_DIR, else ~/.rocketmq_offsets
    */
   localOffsetStoreDir: string;
+  /** Write SubBefore / SubAfter trace records of every pull that found messages (as 4.9.8, right after the pull). */
+  enableMsgTrace: boolean;
+  /** The trace topic of enableMsgTrace. */
+  customizedTraceTopic: string;
   /** A client to use instead of the shared MQClientInstance (tests). */
   client?: LitePullConsumerClient;
   /** An offset store to use instead of the default one. */
@@ -136,6 +142,8 @@ export const DEFAULT_LITE_PULL_CONSUMER_OPTIONS = Object.freeze({
   brokerSuspendMaxTimeMillis: 20_000,
   consumerTimeoutMillisWhenSuspend: 30_000,
   consumerPullTimeoutMillis: 10_000,
+  enableMsgTrace: false,
+  customizedTraceTopic: 'RMQ_SYS_TRACE_TOPIC',
 });
 
 function halfAnHourAgo(): string {
@@ -233,7 +241,15 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
     this.#slots = new Slots(Math.max(1, this.options.pullThreadNums));
     this.#log = componentLogger('lite-pull-consumer').child({ group: this.consumerGroup });
     this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
+    if (this.options.enableMsgTrace) {
+      this.traceDispatcher = new AsyncTraceDispatcher(this.consumerGroup, 'CONSUME', this.options.customizedTraceTopic, {
+        clientConfig: this.clientConfig, instanceOptions: { rpcHook },
+      });
+    }
   }
+
+  /** The trace dispatcher of enableMsgTrace (null without). */
+  readonly traceDispatcher: AsyncTraceDispatcher | null = null;
 
   // ------------------------------------------------------------------ subscription
 
@@ -596,10 +612,12 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
         this.#log.warn({ err, topic }, 'fetchMessageQueues failed');
       }
     }
+    if (this.traceDispatcher) await this.traceDispatcher.start().catch((err: unknown) => this.#log.warn({ err }, 'trace dispatcher start failed'));
     this.#log.info('the lite pull consumer started');
   }
 
   async #doShutdown(): Promise<void> {
+    await this.traceDispatcher?.shutdown();
     if (this.options.autoCommit) this.#commitAll();
     await this.persistConsumerOffset();
     this.#running = false;
@@ -748,6 +766,11 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
         }, sd);
       } finally {
         this.#slots.release();
+      }
+      const td = this.traceDispatcher;
+      if (td && result.msgFoundList.length > 0) {
+        // Java runs both hooks right after the pull, marked successful (DefaultLitePullConsumerImpl.pull)
+        consumeTraceAfter(td, consumeTraceBefore(td, this.consumerGroup, result.msgFoundList), result.msgFoundList.length, true, 'SUCCESS');
       }
       if (task.cancelled || pq.dropped) return;
       if (result.pullStatus === PullStatus.FOUND) {

@@ -8,6 +8,7 @@
  * @see org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl
  * @see org.apache.rocketmq.client.impl.consumer.RebalancePushImpl
  */
+import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import { type ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { type ConsumerRunningInfo, ConsumerRunningInfoProp, type ConsumeStatus, type ProcessQueueInfo } from '../../protocol/body/consumer-running-info';
 import { ExpressionType } from '../../protocol/body/expression-type';
@@ -104,6 +105,10 @@ export interface PushConsumerOptions extends ClientConfigOptions {
   consumeTimeout: number;
   /** How long shutdown() waits for running listener calls, ms. */
   awaitTerminationMillisWhenShutdown: number;
+  /** Write SubBefore / SubAfter trace records of every listener call to the trace topic. */
+  enableMsgTrace: boolean;
+  /** The trace topic of enableMsgTrace. */
+  customizedTraceTopic: string;
   /**
    * Base directory of broadcasting offset files (Java's rocketmq.client.localOffsetStoreDir).
    * @default env ROCKETMQ_CLIENT_LOCAL_OFFSET_STORE_DIR, else ~/.rocketmq_offsets
@@ -143,6 +148,8 @@ export const DEFAULT_PUSH_CONSUMER_OPTIONS = Object.freeze({
   suspendCurrentQueueTimeMillis: 1000,
   consumeTimeout: 15,
   awaitTerminationMillisWhenShutdown: 0,
+  enableMsgTrace: false,
+  customizedTraceTopic: 'RMQ_SYS_TRACE_TOPIC',
 });
 
 /** A message from `consumer.messages()`: acknowledge it, or ask for a later redelivery. */
@@ -198,7 +205,15 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     this.#queueThresholds = { count: this.options.pullThresholdForQueue, sizeMiB: this.options.pullThresholdSizeForQueue };
     this.#log = componentLogger('push-consumer').child({ group: this.consumerGroup });
     this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
+    if (this.options.enableMsgTrace) {
+      this.traceDispatcher = new AsyncTraceDispatcher(this.consumerGroup, 'CONSUME', this.options.customizedTraceTopic, {
+        clientConfig: this.clientConfig, instanceOptions: { rpcHook },
+      });
+    }
   }
+
+  /** The trace dispatcher of enableMsgTrace (null without). */
+  readonly traceDispatcher: AsyncTraceDispatcher | null = null;
 
   // ------------------------------------------------------------------ public API
 
@@ -395,6 +410,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
       throw err;
     }
     await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+    if (this.traceDispatcher) await this.traceDispatcher.start().catch((err: unknown) => this.#log.warn({ err }, 'trace dispatcher start failed'));
     await this.doRebalance();
     client.rebalanceImmediately();
   }
@@ -405,6 +421,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     if (this.#lockTimer) clearInterval(this.#lockTimer);
     this.#lockTimer = null;
     await this.#consumeService?.shutdown(this.options.awaitTerminationMillisWhenShutdown);
+    await this.traceDispatcher?.shutdown();
     const client = this.#client!;
     const rebalance = this.#rebalance!;
     await this.persistConsumerOffset();

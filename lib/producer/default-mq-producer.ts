@@ -17,7 +17,7 @@ import { ResponseCode } from '../../protocol/code/response-code';
 import { compressBody } from '../../protocol/message/compression';
 import { MessageConst } from '../../protocol/message/message-const';
 import { createUniqId } from '../../protocol/message/message-id';
-import type { Message } from '../../protocol/message/message';
+import type { Message, MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { encodeBatchBody } from '../../protocol/message/batch';
 import { propertiesToJavaString } from '../../protocol/message/properties';
@@ -32,6 +32,9 @@ import type { MQClientInstance, MQClientInstanceOptions } from '../client/mq-cli
 import { withoutNamespace } from '../client/namespace';
 import { ClientErrorCode, CommunicationMode, type SendResult, SendStatus } from '../client/send-result';
 import { TopicPublishInfo } from '../client/topic-publish-info';
+import { RequestFutureHolder, createCorrelationId } from '../client/request-future-holder';
+import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
+import { sendTraceAfter, sendTraceBefore } from '../client/trace/trace-hooks';
 import { checkGroup, checkMessage } from '../client/validators';
 import {
   MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError,
@@ -78,6 +81,10 @@ export interface ProducerOptions {
   backPressureForAsyncSendNum: number;
   /** Body bytes of asynchronous sends in flight at most (at least 1 MiB, as Java). */
   backPressureForAsyncSendSize: number;
+  /** Write a Pub trace record of every send (and EndTransaction records of a transaction producer) to the trace topic. */
+  enableMsgTrace: boolean;
+  /** The trace topic of enableMsgTrace. */
+  customizedTraceTopic: string;
 }
 
 export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze({
@@ -97,6 +104,8 @@ export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze
   enableBackpressureForAsyncMode: false,
   backPressureForAsyncSendNum: 10000,
   backPressureForAsyncSendSize: 100 * 1024 * 1024,
+  enableMsgTrace: false,
+  customizedTraceTopic: TopicValidator.RMQ_SYS_TRACE_TOPIC,
 });
 
 export interface DefaultMQProducerOptions extends Partial<ProducerOptions>, Partial<ClientConfigOptions> {
@@ -202,7 +211,15 @@ export class DefaultMQProducer implements MQProducerInner {
     this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
     this.#asyncSendNum = new TimedSemaphore(Math.max(this.options.backPressureForAsyncSendNum, 10));
     this.#asyncSendSize = new TimedSemaphore(Math.max(this.options.backPressureForAsyncSendSize, 1024 * 1024));
+    if (this.options.enableMsgTrace) {
+      this.traceDispatcher = new AsyncTraceDispatcher(this.options.producerGroup, 'PRODUCE', this.options.customizedTraceTopic, {
+        clientConfig: this.clientConfig, clientManager: this.#manager, instanceOptions: this.#instanceOptions, logger,
+      });
+    }
   }
+
+  /** The trace dispatcher of enableMsgTrace (null without). */
+  readonly traceDispatcher: AsyncTraceDispatcher | null = null;
 
   /** Free permits of the async-send count cap (Java getSemaphoreAsyncSendNumAvailablePermits). */
   getSemaphoreAsyncSendNumAvailablePermits(): number {
@@ -273,10 +290,18 @@ export class DefaultMQProducer implements MQProducerInner {
       throw err;
     }
     void instance.sendHeartbeatToAllBrokerWithLock();
+    if (this.traceDispatcher) {
+      try {
+        await this.traceDispatcher.start();
+      } catch (err) {
+        this.#logger.warn({ err }, 'trace dispatcher start failed');
+      }
+    }
     this.#logger.info({ clientId: instance.clientId }, 'the producer started');
   }
 
   async #doShutdown(): Promise<void> {
+    await this.traceDispatcher?.shutdown();
     this.#asyncSendNum.rejectAll();
     this.#asyncSendSize.rejectAll();
     const instance = this.#instance;
@@ -377,6 +402,42 @@ export class DefaultMQProducer implements MQProducerInner {
     } finally {
       this.#asyncSendNum.release();
     }
+  }
+
+  /**
+   * Request-reply (RocketMQ 4.6+): sends `msg` with CORRELATION_ID, REPLY_TO_CLIENT (this client's id) and TTL
+   * (the timeout) and resolves with the reply a consumer sends back with {@link createReplyMessage}, which the broker
+   * pushes to this client. `(msg, timeout?)`, `(msg, mq, timeout?)`, `(msg, selector, arg, timeout?)`. Rejects with a
+   * `RequestTimeoutError` when the request was sent but no reply came within `timeout` ms (default sendMsgTimeout),
+   * with an `MQClientError` when the request could not be sent.
+   *
+   * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl#request
+   */
+  request(msg: Message, timeout?: number): Promise<MessageExt>;
+  request(msg: Message, mq: MessageQueue, timeout?: number): Promise<MessageExt>;
+  request(msg: Message, selector: MessageQueueSelector, arg: unknown, timeout?: number): Promise<MessageExt>;
+  async request(msg: Message, a?: unknown, b?: unknown, c?: unknown): Promise<MessageExt> {
+    const begin = Date.now();
+    const { target, timeout } = this.#parseArgs(a, b, c, undefined);
+    this.#makeSureStateOK();
+    const instance = this.#instance!;
+    normalize(msg);
+    const correlationId = createCorrelationId();
+    msg.properties[MessageConst.PROPERTY_CORRELATION_ID] = correlationId;
+    msg.properties[MessageConst.PROPERTY_MESSAGE_REPLY_TO_CLIENT] = instance.clientId;
+    msg.properties[MessageConst.PROPERTY_MESSAGE_TTL] = String(timeout);
+    const topic = this.clientConfig.withNamespace(msg.topic);
+    if (!instance.getTopicRoute(topic)) {
+      // The broker pushes the reply over a connection it knows this client by: register before the first request.
+      await this.#tryToFindTopicPublishInfo(topic);
+      await instance.sendHeartbeatToAllBrokerWithLock();
+    }
+    const future = RequestFutureHolder.instance.create(correlationId, timeout, timeout - (Date.now() - begin), msg.topic);
+    this.#send(msg, CommunicationMode.ASYNC, target, timeout - (Date.now() - begin)).then(
+      () => { future.sendRequestOk = true; },
+      (err: Error) => future.failSend(err),
+    );
+    return future.promise;
   }
 
   /** Sends without waiting for the broker: resolves once written. `(msg)`, `(msg, mq)`, `(msg, selector, arg)`. */
@@ -644,6 +705,7 @@ export class DefaultMQProducer implements MQProducerInner {
       unitMode: this.clientConfig.unitMode,
       batch: out.batch,
     };
+    if (msg.properties[MessageConst.PROPERTY_MESSAGE_TYPE] === MixAll.REPLY_MESSAGE_FLAG) header.reply = true;
     if (out.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) {
       const reconsumeTimes = msg.properties[MessageConst.PROPERTY_RECONSUME_TIME];
       if (reconsumeTimes !== undefined) {
@@ -657,13 +719,16 @@ export class DefaultMQProducer implements MQProducerInner {
       }
     }
     const target: SendMessageTarget = { brokerAddr, brokerName: mq.brokerName, body, uniqMsgId: out.uniqMsgId, userTopic: out.userTopic };
+    const trace = this.traceDispatcher ? sendTraceBefore(this.traceDispatcher, this.options.producerGroup, out.userTopic, msg, brokerAddr, body.length) : null;
     const cost = Date.now() - begin;
     if (timeout < cost) throw new RemotingTooMuchRequestError('sendKernelImpl call timeout');
     if (mode === CommunicationMode.ONEWAY) {
       await instance.api.sendMessageOneway(target, header, timeout - cost);
       return null;
     }
-    return instance.api.sendMessage(target, header, timeout - cost);
+    const result = await instance.api.sendMessage(target, header, timeout - cost);
+    if (trace) sendTraceAfter(this.traceDispatcher!, trace, result);
+    return result;
   }
 }
 

@@ -16,6 +16,7 @@
  * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl#checkTransactionState
  * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl#endTransaction
  */
+import { endTransactionTrace } from '../client/trace/trace-hooks';
 import type { CheckTransactionStateRequestHeader } from '../../protocol/header/check-transaction-state-request-header';
 import type { EndTransactionRequestHeader } from '../../protocol/header/end-transaction-request-header';
 import { MessageConst } from '../../protocol/message/message-const';
@@ -161,7 +162,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
       state = LocalTransactionState.ROLLBACK_MESSAGE;
     }
     try {
-      await this.endTransaction(sendResult, state, localException);
+      await this.endTransaction(sendResult, state, localException, msg);
     } catch (err) {
       this.#log.warn({ err, state, msgId: sendResult.msgId }, 'local transaction executed, but end broker transaction failed');
     }
@@ -171,7 +172,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
   }
 
   /** END_TRANSACTION (oneway) for a half message just sent (DefaultMQProducerImpl.endTransaction). */
-  async endTransaction(sendResult: SendResult, state: LocalTransactionState, localException: unknown = null): Promise<void> {
+  async endTransaction(sendResult: SendResult, state: LocalTransactionState, localException: unknown = null, msg?: Message): Promise<void> {
     const instance = this.clientInstance;
     if (!instance) throw new MQClientError(-1, 'The producer service state not OK');
     const id = decodeOffsetMessageId(sendResult.offsetMsgId || sendResult.msgId);
@@ -190,6 +191,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
     };
     if (sendResult.transactionId !== undefined) header.transactionId = sendResult.transactionId;
     const remark = localException != null ? `executeLocalTransactionBranch exception: ${describeError(localException)}` : null;
+    if (this.traceDispatcher && msg) endTransactionTrace(this.traceDispatcher, this.producerGroup, msg, sendResult.msgId, brokerAddr, state, false);
     await instance.api.endTransactionOneway(brokerAddr, header, remark, this.options.sendMsgTimeout);
   }
 
@@ -252,6 +254,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
     const remark = exception != null ? `checkLocalTransactionState Exception: ${describeError(exception)}` : null;
     const instance = this.clientInstance;
     if (!instance) return;
+    if (this.traceDispatcher) endTransactionTrace(this.traceDispatcher, this.producerGroup, msg, uniqueKey, brokerAddr, state, true);
     try {
       await instance.api.endTransactionOneway(brokerAddr, header, remark, 3000);
     } catch (err) {

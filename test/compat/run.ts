@@ -22,6 +22,7 @@ import { OURS_ROWS } from './rows-ours';
 import { JAVA_ROWS } from './rows-java';
 import { MIXED_ROWS } from './rows-mixed';
 import { POP_TIMER_ROWS } from './rows-pop-timer';
+import { REPLY_TRACE_ROWS } from './rows-reply-trace';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const BASELINE = path.join(ROOT, 'test', 'compat', 'baseline.json');
@@ -130,7 +131,9 @@ async function main(): Promise<number> {
       void stopAllJava().finally(() => process.exit(130));
     });
   }
-  const all: Scenario[] = args.namesrv ? [...OURS_ROWS, ...POP_TIMER_ROWS] : [...OURS_ROWS, ...POP_TIMER_ROWS, ...JAVA_ROWS, ...MIXED_ROWS];
+  const all: Scenario[] = args.namesrv
+    ? [...OURS_ROWS, ...POP_TIMER_ROWS, ...REPLY_TRACE_ROWS.filter((s) => s.client === 'ours')]
+    : [...OURS_ROWS, ...POP_TIMER_ROWS, ...JAVA_ROWS, ...MIXED_ROWS, ...REPLY_TRACE_ROWS];
   const scenarios = all.filter((s) => (!args.rows || args.rows.test(s.row) || args.rows.test(s.section)) && !(args.ci && s.slow));
   let servers: ServerId[] = args.namesrv ? ['external'] : args.servers;
   if (!args.namesrv) {

@@ -334,3 +334,23 @@ export function startHarness(args: string[], opts: { runDir?: string; readyPatte
 export function harnessLines(stdout: string, kind: string): string[][] {
   return stdout.split('\n').filter((l) => l.startsWith(kind + ' ')).map((l) => l.trim().split(' '));
 }
+
+/** test/java/ReplyTraceDriver.java: the Java 4.9.8 client's request-reply and message trace (what harness.sh lacks). */
+const DRIVER_DIR = path.resolve(__dirname, '..', '..', '..', 'test', 'java');
+
+function driverArgs(args: string[]): string[] {
+  return [path.join(JAVAREF_DIR, '4.9.8'), path.join(DRIVER_DIR, 'ReplyTraceDriver.java'), ...args];
+}
+
+/**
+ * Runs test/java/ReplyTraceDriver.java (`request|reply|produce|consume ...`, see its header) on the Java 4.9.8
+ * client jars, to its end. Java's source launcher compiles it on each run (a few seconds).
+ */
+export function runJavaDriver(args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return runToEnd(path.join(DRIVER_DIR, 'run-driver.sh'), driverArgs(args), opts);
+}
+
+/** Starts test/java/ReplyTraceDriver.java in the background (e.g. `reply`, which prints STARTED once consuming). */
+export function startJavaDriver(args: string[], opts: { runDir?: string; readyPattern?: RegExp; readyTimeoutMs?: number } = {}): Promise<JavaProcess> {
+  return spawnJava(path.join(DRIVER_DIR, 'run-driver.sh'), driverArgs(args), { runDir: opts.runDir, readyPattern: opts.readyPattern, readyTimeoutMs: opts.readyTimeoutMs });
+}

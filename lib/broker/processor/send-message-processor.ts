@@ -80,6 +80,19 @@ export class SendMessageProcessor implements BrokerProcessor {
     return this.#sendMessage(request, ctx, header, topicConfig);
   }
 
+  /**
+   * Java AbstractSendMessageProcessor.msgCheck for the other send paths (SEND_REPLY_MESSAGE): a failure response, or
+   * the topic's config (auto-created from the default topic where allowed).
+   */
+  msgCheck(request: RemotingCommand, ctx: RemotingContext, header: SendMessageRequestHeader): { response: RemotingCommand | null; topicConfig: TopicConfig } {
+    return this.#preSend(request, ctx, header);
+  }
+
+  /** The store host as a frozen host/port pair. */
+  storeHostPair(): { host: string; port: number } {
+    return this.#storeHostOf();
+  }
+
   #fail(request: RemotingCommand, code: number, remark: string): RemotingCommand {
     return RemotingCommand.createResponse(request, code, remark, this.#regionFields());
   }

@@ -12,6 +12,9 @@ import { runAdmin } from '../../../lib/cli/admin';
 import { DefaultMQAdminExt } from '../../../lib/admin/default-mq-admin-ext';
 import { DefaultMQProducer } from '../../../lib/producer/default-mq-producer';
 import { DefaultLitePullConsumer } from '../../../lib/consumer/lite-pull-consumer';
+import { DefaultMQPushConsumer } from '../../../lib/consumer/push-consumer';
+import { ConsumeConcurrentlyStatus } from '../../../lib/consumer/listener';
+import { decodeTraceViews } from '../../../lib/cli/admin/trace';
 import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { createMessage } from '../../../protocol/message/message';
@@ -49,6 +52,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
   const group = 'AdminJavaGroup';
   let brokerAddr = '';
   let last: { msgId: string; offsetMsgId: string; queueId: number; queueOffset: number };
+  let tracedMsgId = '';
 
   before(async function () {
     if (skip) {
@@ -85,6 +89,34 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
     } finally {
       await consumer.shutdown();
     }
+    // A traced producer and consumer on a topic of their own: queryMsgTraceById has a Pub and a Sub to print.
+    const traceTopic = 'AdminJavaTraceTopic';
+    await admin.createTopic('TBW102', traceTopic, 1);
+    const tp = new DefaultMQProducer({ producerGroup: 'AdminJavaTracePG', namesrvAddr: cluster.namesrvAddr, instanceName: 'admin-vs-java-tp', enableMsgTrace: true });
+    const tc = new DefaultMQPushConsumer({
+      consumerGroup: 'AdminJavaTraceCG', namesrvAddr: cluster.namesrvAddr, instanceName: 'admin-vs-java-tc', consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', enableMsgTrace: true,
+    });
+    let consumed = false;
+    tc.subscribe(traceTopic, '*');
+    tc.registerMessageListener(() => { consumed = true; return ConsumeConcurrentlyStatus.CONSUME_SUCCESS; });
+    await tp.start();
+    await tc.start();
+    try {
+      tracedMsgId = (await tp.send(createMessage(traceTopic, 'traced', { tags: 'TagT', keys: 'traced-key' }))).msgId;
+      await waitFor(() => consumed, 30_000, 'the traced message consumed');
+    } finally {
+      await tc.shutdown();
+      await tp.shutdown();
+    }
+    await waitFor(async () => {
+      try {
+        const r = await admin.queryMessage('RMQ_SYS_TRACE_TOPIC', tracedMsgId, 64, 0, Date.now());
+        const types = r.messageList.flatMap((m) => decodeTraceViews(tracedMsgId, m)).map((v) => v.msgType);
+        return types.includes('Pub') && types.includes('SubAfter');
+      } catch {
+        return false;
+      }
+    }, 30_000, 'the Pub and SubAfter trace records');
     await waitFor(async () => (await admin.queryTopicConsumeByWho(topic)).groupList.includes(group), 10_000, 'the group consuming the topic');
     await waitFor(async () => (await admin.fetchAllTopicList()).topicList.includes(`%RETRY%${group}`), 10_000, 'the retry topic in the name server');
   });
@@ -117,6 +149,8 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
       { args: ['queryMsgByKey', '-t', topic, '-k', 'shared'] },
       { args: ['queryMsgById', '-i', last.offsetMsgId] },
       { args: ['queryMsgByUniqueKey', '-t', topic, '-i', last.msgId] },
+      { args: ['queryMsgTraceById', '-i', tracedMsgId] },
+      { args: ['queryMsgTraceById', '-i', tracedMsgId, '-t', 'RMQ_SYS_TRACE_TOPIC'] },
       { args: ['queryMsgByOffset', '-t', topic, '-b', 'broker-a', '-i', '0', '-o', '0'] },
       { args: ['printMsg', '-t', topic, '-s', 'TagA'] },
       { args: ['consumeMessage', '-t', topic, '-c', '3'] },
