@@ -8,9 +8,9 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import pino from 'pino';
-import { componentLogger, configureRootLogger, moduleLogger, rootLogger, setRootLogger } from '../../../lib/logger';
-import { LocalFileOffsetStore } from '../../../lib/consumer/offset/local-file-offset-store';
-import { formatLogLine, prettyStream } from '../../../lib/util/pretty-log';
+import { componentLogger, configureRootLogger, moduleLogger, rootLogger, setRootLogger } from '../../lib/logger';
+import { LocalFileOffsetStore } from '../../lib/consumer/offset/local-file-offset-store';
+import { formatLogLine, prettyStream } from '../../lib/util/pretty-log';
 
 /** A pino logger writing into an array of raw lines. */
 function memoryLogger(level = 'info'): { logger: pino.Logger; lines: string[] } {
