@@ -77,6 +77,11 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
   readonly consumerGroup: string;
   readonly options: O;
   protected readonly log: Logger;
+  /**
+   * The parent of the loggers of the parts the consumer builds (rebalance, offset store, consume service): the
+   * consumer's logger without its `group` binding, which those parts write on each line themselves.
+   */
+  protected readonly partLogger: Logger;
   /** Every timer of the consumer's loop; cleared at shutdown. */
   protected readonly timers = new TimerSet();
   /** The subscriptions given before start (copied into the rebalance at start). */
@@ -111,7 +116,8 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
     this.consumerGroup = options.consumerGroup;
     this.#injectedClient = client;
     this.#offsetStore = offsetStore;
-    this.log = componentLogger(component, logger).child({ group: this.consumerGroup });
+    this.partLogger = componentLogger(component, logger);
+    this.log = this.partLogger.child({ group: this.consumerGroup });
     this.lifecycle = new Lifecycle(() => this.#doStart(), () => this.teardown());
   }
 
@@ -161,15 +167,15 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
     }
     this.client = client;
     const rebalance = new RebalanceImpl(group, this.options.messageModel, this.options.allocateMessageQueueStrategy, client,
-      this.rebalanceHooks(group), this.log);
+      this.rebalanceHooks(group), this.partLogger);
     this.rebalance = rebalance;
     for (const [t, sd] of this.subscriptionTable) rebalance.subscriptionInner.set(t, sd);
     for (const sd of this.innerSubscriptions(group)) rebalance.subscriptionInner.set(sd.topic, sd);
     this.pullAPIWrapper = new PullAPIWrapper(client, group, this.clientConfig.unitMode);
     if (!this.#offsetStore) {
       this.#offsetStore = this.options.messageModel === MessageModel.BROADCASTING
-        ? new LocalFileOffsetStore(client.clientId, group, this.options.localOffsetStoreDir, this.log)
-        : new RemoteBrokerOffsetStore(client, group, undefined, this.log);
+        ? new LocalFileOffsetStore(client.clientId, group, this.options.localOffsetStoreDir, this.partLogger)
+        : new RemoteBrokerOffsetStore(client, group, undefined, this.partLogger);
     }
     try {
       await this.#offsetStore.load();

@@ -293,8 +293,8 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
   protected override beforeRunning(): void {
     const listener = this.#listener!;
     this.#consumeService = listener.kind === 'orderly'
-      ? new ConsumeMessageOrderlyService(this, listener.fn, this.log)
-      : new ConsumeMessageConcurrentlyService(this, listener.fn, this.log);
+      ? new ConsumeMessageOrderlyService(this, listener.fn, this.partLogger)
+      : new ConsumeMessageConcurrentlyService(this, listener.fn, this.partLogger);
     this.#consumeService.start();
   }
 

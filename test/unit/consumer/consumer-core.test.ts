@@ -46,15 +46,20 @@ function recordingStore(log: string[], failLoad = false): OffsetStore {
   };
 }
 
-function memoryLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
+function memoryLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>>; raw: string[] } {
   const lines: Array<Record<string, unknown>> = [];
+  const raw: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer | string, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n')) {
+        if (!l) continue;
+        raw.push(l);
+        lines.push(JSON.parse(l) as Record<string, unknown>);
+      }
       done();
     },
   });
-  return { logger: pino({ level: 'info' }, stream), lines };
+  return { logger: pino({ level: 'info' }, stream), lines, raw };
 }
 
 type Kind = 'push' | 'lite';
@@ -115,13 +120,15 @@ for (const kind of ['push', 'lite'] as const) {
         const file = new LocalFileOffsetStore('fake@1', 'G', dir).storePath;
         fs.mkdirSync(path.dirname(file), { recursive: true });
         fs.writeFileSync(file, '{ not json');
-        const { logger, lines } = memoryLogger();
+        const { logger, lines, raw } = memoryLogger();
         const c = make(kind, { client: fakeClient([]), logger, messageModel: MessageModel.BROADCASTING, localOffsetStoreDir: dir });
         await c.start();
         await c.shutdown();
         const warning = lines.find((l) => l.component === 'offset-store');
         expect(warning, JSON.stringify(lines)).to.include({ group: 'G', msg: 'offsets file unreadable, trying the .bak file' });
-        expect(lines.some((l) => l.msg === 'the consumer started')).to.equal(true);
+        expect(lines.some((l) => l.msg === 'the consumer started' && l.group === 'G')).to.equal(true);
+        // the parts write the group themselves: no line carries it twice
+        for (const l of raw) expect(l.split('"group":').length - 1, l).to.be.at.most(1);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
