@@ -4,7 +4,7 @@
  * on wall-clock speed. Not part of `npm test`.
  *
  *   npm run test:stress                                   5 runs of the whole suite, 2 busy loops at nice 0
- *   npm run test:stress -- --runs 20 dist/test/unit/lib/producer/default-mq-producer.test.js
+ *   npm run test:stress -- --runs 20 dist/test/unit/producer/default-mq-producer.test.js
  *   npm run test:stress -- --nice 10 --test-nice 10      the same contention, yielding to others' work on a shared machine
  *
  * Options: --runs N (default 5), --busy N (busy-loop processes, default 2), --nice N (their niceness, default 0),

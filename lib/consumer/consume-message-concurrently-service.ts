@@ -13,14 +13,13 @@ import { MessageModel } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
 import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
-import { moduleLogger } from '../logger';
+import { type Logger, componentLogger } from '../logger';
 import {
   type ConsumeMessageService, type ConsumeServiceHost, ConsumeStats, TaskPool, TimerSet, resetRetryAndNamespace,
 } from './consume-service';
 import { ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus, type MessageListenerConcurrently } from './listener';
 import type { ProcessQueue } from './process-queue';
 
-const log = moduleLogger('consume-concurrently');
 
 /** Delay of a local retry after a failed send-back or a full pool (Java's submitConsumeRequestLater). */
 export const CONSUME_REQUEST_LATER_MILLIS = 5_000;
@@ -31,9 +30,11 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
   readonly #stats = new ConsumeStats();
   #cleanTimer: NodeJS.Timeout | null = null;
   #stopped = false;
+  readonly #log: Logger;
 
-  constructor(private readonly host: ConsumeServiceHost, private readonly listener: MessageListenerConcurrently) {
+  constructor(private readonly host: ConsumeServiceHost, private readonly listener: MessageListenerConcurrently, logger?: Logger) {
     this.#pool = new TaskPool(host.consumeThreadMax);
+    this.#log = componentLogger('consume-concurrently', logger);
   }
 
   get inFlight(): number {
@@ -93,7 +94,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
       returned = await this.listener(msgs, context);
     } catch (err) {
       hasException = true;
-      log.warn({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'consumeMessage exception');
+      this.#log.warn({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'consumeMessage exception');
     }
     status = returned ?? ConsumeConcurrentlyStatus.RECONSUME_LATER;
     if (td) {
@@ -109,7 +110,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
     this.#stats.consumeRTTotal += Date.now() - begin;
     this.#stats.consumeCalls++;
     if (!pq.dropped) await this.processConsumeResult(status, context, msgs, pq, mq);
-    else log.warn({ group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'processQueue dropped, result not processed');
+    else this.#log.warn({ group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'processQueue dropped, result not processed');
   }
 
   /** ConsumeMessageConcurrentlyService.processConsumeResult. */
@@ -130,7 +131,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
     let remaining = msgs;
     if (this.host.messageModel() === MessageModel.BROADCASTING) {
       for (let i = ackIndex + 1; i < msgs.length; i++) {
-        log.warn({ group: this.host.consumerGroup, msgId: msgs[i].msgId, topic: mq.topic }, 'BROADCASTING, the message consume failed, drop it');
+        this.#log.warn({ group: this.host.consumerGroup, msgId: msgs[i].msgId, topic: mq.topic }, 'BROADCASTING, the message consume failed, drop it');
       }
     } else {
       const failed: MessageExt[] = [];
@@ -139,7 +140,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
         try {
           await this.host.sendMessageBack(msg, context.delayLevelWhenNextConsume, mq.brokerName);
         } catch (err) {
-          log.warn({ err, group: this.host.consumerGroup, msgId: msg.msgId }, 'sendMessageBack failed, consume it again later');
+          this.#log.warn({ err, group: this.host.consumerGroup, msgId: msg.msgId }, 'sendMessageBack failed, consume it again later');
           msg.reconsumeTimes++;
           failed.push(msg);
         }
@@ -166,11 +167,11 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
       for (const msg of pq.expiredMessages(this.host.consumeTimeout)) {
         try {
           await this.host.sendMessageBack(msg, 3, mq.brokerName);
-          log.info({ group: this.host.consumerGroup, msgId: msg.msgId, queueOffset: msg.queueOffset }, 'send expired msg back');
+          this.#log.info({ group: this.host.consumerGroup, msgId: msg.msgId, queueOffset: msg.queueOffset }, 'send expired msg back');
           const offset = pq.removeMessage([msg]);
           if (offset >= 0 && !pq.dropped) this.host.offsetStore.updateOffset(mq, offset, true);
         } catch (err) {
-          log.error({ err, group: this.host.consumerGroup, msgId: msg.msgId }, 'send expired msg back failed');
+          this.#log.error({ err, group: this.host.consumerGroup, msgId: msg.msgId }, 'send expired msg back failed');
         }
       }
     }

@@ -12,14 +12,13 @@ import { MessageModel } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
 import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
-import { moduleLogger } from '../logger';
+import { type Logger, componentLogger } from '../logger';
 import {
   type ConsumeMessageService, type ConsumeServiceHost, ConsumeStats, TaskPool, TimerSet, resetRetryAndNamespace,
 } from './consume-service';
 import { ConsumeOrderlyContext, ConsumeOrderlyStatus, type MessageListenerOrderly } from './listener';
 import type { ProcessQueue } from './process-queue';
 
-const log = moduleLogger('consume-orderly');
 
 /** Java's -Drocketmq.client.maxTimeConsumeContinuously. */
 export const MAX_TIME_CONSUME_CONTINUOUSLY = 60_000;
@@ -32,9 +31,11 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
   readonly #active = new WeakSet<ProcessQueue>();
   readonly #rerun = new WeakSet<ProcessQueue>();
   #stopped = false;
+  readonly #log: Logger;
 
-  constructor(private readonly host: ConsumeServiceHost, private readonly listener: MessageListenerOrderly) {
+  constructor(private readonly host: ConsumeServiceHost, private readonly listener: MessageListenerOrderly, logger?: Logger) {
     this.#pool = new TaskPool(host.consumeThreadMax);
+    this.#log = componentLogger('consume-orderly', logger);
   }
 
   get inFlight(): number {
@@ -135,7 +136,7 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
         returned = await this.listener(msgs, context);
       } catch (err) {
         hasException = true;
-        log.warn({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'consumeMessage exception');
+        this.#log.warn({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'consumeMessage exception');
       } finally {
         pq.consumeLocked = false;
       }
@@ -166,7 +167,7 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
         case ConsumeOrderlyStatus.ROLLBACK:
         case ConsumeOrderlyStatus.SUCCESS:
           if (status !== ConsumeOrderlyStatus.SUCCESS) {
-            log.warn({ group: this.host.consumerGroup }, 'the message queue consume result is illegal, we think you want to ack these message');
+            this.#log.warn({ group: this.host.consumerGroup }, 'the message queue consume result is illegal, we think you want to ack these message');
           }
           commitOffset = pq.commit();
           this.#stats.consumeOK += msgs.length;

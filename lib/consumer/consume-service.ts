@@ -142,6 +142,13 @@ export class TimerSet {
     this.#timers.add(t);
   }
 
+  /** Runs `fn` every `intervalMillis` until clear(). */
+  every(intervalMillis: number, fn: () => void): void {
+    const t = setInterval(fn, intervalMillis);
+    t.unref();
+    this.#timers.add(t);
+  }
+
   clear(): void {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();

@@ -9,38 +9,31 @@
  * @see org.apache.rocketmq.client.impl.consumer.RebalanceLitePullImpl
  * @see org.apache.rocketmq.client.consumer.TopicMessageQueueChangeListener
  */
-import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import { consumeTraceAfter, consumeTraceBefore } from '../client/trace/trace-hooks';
 import { ResponseCode } from '../../protocol/code/response-code';
 import type { ConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
 import { ConsumerRunningInfoProp } from '../../protocol/body/consumer-running-info';
 import { isTagType } from '../../protocol/body/expression-type';
-import { ConsumeFromWhere, ConsumeType, MessageModel, type SubscriptionData } from '../../protocol/body/heartbeat-data';
+import { ConsumeFromWhere, ConsumeType, MessageModel } from '../../protocol/body/heartbeat-data';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
-import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
+import type { ClientConfig, ClientConfigOptions } from '../client/client-config';
 import { MixAll } from '../client/mix-all';
 import type { MQClientAPI } from '../client/mq-client-api';
-import type { MQClientInstance } from '../client/mq-client-instance';
-import { MQClientManager } from '../client/mq-client-manager';
-import type { MQClientAPIOptions } from '../client/mq-client-api';
 import { topicRouteData2TopicSubscribeInfo } from '../client/route-convert';
 import { checkGroup } from '../client/validators';
+import type { MQClientAPIOptions } from '../client/mq-client-api';
 import { ConfigError, MQBrokerError, MQClientError } from '../errors';
-import { componentLogger } from '../logger';
-import { Lifecycle } from '../util/lifecycle';
+import type { Logger } from '../logger';
 import { AssignedMessageQueue } from './assigned-message-queue';
-import type { ConsumerClient, ConsumerClientAPI, MQConsumerInner } from './consumer-client';
-import { MessageSelector, buildSubscriptionData, buildSubscriptionDataOfType } from './message-selector';
+import type { ConsumerClient, ConsumerClientAPI } from './consumer-client';
+import { ConsumerCore, type ConsumerExtras } from './consumer-core';
+import { MessageSelector, buildSubscriptionData } from './message-selector';
 import type { ProcessQueue } from './process-queue';
-import { PullAPIWrapper, PullStatus, buildPullSysFlag } from './pull-api-wrapper';
-import { RebalanceImpl } from './rebalance-impl';
-import { AllocateMessageQueueAveragely } from './rebalance/allocate-message-queue-averagely';
+import { PullStatus, buildPullSysFlag } from './pull-api-wrapper';
+import type { RebalanceHooks } from './rebalance-impl';
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
-import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './offset/local-file-offset-store';
 import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
-import { QueueOffsets } from './queue-offsets';
-import { RemoteBrokerOffsetStore } from './offset/remote-broker-offset-store';
 
 /** DefaultLitePullConsumerImpl's delays. */
 export const LITE_PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL = 50;
@@ -59,7 +52,7 @@ export interface TopicMessageQueueChangeListener {
   onChanged(topic: string, messageQueues: MessageQueue[]): void;
 }
 
-export interface LitePullConsumerOptions extends ClientConfigOptions {
+export interface LitePullConsumerOptions extends ClientConfigOptions, ConsumerExtras<LitePullConsumerClient> {
   /** Consumer group (required): consumers of a group share the queues (CLUSTERING) and the offsets. */
   consumerGroup: string;
   /** Signs every request (AclClientRPCHook for a broker with aclEnable=true), as Java's constructor argument. */
@@ -117,6 +110,8 @@ export interface LitePullConsumerOptions extends ClientConfigOptions {
   client?: LitePullConsumerClient;
   /** An offset store to use instead of the default one. */
   offsetStore?: OffsetStore;
+  /** Parent of the consumer's loggers (its rebalance and offset store too); default: the root logger. */
+  logger?: Logger;
 }
 
 /** What the lite pull consumer uses of MQClientInstance: the consumer's subset plus the route query of fetchMessageQueues. */
@@ -145,12 +140,6 @@ export const DEFAULT_LITE_PULL_CONSUMER_OPTIONS = Object.freeze({
   enableMsgTrace: false,
   customizedTraceTopic: 'RMQ_SYS_TRACE_TOPIC',
 });
-
-function halfAnHourAgo(): string {
-  const d = new Date(Date.now() - 30 * 60 * 1000);
-  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
-  return `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-}
 
 const SubscriptionType = { NONE: 'NONE', SUBSCRIBE: 'SUBSCRIBE', ASSIGN: 'ASSIGN' } as const;
 type SubscriptionType = (typeof SubscriptionType)[keyof typeof SubscriptionType];
@@ -190,19 +179,11 @@ class Slots {
   }
 }
 
-export class DefaultLitePullConsumer implements MQConsumerInner {
-  readonly clientConfig: ClientConfig;
-  readonly consumerGroup: string;
-  readonly options: Omit<LitePullConsumerOptions, keyof ClientConfigOptions | 'client' | 'offsetStore'>;
-  readonly #injectedClient: LitePullConsumerClient | undefined;
-  #client: LitePullConsumerClient | undefined;
-  readonly #queueOffsets = new QueueOffsets(() => this.#client!, () => this.clientConfig.mqClientApiTimeout);
-  #instance: MQClientInstance | undefined;
-  #offsetStore: OffsetStore | undefined;
-  #rebalance: RebalanceImpl | undefined;
-  #pullAPIWrapper: PullAPIWrapper | undefined;
+/** The lite pull consumer's options after defaults (without the client settings and the constructor's seams). */
+export type LitePullConsumerConfig = Omit<LitePullConsumerOptions, keyof ClientConfigOptions | keyof ConsumerExtras<LitePullConsumerClient>>;
+
+export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig, LitePullConsumerClient> {
   #subscriptionType: SubscriptionType = SubscriptionType.NONE;
-  readonly #subscriptions = new Map<string, SubscriptionData>();
   readonly #topicToSubExpression = new Map<string, string>();
   #messageQueueListener: MessageQueueListener | undefined;
   readonly #assigned = new AssignedMessageQueue();
@@ -211,45 +192,14 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   readonly #pollWaiters: Array<() => void> = [];
   readonly #topicListeners = new Map<string, TopicMessageQueueChangeListener>();
   readonly #messageQueuesForTopic = new Map<string, MessageQueue[]>();
-  readonly #timers = new Set<NodeJS.Timeout>();
-  #metadataTimer: NodeJS.Timeout | null = null;
-  #slots: Slots;
+  readonly #slots: Slots;
   #nextAutoCommitDeadline = -1;
-  #running = false;
-  #startTimestamp = 0;
-  readonly #lifecycle: Lifecycle;
-  readonly #log;
-
-  readonly #rpcHook: MQClientAPIOptions['rpcHook'];
 
   constructor(options: Partial<LitePullConsumerOptions> & { consumerGroup: string }) {
-    const { client, offsetStore, rpcHook, ...rest } = options;
-    this.#rpcHook = rpcHook;
-    this.clientConfig = new ClientConfig(rest);
-    const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-    this.options = {
-      ...DEFAULT_LITE_PULL_CONSUMER_OPTIONS,
-      consumeTimestamp: halfAnHourAgo(),
-      allocateMessageQueueStrategy: new AllocateMessageQueueAveragely(),
-      localOffsetStoreDir: defaultLocalOffsetStoreDir(),
-      ...defined,
-    } as DefaultLitePullConsumer['options'];
+    super('lite-pull-consumer', DEFAULT_LITE_PULL_CONSUMER_OPTIONS, options);
     if (this.options.autoCommitIntervalMillis < MIN_AUTOCOMMIT_INTERVAL_MILLIS) this.options.autoCommitIntervalMillis = MIN_AUTOCOMMIT_INTERVAL_MILLIS;
-    this.consumerGroup = options.consumerGroup;
-    this.#injectedClient = client;
-    this.#offsetStore = offsetStore;
     this.#slots = new Slots(Math.max(1, this.options.pullThreadNums));
-    this.#log = componentLogger('lite-pull-consumer').child({ group: this.consumerGroup });
-    this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
-    if (this.options.enableMsgTrace) {
-      this.traceDispatcher = new AsyncTraceDispatcher(this.consumerGroup, 'CONSUME', this.options.customizedTraceTopic, {
-        clientConfig: this.clientConfig, instanceOptions: { rpcHook },
-      });
-    }
   }
-
-  /** The trace dispatcher of enableMsgTrace (null without). */
-  readonly traceDispatcher: AsyncTraceDispatcher | null = null;
 
   // ------------------------------------------------------------------ subscription
 
@@ -260,23 +210,16 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   subscribe(topic: string, expression: string | MessageSelector = '*', messageQueueListener?: MessageQueueListener): void {
     if (!topic) throw new ConfigError('Topic can not be null or empty.');
     this.#setSubscriptionType(SubscriptionType.SUBSCRIBE);
-    const t = this.clientConfig.withNamespace(topic);
-    const sd = expression instanceof MessageSelector
-      ? buildSubscriptionDataOfType(t, expression.getExpression(), expression.getExpressionType())
-      : buildSubscriptionData(t, expression);
-    this.#subscriptions.set(t, sd);
     if (messageQueueListener) this.#messageQueueListener = messageQueueListener;
-    if (this.#rebalance && this.#running) {
-      this.#rebalance.subscriptionInner.set(t, sd);
-      void this.#client!.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
-      void this.#client!.updateTopicRouteInfoFromNameServer(t).catch(() => false).then(() => this.doRebalance());
+    const t = this.addSubscription(topic, expression, this.running);
+    if (t) {
+      void this.client!.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
+      void this.client!.updateTopicRouteInfoFromNameServer(t).catch(() => false).then(() => this.doRebalance());
     }
   }
 
   unsubscribe(topic: string): void {
-    const t = this.clientConfig.withNamespace(topic);
-    this.#subscriptions.delete(t);
-    this.#rebalance?.subscriptionInner.delete(t);
+    const t = this.removeSubscription(topic);
     this.#removePullTask(t);
     this.#assigned.removeAssignedMessageQueue(t);
   }
@@ -287,13 +230,13 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
     this.#setSubscriptionType(SubscriptionType.ASSIGN);
     const mqs = this.clientConfig.queuesWithNamespace([...messageQueues]);
     this.#assigned.updateAssignedMessageQueue(undefined, mqs);
-    if (this.#running) this.#updateAssignPullTask(mqs);
+    if (this.running) this.#updateAssignPullTask(mqs);
   }
 
   /** The tag expression used to pull the assigned queues of a topic (before start). */
   setSubExpressionForAssign(topic: string, subExpression: string): void {
     if (!subExpression || subExpression.trim() === '') throw new ConfigError('subExpression can not be null or empty.');
-    if (this.#lifecycle.current !== 'created') throw new MQClientError(-1, 'setAssignTag only can be called before start.');
+    if (this.lifecycle.current !== 'created') throw new MQClientError(-1, 'setAssignTag only can be called before start.');
     this.#setSubscriptionType(SubscriptionType.ASSIGN);
     this.#topicToSubExpression.set(this.clientConfig.withNamespace(topic), subExpression);
   }
@@ -329,7 +272,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
         return req.messageExts;
       }
       const left = endTime - Date.now();
-      if (left <= 0 || !this.#running) return [];
+      if (left <= 0 || !this.running) return [];
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           const i = this.#pollWaiters.indexOf(wake);
@@ -378,12 +321,12 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
     }
     const entries = [...offsets].map(([mq, off]) => [this.clientConfig.queueWithNamespace(mq), off] as const);
     if (entries.length === 0) {
-      this.#log.warn('MessageQueues is empty, Ignore this commit');
+      this.log.warn('MessageQueues is empty, Ignore this commit');
       return;
     }
     for (const [mq, offset] of entries) {
       if (offset === -1) {
-        this.#log.error({ topic: mq.topic, queueId: mq.queueId }, 'consumerOffset is -1');
+        this.log.error({ topic: mq.topic, queueId: mq.queueId }, 'consumerOffset is -1');
         continue;
       }
       const pq = this.#assigned.getProcessQueue(mq);
@@ -410,7 +353,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
     const consumerOffset = this.#assigned.getConsumerOffset(mq);
     if (consumerOffset === -1) return;
     const pq = this.#assigned.getProcessQueue(mq);
-    if (pq && !pq.dropped) this.#offsetStore?.updateOffset(mq, consumerOffset, false);
+    if (pq && !pq.dropped) this.getOffsetStore()?.updateOffset(mq, consumerOffset, false);
   }
 
   /** The committed offset of a queue (memory first, then the store); -1 when none. */
@@ -459,7 +402,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
     this.#checkServiceState();
     const q = this.clientConfig.queueWithNamespace(mq);
     const addr = await this.#brokerAddr(q);
-    return this.#client!.api.searchOffset(addr, q.topic, q.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
+    return this.client!.api.searchOffset(addr, q.topic, q.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
   }
 
   pause(messageQueues: readonly MessageQueue[]): void {
@@ -474,7 +417,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   async fetchMessageQueues(topic: string): Promise<MessageQueue[]> {
     this.#checkServiceState();
     const t = this.clientConfig.withNamespace(topic);
-    const route = await this.#client!.api.getTopicRouteInfoFromNameServer(t, this.clientConfig.mqClientApiTimeout);
+    const route = await this.client!.api.getTopicRouteInfoFromNameServer(t, this.clientConfig.mqClientApiTimeout);
     const mqs = topicRouteData2TopicSubscribeInfo(t, route);
     if (mqs.length === 0) throw new MQClientError(-1, `Can not find Message Queue for this topic, ${t} Namesrv return empty`);
     return mqs.map((mq) => this.#userQueue(mq));
@@ -484,17 +427,13 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   async registerTopicMessageQueueChangeListener(topic: string, listener: TopicMessageQueueChangeListener): Promise<void> {
     if (!topic || !listener) throw new MQClientError(-1, 'Topic or listener is null');
     const t = this.clientConfig.withNamespace(topic);
-    if (this.#topicListeners.has(t)) this.#log.warn({ topic: t }, 'Topic had been registered, new listener will overwrite the old one');
+    if (this.#topicListeners.has(t)) this.log.warn({ topic: t }, 'Topic had been registered, new listener will overwrite the old one');
     this.#topicListeners.set(t, listener);
-    if (this.#running) this.#messageQueuesForTopic.set(t, await this.fetchMessageQueues(topic));
-  }
-
-  getOffsetStore(): OffsetStore | undefined {
-    return this.#offsetStore;
+    if (this.running) this.#messageQueuesForTopic.set(t, await this.fetchMessageQueues(topic));
   }
 
   isRunning(): boolean {
-    return this.#running;
+    return this.running;
   }
 
   isAutoCommit(): boolean {
@@ -507,48 +446,21 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
 
   // ------------------------------------------------------------------ lifecycle
 
-  start(): Promise<void> {
-    return this.#lifecycle.start();
-  }
-
-  /** Stops the pull loops, commits (autoCommit) and persists the offsets, unregisters from the brokers. */
-  shutdown(): Promise<void> {
-    return this.#lifecycle.shutdown();
-  }
-
-  get offsetStore(): OffsetStore {
-    if (!this.#offsetStore) throw new MQClientError(-1, 'The consumer not running, please start it first.');
-    return this.#offsetStore;
-  }
-
   #checkServiceState(): void {
-    if (!this.#running) throw new MQClientError(-1, 'The consumer not running, please start it first.');
+    if (!this.running) throw new MQClientError(-1, 'The consumer not running, please start it first.');
   }
 
-  async #doStart(): Promise<void> {
+  protected checkConfig(): void {
     checkGroup(this.consumerGroup);
-    if (this.consumerGroup === MixAll.DEFAULT_CONSUMER_GROUP) throw new ConfigError(`consumerGroup can not equal ${MixAll.DEFAULT_CONSUMER_GROUP}, please specify another one.`);
     if (!this.options.allocateMessageQueueStrategy) throw new ConfigError('allocateMessageQueueStrategy is null');
     if (this.options.consumerTimeoutMillisWhenSuspend < this.options.brokerSuspendMaxTimeMillis) {
       throw new ConfigError('Long polling mode, the consumer consumerTimeoutMillisWhenSuspend must greater than brokerSuspendMaxTimeMillis');
     }
-    if (this.options.pullBatchSize < 1 || this.options.pullBatchSize > 1024) throw new ConfigError('pullBatchSize Out of range [1, 1024]');
-    if (this.options.messageModel === MessageModel.CLUSTERING) this.clientConfig.changeInstanceNameToPID();
+  }
 
-    let client = this.#injectedClient;
-    if (!client) {
-      const instance = MQClientManager.getInstance().acquire(this.clientConfig, { rpcHook: this.#rpcHook });
-      this.#instance = instance;
-      client = instance;
-    }
-    const group = this.clientConfig.withNamespace(this.consumerGroup);
-    if (!client.registerConsumer(group, this)) {
-      if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
-      this.#instance = undefined;
-      throw new MQClientError(-1, `The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
-    }
-    this.#client = client;
-    this.#rebalance = new RebalanceImpl(group, this.options.messageModel, this.options.allocateMessageQueueStrategy, client as ConsumerClient, {
+  protected rebalanceHooks(): RebalanceHooks {
+    this.#assigned.setProcessQueueSource((mq) => this.rebalance?.getProcessQueue(mq));
+    return {
       passive: false,
       computePullFromWhere: (mq) => this.#computePullFromWhere(mq),
       dispatchPullRequest: () => undefined,
@@ -562,45 +474,23 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
         try {
           this.#messageQueueListener?.messageQueueChanged(this.clientConfig.withoutNamespace(topic), mqAll.map((q) => this.#userQueue(q)), mqDivided.map((q) => this.#userQueue(q)));
         } catch (err) {
-          this.#log.error({ err, topic }, 'messageQueueChanged exception');
+          this.log.error({ err, topic }, 'messageQueueChanged exception');
         }
       },
       removeDirtyOffset: (mq) => this.offsetStore.removeOffset(mq),
-    });
-    const rebalance = this.#rebalance;
-    for (const [t, sd] of this.#subscriptions) rebalance.subscriptionInner.set(t, sd);
-    this.#assigned.setProcessQueueSource((mq) => rebalance.getProcessQueue(mq));
-    this.#pullAPIWrapper = new PullAPIWrapper(client as ConsumerClient, group, this.clientConfig.unitMode);
-    if (!this.#offsetStore) {
-      this.#offsetStore = this.options.messageModel === MessageModel.BROADCASTING
-        ? new LocalFileOffsetStore(client.clientId, group, this.options.localOffsetStoreDir)
-        : new RemoteBrokerOffsetStore(client as ConsumerClient, group);
-    }
-    try {
-      await this.#offsetStore.load();
-      if (this.#instance) await this.#instance.start();
-    } catch (err) {
-      await client.unregisterConsumer(group).catch(() => undefined);
-      if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
-      this.#instance = undefined;
-      throw err;
-    }
-    this.#running = true;
-    this.#startTimestamp = Date.now();
-    this.#nextAutoCommitDeadline = Date.now() + this.options.autoCommitIntervalMillis;
-    this.#metadataTimer = setTimeout(() => {
-      this.#metadataTimer = setInterval(() => void this.#fetchTopicMessageQueuesAndCompare(), this.options.topicMetadataCheckIntervalMillis);
-      this.#metadataTimer.unref();
-      void this.#fetchTopicMessageQueuesAndCompare();
-    }, Math.min(10_000, this.options.topicMetadataCheckIntervalMillis));
-    this.#metadataTimer.unref();
+    };
+  }
 
-    // operateAfterRunning
+  /** Java's startScheduleTask and operateAfterRunning. */
+  protected async afterRunning(client: LitePullConsumerClient): Promise<void> {
+    this.#nextAutoCommitDeadline = Date.now() + this.options.autoCommitIntervalMillis;
+    const check = (): void => void this.#fetchTopicMessageQueuesAndCompare();
+    this.timers.schedule(Math.min(10_000, this.options.topicMetadataCheckIntervalMillis), () => {
+      this.timers.every(this.options.topicMetadataCheckIntervalMillis, check);
+      check();
+    });
     if (this.#subscriptionType === SubscriptionType.SUBSCRIBE) {
-      await Promise.all([...rebalance.subscriptionInner.keys()].map((t) => client.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
-      await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
-      await this.doRebalance();
-      client.rebalanceImmediately();
+      await this.joinGroup(client, false);
     } else {
       await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
       if (this.#subscriptionType === SubscriptionType.ASSIGN) this.#updateAssignPullTask(this.#assigned.messageQueues());
@@ -609,39 +499,22 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
       try {
         this.#messageQueuesForTopic.set(topic, await this.fetchMessageQueues(this.clientConfig.withoutNamespace(topic)));
       } catch (err) {
-        this.#log.warn({ err, topic }, 'fetchMessageQueues failed');
+        this.log.warn({ err, topic }, 'fetchMessageQueues failed');
       }
     }
-    if (this.traceDispatcher) await this.traceDispatcher.start().catch((err: unknown) => this.#log.warn({ err }, 'trace dispatcher start failed'));
-    this.#log.info('the lite pull consumer started');
   }
 
-  async #doShutdown(): Promise<void> {
-    await this.traceDispatcher?.shutdown();
+  /** Commits (autoCommit) and persists the offsets, stops the pull tasks, wakes the pollers (then the core unregisters). */
+  protected async stopLoop(): Promise<void> {
     if (this.options.autoCommit) this.#commitAll();
     await this.persistConsumerOffset();
-    this.#running = false;
+    this.running = false;
     for (const task of this.#taskTable.values()) task.cancelled = true;
     this.#taskTable.clear();
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
-    if (this.#metadataTimer) {
-      clearTimeout(this.#metadataTimer);
-      clearInterval(this.#metadataTimer);
-    }
-    this.#metadataTimer = null;
     this.#wakeAllPollers();
     this.#consumeRequestCache.length = 0;
-    const client = this.#client!;
-    const group = this.#rebalance!.consumerGroup;
-    this.#rebalance!.destroy();
     this.#assigned.clear();
-    await client.unregisterConsumer(group).catch((err: unknown) => this.#log.warn({ err }, 'unregisterConsumer failed'));
-    if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
-    this.#instance = undefined;
-    this.#client = undefined;
-    this.#subscriptionType = this.#subscriptions.size > 0 ? SubscriptionType.SUBSCRIBE : SubscriptionType.NONE;
-    this.#log.info('the lite pull consumer shut down');
+    this.#subscriptionType = this.subscriptionTable.size > 0 ? SubscriptionType.SUBSCRIBE : SubscriptionType.NONE;
   }
 
   // ------------------------------------------------------------------ pull tasks
@@ -680,7 +553,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   }
 
   #startPullTask(mqs: readonly MessageQueue[]): void {
-    if (!this.#running) return;
+    if (!this.running) return;
     for (const mq of mqs) {
       const key = messageQueueKey(mq);
       if (this.#taskTable.has(key)) continue;
@@ -691,13 +564,8 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
   }
 
   #schedule(task: PullTask, delayMillis: number): void {
-    if (task.cancelled || !this.#running) return;
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      void this.#runPullTask(task);
-    }, delayMillis);
-    timer.unref();
-    this.#timers.add(timer);
+    if (task.cancelled || !this.running) return;
+    this.timers.schedule(delayMillis, () => void this.#runPullTask(task));
   }
 
   #clearMessageQueueInCache(mq: MessageQueue): void {
@@ -722,7 +590,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
 
   /** PullTaskImpl.run: flow control, then one long-polling PULL_MESSAGE with the lite-pull flag. */
   async #runPullTask(task: PullTask): Promise<void> {
-    if (task.cancelled || !this.#running) return;
+    if (task.cancelled || !this.running) return;
     const mq = task.messageQueue;
     if (this.#assigned.isPaused(mq)) {
       this.#schedule(task, LITE_PULL_TIME_DELAY_MILLS_WHEN_PAUSE);
@@ -743,7 +611,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
       offset = await this.#nextPullOffset(mq);
       if (offset < 0) throw new MQClientError(-1, 'no start offset');
     } catch (err) {
-      this.#log.error({ err, topic: mq.topic, queueId: mq.queueId }, 'Failed to get next pull offset');
+      this.log.error({ err, topic: mq.topic, queueId: mq.queueId }, 'Failed to get next pull offset');
       this.#schedule(task, LITE_PULL_TIME_DELAY_MILLS_ON_EXCEPTION);
       return;
     }
@@ -751,14 +619,14 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
     let delay = 0;
     try {
       const sd = this.#subscriptionType === SubscriptionType.SUBSCRIBE
-        ? this.#rebalance?.subscriptionInner.get(mq.topic)
+        ? this.rebalance?.subscriptionInner.get(mq.topic)
         : buildSubscriptionData(mq.topic, this.#topicToSubExpression.get(mq.topic) ?? '*');
       if (!sd) return;
       await this.#slots.acquire();
       let result;
       try {
-        if (task.cancelled || !this.#running) return;
-        result = await this.#pullAPIWrapper!.pull({
+        if (task.cancelled || !this.running) return;
+        result = await this.pullAPIWrapper!.pull({
           mq, subExpression: sd.subString, expressionType: sd.expressionType ?? 'TAG',
           subVersion: isTagType(sd.expressionType) ? 0 : sd.subVersion, offset, maxNums: o.pullBatchSize,
           sysFlag: buildPullSysFlag(false, true, true, false, true), commitOffset: 0,
@@ -779,14 +647,14 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
           this.#submitConsumeRequest({ messageExts: result.msgFoundList, messageQueue: mq, processQueue: pq });
         }
       } else if (result.pullStatus === PullStatus.OFFSET_ILLEGAL) {
-        this.#log.warn({ topic: mq.topic, queueId: mq.queueId, offset, nextBeginOffset: result.nextBeginOffset }, 'The pull request offset illegal');
+        this.log.warn({ topic: mq.topic, queueId: mq.queueId, offset, nextBeginOffset: result.nextBeginOffset }, 'The pull request offset illegal');
       }
       if (this.#assigned.getSeekOffset(mq) === -1) this.#assigned.updatePullOffset(mq, result.nextBeginOffset, pq);
     } catch (err) {
       delay = err instanceof MQBrokerError && err.responseCode === ResponseCode.FLOW_CONTROL
         ? LITE_PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL
         : this.clientConfig.pullTimeDelayMillsWhenException;
-      if (this.#running && !task.cancelled) this.#log.warn({ err, topic: mq.topic, queueId: mq.queueId }, 'An error occurred in pull message process.');
+      if (this.running && !task.cancelled) this.log.warn({ err, topic: mq.topic, queueId: mq.queueId }, 'An error occurred in pull message process.');
     }
     this.#schedule(task, delay);
   }
@@ -795,16 +663,15 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
 
   /** RebalanceLitePullImpl.computePullFromWhereWithException. */
   #computePullFromWhere(mq: MessageQueue): Promise<number> {
-    return this.#queueOffsets.computePullFromWhere(mq, this.offsetStore, ReadOffsetType.MEMORY_FIRST_THEN_STORE,
-      this.options.consumeFromWhere, this.options.consumeTimestamp);
+    return this.pullStartOffset(mq, ReadOffsetType.MEMORY_FIRST_THEN_STORE);
   }
 
   #brokerAddr(mq: MessageQueue): Promise<string> {
-    return this.#queueOffsets.brokerAddr(mq);
+    return this.queueOffsets.brokerAddr(mq);
   }
 
   #brokerOffset(mq: MessageQueue, which: 'max' | 'min'): Promise<number> {
-    return this.#queueOffsets.brokerOffset(mq, which);
+    return this.queueOffsets.brokerOffset(mq, which);
   }
 
   async #fetchTopicMessageQueuesAndCompare(): Promise<void> {
@@ -819,7 +686,7 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
           listener.onChanged(this.clientConfig.withoutNamespace(topic), now);
         }
       } catch (err) {
-        this.#log.error({ err, topic }, 'ScheduledTask fetchMessageQueuesAndCompare exception');
+        this.log.error({ err, topic }, 'ScheduledTask fetchMessageQueuesAndCompare exception');
       }
     }
   }
@@ -830,66 +697,34 @@ export class DefaultLitePullConsumer implements MQConsumerInner {
 
   // ------------------------------------------------------------------ MQConsumerInner
 
-  groupName(): string {
-    return this.#rebalance?.consumerGroup ?? this.clientConfig.withNamespace(this.consumerGroup);
-  }
-
-  messageModel(): MessageModel {
-    return this.options.messageModel;
-  }
-
   consumeType(): ConsumeType {
     return ConsumeType.CONSUME_ACTIVELY;
   }
 
-  consumeFromWhere(): ConsumeFromWhere {
+  /** Java's DefaultLitePullConsumerImpl answers CONSUME_FROM_LAST_OFFSET whatever the option says. */
+  override consumeFromWhere(): ConsumeFromWhere {
     return ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET;
   }
 
-  subscriptions(): SubscriptionData[] {
-    return [...(this.#rebalance?.subscriptionInner.values() ?? this.#subscriptions.values())];
-  }
-
-  isUnitMode(): boolean {
-    return this.clientConfig.unitMode;
-  }
-
   async doRebalance(): Promise<void> {
-    if (this.#rebalance && this.#running) await this.#rebalance.doRebalance(false);
+    if (this.rebalance && this.running) await this.rebalance.doRebalance(false);
   }
 
   async persistConsumerOffset(): Promise<void> {
-    if (!this.#offsetStore || !this.#running) return;
-    const mqs = this.#subscriptionType === SubscriptionType.SUBSCRIBE
-      ? [...(this.#rebalance?.processQueueTable.values() ?? [])].map((e) => e.mq)
-      : this.#assigned.messageQueues();
+    const store = this.getOffsetStore();
+    if (!store || !this.running) return;
+    const mqs = this.#subscriptionType === SubscriptionType.SUBSCRIBE ? this.ownedQueues() : this.#assigned.messageQueues();
     try {
-      await this.#offsetStore.persistAll(mqs);
+      await store.persistAll(mqs);
     } catch (err) {
-      this.#log.error({ err }, 'Persist consumer offset error');
+      this.log.error({ err }, 'Persist consumer offset error');
     }
-  }
-
-  updateTopicSubscribeInfo(topic: string, info: MessageQueue[]): void {
-    if (this.#rebalance?.subscriptionInner.has(topic)) this.#rebalance.topicSubscribeInfoTable.set(topic, info);
-  }
-
-  isSubscribeTopicNeedUpdate(topic: string): boolean {
-    return !!this.#rebalance?.subscriptionInner.has(topic) && !this.#rebalance.topicSubscribeInfoTable.has(topic);
-  }
-
-  getConsumerStatus(topic: string): Array<[MessageQueue, number]> {
-    return this.#offsetStore?.cloneOffsetTable(topic) ?? [];
   }
 
   /** GET_CONSUMER_RUNNING_INFO, as DefaultLitePullConsumerImpl.consumerRunningInfo: properties and subscriptions. */
   consumerRunningInfo(): ConsumerRunningInfo {
-    const properties = new Map<string, string>();
-    for (const [k, v] of Object.entries({ ...this.clientConfig.toOptions(), ...this.options })) {
-      if (v === undefined || v === null || k === 'allocateMessageQueueStrategy') continue;
-      properties.set(k, String(v));
-    }
-    properties.set(ConsumerRunningInfoProp.PROP_CONSUMER_START_TIMESTAMP, String(this.#startTimestamp));
+    const properties = this.runningInfoProperties();
+    properties.set(ConsumerRunningInfoProp.PROP_CONSUMER_START_TIMESTAMP, String(this.startTimestamp));
     return { properties, subscriptionSet: this.subscriptions(), mqTable: [], statusTable: new Map() };
   }
 }

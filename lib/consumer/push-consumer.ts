@@ -8,7 +8,6 @@
  * @see org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl
  * @see org.apache.rocketmq.client.impl.consumer.RebalancePushImpl
  */
-import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import { type ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { type ConsumerRunningInfo, ConsumerRunningInfoProp, type ConsumeStatus, type ProcessQueueInfo } from '../../protocol/body/consumer-running-info';
 import { ExpressionType } from '../../protocol/body/expression-type';
@@ -17,31 +16,25 @@ import { MessageConst } from '../../protocol/message/message-const';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
 import { propertiesToString } from '../../protocol/message/properties';
-import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
+import type { ClientConfigOptions } from '../client/client-config';
 import { MixAll, getRetryTopic } from '../client/mix-all';
-import type { MQClientInstance } from '../client/mq-client-instance';
-import { MQClientManager } from '../client/mq-client-manager';
 import type { MQClientAPIOptions } from '../client/mq-client-api';
 import { ConfigError, MQClientError } from '../errors';
-import { componentLogger } from '../logger';
-import { Lifecycle } from '../util/lifecycle';
-import { TimerSet, type ConsumeMessageService, type ConsumeServiceHost } from './consume-service';
+import type { Logger } from '../logger';
+import type { ConsumeMessageService, ConsumeServiceHost } from './consume-service';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service';
 import { ConsumeMessageOrderlyService } from './consume-message-orderly-service';
-import type { ConsumerClient, MQConsumerInner } from './consumer-client';
+import type { ConsumerClient } from './consumer-client';
+import { ConsumerCore, type ConsumerExtras } from './consumer-core';
 import {
   ConsumeConcurrentlyStatus, type MessageListenerConcurrently, type MessageListenerOrderly,
 } from './listener';
-import { MessageSelector, buildSubscriptionData, buildSubscriptionDataOfType } from './message-selector';
+import { MessageSelector, buildSubscriptionData } from './message-selector';
 import type { ProcessQueue, PullRequest } from './process-queue';
-import { PullAPIWrapper, PullStatus, buildPullSysFlag } from './pull-api-wrapper';
-import { RebalanceImpl } from './rebalance-impl';
-import { AllocateMessageQueueAveragely } from './rebalance/allocate-message-queue-averagely';
+import { PullStatus, buildPullSysFlag } from './pull-api-wrapper';
+import type { RebalanceHooks } from './rebalance-impl';
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
-import { LocalFileOffsetStore, defaultLocalOffsetStoreDir } from './offset/local-file-offset-store';
 import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
-import { QueueOffsets } from './queue-offsets';
-import { RemoteBrokerOffsetStore } from './offset/remote-broker-offset-store';
 
 /** Java's DefaultMQPushConsumerImpl constants. */
 export const PULL_TIME_DELAY_MILLS_WHEN_SUSPEND = 1_000;
@@ -50,7 +43,7 @@ export const PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION = 3_000;
 export const BROKER_SUSPEND_MAX_TIME_MILLIS = 15_000;
 export const CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000;
 
-export interface PushConsumerOptions extends ClientConfigOptions {
+export interface PushConsumerOptions extends ClientConfigOptions, ConsumerExtras<ConsumerClient> {
   /** Consumer group (required): consumers of a group share the queues (CLUSTERING) and the offsets. */
   consumerGroup: string;
   /** Signs every request (AclClientRPCHook for a broker with aclEnable=true), as Java's constructor argument. */
@@ -118,12 +111,8 @@ export interface PushConsumerOptions extends ClientConfigOptions {
   client?: ConsumerClient;
   /** An offset store to use instead of the default one. */
   offsetStore?: OffsetStore;
-}
-
-function halfAnHourAgo(): string {
-  const d = new Date(Date.now() - 30 * 60 * 1000);
-  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
-  return `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  /** Parent of the consumer's loggers (its rebalance, offset store and consume service too); default: the root logger. */
+  logger?: Logger;
 }
 
 export { parseConsumeTimestamp } from './consume-timestamp';
@@ -159,81 +148,32 @@ export interface AckableMessage extends MessageExt {
   nack(): void;
 }
 
-export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHost {
-  readonly clientConfig: ClientConfig;
-  readonly consumerGroup: string;
-  readonly options: Omit<PushConsumerOptions, keyof ClientConfigOptions | 'client' | 'offsetStore'>;
-  #client: ConsumerClient | undefined;
-  readonly #queueOffsets = new QueueOffsets(() => this.#client!, () => this.clientConfig.mqClientApiTimeout);
-  readonly #injectedClient: ConsumerClient | undefined;
-  #offsetStore: OffsetStore | undefined;
-  #rebalance: RebalanceImpl | undefined;
-  #pullAPIWrapper: PullAPIWrapper | undefined;
+/** The push consumer's options after defaults (without the client settings and the constructor's seams). */
+export type PushConsumerConfig = Omit<PushConsumerOptions, keyof ClientConfigOptions | keyof ConsumerExtras<ConsumerClient>>;
+
+export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, ConsumerClient> implements ConsumeServiceHost {
   #consumeService: ConsumeMessageService | undefined;
   #listener: { kind: 'concurrently'; fn: MessageListenerConcurrently } | { kind: 'orderly'; fn: MessageListenerOrderly } | undefined;
-  readonly #subscriptions = new Map<string, SubscriptionData>();
-  readonly #timers = new TimerSet();
-  readonly #lifecycle: Lifecycle;
-  readonly #log;
-  #lockTimer: NodeJS.Timeout | null = null;
   #pause = false;
-  #running = false;
-  #startTimestamp = 0;
   #queueThresholds = { count: 0, sizeMiB: 0 };
   #pulls = { count: 0, rtTotal: 0 };
-  #instance: MQClientInstance | undefined;
   /** The heartbeat round announcing a new subVersion, until the brokers answered it. */
   #subscriptionsAnnounced: Promise<void> | null = null;
 
-  readonly #rpcHook: MQClientAPIOptions['rpcHook'];
-
   constructor(options: Partial<PushConsumerOptions> & { consumerGroup: string }) {
-    const { client, offsetStore, rpcHook, ...rest } = options;
-    this.#rpcHook = rpcHook;
-    this.clientConfig = new ClientConfig(rest);
-    const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-    this.options = {
-      ...DEFAULT_PUSH_CONSUMER_OPTIONS,
-      consumeTimestamp: halfAnHourAgo(),
-      allocateMessageQueueStrategy: new AllocateMessageQueueAveragely(),
-      localOffsetStoreDir: defaultLocalOffsetStoreDir(),
-      ...defined,
-    } as DefaultMQPushConsumer['options'];
-    this.consumerGroup = options.consumerGroup;
-    this.#injectedClient = client;
-    this.#offsetStore = offsetStore;
+    super('push-consumer', DEFAULT_PUSH_CONSUMER_OPTIONS, options);
     this.#queueThresholds = { count: this.options.pullThresholdForQueue, sizeMiB: this.options.pullThresholdSizeForQueue };
-    this.#log = componentLogger('push-consumer').child({ group: this.consumerGroup });
-    this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
-    if (this.options.enableMsgTrace) {
-      this.traceDispatcher = new AsyncTraceDispatcher(this.consumerGroup, 'CONSUME', this.options.customizedTraceTopic, {
-        clientConfig: this.clientConfig, instanceOptions: { rpcHook },
-      });
-    }
   }
-
-  /** The trace dispatcher of enableMsgTrace (null without). */
-  readonly traceDispatcher: AsyncTraceDispatcher | null = null;
 
   // ------------------------------------------------------------------ public API
 
   /** Subscribes a topic with a tag expression (`"*"`, `"TagA || TagB"`) or a MessageSelector (`bySql`). */
   subscribe(topic: string, expression: string | MessageSelector = '*'): void {
-    const t = this.clientConfig.withNamespace(topic);
-    const sd = expression instanceof MessageSelector
-      ? buildSubscriptionDataOfType(t, expression.getExpression(), expression.getExpressionType())
-      : buildSubscriptionData(t, expression);
-    this.#subscriptions.set(t, sd);
-    if (this.#rebalance) {
-      this.#rebalance.subscriptionInner.set(t, sd);
-      this.#announceSubscriptions();
-    }
+    if (this.addSubscription(topic, expression, true)) this.#announceSubscriptions();
   }
 
   unsubscribe(topic: string): void {
-    const t = this.clientConfig.withNamespace(topic);
-    this.#subscriptions.delete(t);
-    this.#rebalance?.subscriptionInner.delete(t);
+    this.removeSubscription(topic);
   }
 
   registerMessageListener(listener: MessageListenerConcurrently): void {
@@ -258,15 +198,6 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     return this.#pause;
   }
 
-  start(): Promise<void> {
-    return this.#lifecycle.start();
-  }
-
-  /** Stops pulling, waits for running listener calls, persists offsets, unlocks queues, unregisters. */
-  shutdown(): Promise<void> {
-    return this.#lifecycle.shutdown();
-  }
-
   /**
    * The messages as an async iterable (instead of a listener; call before start()). Each message must be
    * `ack()`ed or `nack()`ed; moving to the next message acknowledges the previous one if neither was called.
@@ -274,7 +205,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
    * messages not yet handed out are then redelivered later (RECONSUME_LATER).
    */
   messages(options: { signal?: AbortSignal } = {}): AsyncIterable<AckableMessage> {
-    if (this.#lifecycle.current !== 'created' && this.#lifecycle.current !== 'stopped') {
+    if (this.lifecycle.current !== 'created' && this.lifecycle.current !== 'stopped') {
       throw new MQClientError(-1, 'messages() must be called before start()');
     }
     type Pending = { msg: AckableMessage; done: boolean };
@@ -332,37 +263,28 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     };
   }
 
-  /** The offset store (after start). */
-  getOffsetStore(): OffsetStore | undefined {
-    return this.#offsetStore;
-  }
-
   /** The queues owned now. */
   processQueues(): Array<[MessageQueue, ProcessQueue]> {
-    return this.#rebalance?.processQueues() ?? [];
+    return this.rebalance?.processQueues() ?? [];
   }
 
   // ------------------------------------------------------------------ lifecycle
 
-  async #doStart(): Promise<void> {
+  protected checkConfig(): void {
     if (!this.#listener) throw new ConfigError('messageListener is null');
     if (!this.consumerGroup) throw new ConfigError('consumerGroup is null');
-    if (this.consumerGroup === MixAll.DEFAULT_CONSUMER_GROUP) throw new ConfigError(`consumerGroup can not equal ${MixAll.DEFAULT_CONSUMER_GROUP}, please specify another one.`);
     if (this.options.consumeThreadMin < 1 || this.options.consumeThreadMax < 1) throw new ConfigError('consumeThreadMin/Max out of range');
     if (this.options.consumeMessageBatchMaxSize < 1 || this.options.consumeMessageBatchMaxSize > 1024) throw new ConfigError('consumeMessageBatchMaxSize Out of range [1, 1024]');
-    if (this.options.pullBatchSize < 1 || this.options.pullBatchSize > 1024) throw new ConfigError('pullBatchSize Out of range [1, 1024]');
-    if (this.options.messageModel === MessageModel.CLUSTERING) this.clientConfig.changeInstanceNameToPID();
+  }
 
-    let client = this.#injectedClient;
-    if (!client) {
-      const instance = MQClientManager.getInstance().acquire(this.clientConfig, { rpcHook: this.#rpcHook });
-      this.#instance = instance;
-      client = instance;
-      await instance.start();
-    }
-    this.#client = client;
-    const group = this.clientConfig.withNamespace(this.consumerGroup);
-    this.#rebalance = new RebalanceImpl(group, this.options.messageModel, this.options.allocateMessageQueueStrategy, client, {
+  protected override innerSubscriptions(group: string): SubscriptionData[] {
+    if (this.options.messageModel !== MessageModel.CLUSTERING) return [];
+    const retry = getRetryTopic(group);
+    return [buildSubscriptionData(retry, '*')];
+  }
+
+  protected rebalanceHooks(group: string): RebalanceHooks {
+    return {
       passive: true,
       computePullFromWhere: (mq) => this.computePullFromWhere(mq),
       dispatchPullRequest: (mq, pq, nextOffset) => this.#executePullRequestImmediately({
@@ -371,74 +293,34 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
       removeUnnecessaryMessageQueue: (mq, pq) => this.#removeUnnecessaryMessageQueue(mq, pq),
       messageQueueChanged: (topic, mqAll, mqDivided) => this.#messageQueueChanged(topic, mqAll, mqDivided),
       removeDirtyOffset: (mq) => this.offsetStore.removeOffset(mq),
-    });
-    for (const [t, sd] of this.#subscriptions) this.#rebalance.subscriptionInner.set(t, sd);
-    if (this.options.messageModel === MessageModel.CLUSTERING) {
-      const retry = getRetryTopic(group);
-      this.#rebalance.subscriptionInner.set(retry, buildSubscriptionData(retry, '*'));
-    }
-    this.#pullAPIWrapper = new PullAPIWrapper(client, group, this.clientConfig.unitMode);
-    if (!this.#offsetStore) {
-      this.#offsetStore = this.options.messageModel === MessageModel.BROADCASTING
-        ? new LocalFileOffsetStore(client.clientId, group, this.options.localOffsetStoreDir)
-        : new RemoteBrokerOffsetStore(client, group);
-    }
-    await this.#offsetStore.load();
-    const orderly = this.#listener.kind === 'orderly';
-    this.#consumeService = this.#listener.kind === 'orderly'
-      ? new ConsumeMessageOrderlyService(this, this.#listener.fn)
-      : new ConsumeMessageConcurrentlyService(this, this.#listener.fn);
-    this.#consumeService.start();
-    if (!client.registerConsumer(group, this)) {
-      this.#consumeService = undefined;
-      if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
-      this.#instance = undefined;
-      throw new MQClientError(-1, `The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
-    }
-    this.#running = true;
-    this.#startTimestamp = Date.now();
-    if (orderly && this.options.messageModel === MessageModel.CLUSTERING) {
-      this.#lockTimer = setInterval(() => void this.#rebalance?.lockAll(), 20_000);
-      this.#lockTimer.unref();
-    }
-    // updateTopicSubscribeInfoWhenSubscriptionChanged, then heartbeat, then rebalance at once
-    await Promise.all([...this.#rebalance.subscriptionInner.keys()].map((t) => client.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
-    try {
-      await client.checkClientInBroker();
-    } catch (err) {
-      await this.#doShutdown().catch(() => undefined);
-      throw err;
-    }
-    await client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined);
-    if (this.traceDispatcher) await this.traceDispatcher.start().catch((err: unknown) => this.#log.warn({ err }, 'trace dispatcher start failed'));
-    await this.doRebalance();
-    client.rebalanceImmediately();
+    };
   }
 
-  async #doShutdown(): Promise<void> {
-    this.#running = false;
-    this.#timers.clear();
-    if (this.#lockTimer) clearInterval(this.#lockTimer);
-    this.#lockTimer = null;
+  protected override beforeRunning(): void {
+    const listener = this.#listener!;
+    this.#consumeService = listener.kind === 'orderly'
+      ? new ConsumeMessageOrderlyService(this, listener.fn, this.partLogger)
+      : new ConsumeMessageConcurrentlyService(this, listener.fn, this.partLogger);
+    this.#consumeService.start();
+  }
+
+  protected async afterRunning(client: ConsumerClient): Promise<void> {
+    if (this.#listener?.kind === 'orderly' && this.options.messageModel === MessageModel.CLUSTERING) {
+      this.timers.every(20_000, () => void this.rebalance?.lockAll());
+    }
+    await this.joinGroup(client, true);
+  }
+
+  /** Stops pulling, waits for running listener calls, persists offsets, unlocks queues (then the core unregisters). */
+  protected async stopLoop(): Promise<void> {
+    this.running = false;
+    this.timers.clear();
     await this.#consumeService?.shutdown(this.options.awaitTerminationMillisWhenShutdown);
-    await this.traceDispatcher?.shutdown();
-    const client = this.#client!;
-    const rebalance = this.#rebalance!;
     await this.persistConsumerOffset();
-    if (this.#listener?.kind === 'orderly' && this.options.messageModel === MessageModel.CLUSTERING) await rebalance.unlockAll(false);
-    rebalance.destroy();
-    await client.unregisterConsumer(rebalance.consumerGroup).catch((err: unknown) => this.#log.warn({ err }, 'unregisterConsumer failed'));
-    if (this.#instance) await MQClientManager.getInstance().release(this.#instance);
-    this.#instance = undefined;
-    this.#client = undefined;
+    if (this.#listener?.kind === 'orderly' && this.options.messageModel === MessageModel.CLUSTERING) await this.rebalance!.unlockAll(false);
   }
 
   // ------------------------------------------------------------------ ConsumeServiceHost
-
-  get offsetStore(): OffsetStore {
-    if (!this.#offsetStore) throw new MQClientError(-1, 'The consumer is not started');
-    return this.#offsetStore;
-  }
 
   get consumeThreadMax(): number { return this.options.consumeThreadMax; }
   get consumeMessageBatchMaxSize(): number { return this.options.consumeMessageBatchMaxSize; }
@@ -457,9 +339,9 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
 
   /** CONSUMER_SEND_MSG_BACK to the message's broker; when that fails, a new message to %RETRY%<group>. */
   async sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string | undefined): Promise<void> {
-    const client = this.#client;
+    const client = this.client;
     if (!client) throw new MQClientError(-1, 'The consumer is not running');
-    const group = this.#rebalance!.consumerGroup;
+    const group = this.rebalance!.consumerGroup;
     const originalTopic = msg.topic;
     msg.topic = this.clientConfig.withNamespace(msg.topic);
     try {
@@ -467,7 +349,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
       if (!addr) throw new MQClientError(-1, `The broker[${brokerName}] not exist`);
       await client.api.consumerSendMessageBack(addr, msg, group, delayLevel, 5000, this.#maxReconsumeTimesForSendBack(), brokerName);
     } catch (err) {
-      this.#log.warn({ err, msgId: msg.msgId }, 'sendMessageBack exception, send to retry topic through the inner producer');
+      this.log.warn({ err, msgId: msg.msgId }, 'sendMessageBack exception, send to retry topic through the inner producer');
       await this.#sendToRetryTopic(msg, 3 + msg.reconsumeTimes, msg.reconsumeTimes + 1, brokerName);
     } finally {
       msg.topic = originalTopic;
@@ -476,8 +358,8 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
 
   /** The inner-producer path of sendMessageBack: a copy of the message to %RETRY%<group>. */
   async #sendToRetryTopic(msg: MessageExt, delayLevel: number, reconsumeTimes: number, brokerName: string | undefined): Promise<void> {
-    const client = this.#client!;
-    const group = this.#rebalance!.consumerGroup;
+    const client = this.client!;
+    const group = this.rebalance!.consumerGroup;
     const retryTopic = getRetryTopic(group);
     const props = { ...msg.properties };
     props[MessageConst.PROPERTY_ORIGIN_MESSAGE_ID] = msg.properties[MessageConst.PROPERTY_ORIGIN_MESSAGE_ID] ?? msg.msgId;
@@ -508,21 +390,20 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
       await this.#sendToRetryTopic(msg, 0, msg.reconsumeTimes, msg.brokerName);
       return true;
     } catch (err) {
-      this.#log.error({ err, msgId: msg.msgId }, 'sendMessageBack (orderly) exception');
+      this.log.error({ err, msgId: msg.msgId }, 'sendMessageBack (orderly) exception');
       return false;
     }
   }
 
   lockOneMQ(mq: MessageQueue): Promise<boolean> {
-    return this.#rebalance ? this.#rebalance.lock(mq) : Promise.resolve(false);
+    return this.rebalance ? this.rebalance.lock(mq) : Promise.resolve(false);
   }
 
   // ------------------------------------------------------------------ rebalance hooks
 
   /** RebalancePushImpl.computePullFromWhereWithException (4.9.8). */
   computePullFromWhere(mq: MessageQueue): Promise<number> {
-    return this.#queueOffsets.computePullFromWhere(mq, this.offsetStore, ReadOffsetType.READ_FROM_STORE,
-      this.options.consumeFromWhere, this.options.consumeTimestamp);
+    return this.pullStartOffset(mq, ReadOffsetType.READ_FROM_STORE);
   }
 
   async #removeUnnecessaryMessageQueue(mq: MessageQueue, pq: ProcessQueue): Promise<boolean> {
@@ -536,15 +417,15 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
         pq.tryUnlockTimes++;
         return false;
       }
-      await this.#rebalance!.unlock(mq, true);
+      await this.rebalance!.unlock(mq, true);
     }
     return true;
   }
 
   #messageQueueChanged(topic: string, _mqAll: MessageQueue[], mqDivided: MessageQueue[]): void {
-    const sd = this.#rebalance!.subscriptionInner.get(topic);
+    const sd = this.rebalance!.subscriptionInner.get(topic);
     if (sd) sd.subVersion = Date.now();
-    const n = this.#rebalance!.processQueueTable.size;
+    const n = this.rebalance!.processQueueTable.size;
     if (n > 0) {
       if (this.options.pullThresholdForTopic !== -1) {
         this.#queueThresholds.count = Math.max(1, Math.floor(this.options.pullThresholdForTopic / n));
@@ -553,7 +434,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
         this.#queueThresholds.sizeMiB = Math.max(1, Math.floor(this.options.pullThresholdSizeForTopic / n));
       }
     }
-    this.#log.info({ topic, owned: mqDivided.length }, 'messageQueueChanged');
+    this.log.info({ topic, owned: mqDivided.length }, 'messageQueueChanged');
     this.#announceSubscriptions();
   }
 
@@ -565,7 +446,7 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
    * queues of a draining consumer stalled for 3 s (test/integration/consumer/subscription-version.test.ts).
    */
   #announceSubscriptions(): void {
-    const client = this.#client;
+    const client = this.client;
     if (!client) return;
     const round: Promise<void> = client.sendHeartbeatToAllBrokerWithLock().catch(() => undefined).finally(() => {
       if (this.#subscriptionsAnnounced === round) this.#subscriptionsAnnounced = null;
@@ -580,20 +461,20 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
    * per-tick flush the PULL_MESSAGE leaves in the same turn as the response that ended the previous pull.
    */
   #executePullRequestImmediately(req: PullRequest): void {
-    if (!this.#running) return;
+    if (!this.running) return;
     queueMicrotask(() => void this.#pullMessage(req));
   }
 
   #executePullRequestLater(req: PullRequest, delayMillis: number): void {
-    if (!this.#running) return;
-    this.#timers.schedule(delayMillis, () => void this.#pullMessage(req));
+    if (!this.running) return;
+    this.timers.schedule(delayMillis, () => void this.#pullMessage(req));
   }
 
   /** DefaultMQPushConsumerImpl.pullMessage: flow control, then one long-polling PULL_MESSAGE. */
   async #pullMessage(req: PullRequest): Promise<void> {
     const pq = req.processQueue;
     const mq = req.messageQueue;
-    if (pq.dropped || !this.#running) return;
+    if (pq.dropped || !this.running) return;
     pq.lastPullTimestamp = Date.now();
     if (this.#pause) {
       this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND);
@@ -626,9 +507,9 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     if (this.#subscriptionsAnnounced) {
       // the brokers have not acknowledged the latest subVersion yet (see #announceSubscriptions)
       await this.#subscriptionsAnnounced;
-      if (pq.dropped || !this.#running) return;
+      if (pq.dropped || !this.running) return;
     }
-    const sd = this.#rebalance!.subscriptionInner.get(mq.topic);
+    const sd = this.rebalance!.subscriptionInner.get(mq.topic);
     if (!sd) {
       this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
       return;
@@ -649,21 +530,21 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
     const begin = Date.now();
     let result;
     try {
-      result = await this.#pullAPIWrapper!.pull({
+      result = await this.pullAPIWrapper!.pull({
         mq, subExpression, expressionType: sd.expressionType, subVersion, offset: req.nextOffset,
         maxNums: this.options.pullBatchSize, sysFlag, commitOffset: commitOffsetValue,
         brokerSuspendMaxTimeMillis: BROKER_SUSPEND_MAX_TIME_MILLIS, timeoutMillis: CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND,
       }, sd);
     } catch (err) {
-      if (!mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && this.#running) {
-        this.#log.warn({ err, topic: mq.topic, queueId: mq.queueId }, 'execute the pull request exception');
+      if (!mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && this.running) {
+        this.log.warn({ err, topic: mq.topic, queueId: mq.queueId }, 'execute the pull request exception');
       }
       this.#executePullRequestLater(req, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION);
       return;
     }
     this.#pulls.count++;
     this.#pulls.rtTotal += Date.now() - begin;
-    if (pq.dropped || !this.#running) return;
+    if (pq.dropped || !this.running) return;
     switch (result.pullStatus) {
       case PullStatus.FOUND: {
         req.nextOffset = result.nextBeginOffset;
@@ -684,12 +565,12 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
         this.#executePullRequestImmediately(req);
         break;
       case PullStatus.OFFSET_ILLEGAL: {
-        this.#log.warn({ topic: mq.topic, queueId: mq.queueId, offset: req.nextOffset, nextBeginOffset: result.nextBeginOffset }, 'the pull request offset illegal');
+        this.log.warn({ topic: mq.topic, queueId: mq.queueId, offset: req.nextOffset, nextBeginOffset: result.nextBeginOffset }, 'the pull request offset illegal');
         req.nextOffset = result.nextBeginOffset;
         pq.dropped = true;
-        this.#timers.schedule(10_000, () => {
+        this.timers.schedule(10_000, () => {
           this.offsetStore.updateOffset(mq, req.nextOffset, false);
-          void this.offsetStore.persist(mq).then(() => this.#rebalance?.removeProcessQueue(mq));
+          void this.offsetStore.persist(mq).then(() => this.rebalance?.removeProcessQueue(mq));
         });
         break;
       }
@@ -698,50 +579,21 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
 
   // ------------------------------------------------------------------ MQConsumerInner
 
-  groupName(): string {
-    return this.#rebalance?.consumerGroup ?? this.clientConfig.withNamespace(this.consumerGroup);
-  }
-
-  messageModel(): MessageModel {
-    return this.options.messageModel;
-  }
-
   consumeType(): ConsumeType {
     return ConsumeType.CONSUME_PASSIVELY;
   }
 
-  consumeFromWhere(): ConsumeFromWhere {
-    return this.options.consumeFromWhere;
-  }
-
-  subscriptions(): SubscriptionData[] {
-    return [...(this.#rebalance?.subscriptionInner.values() ?? this.#subscriptions.values())];
-  }
-
-  isUnitMode(): boolean {
-    return this.clientConfig.unitMode;
-  }
-
   async doRebalance(): Promise<void> {
-    if (!this.#pause && this.#rebalance && this.#running) await this.#rebalance.doRebalance(this.#listener?.kind === 'orderly');
+    if (!this.#pause && this.rebalance && this.running) await this.rebalance.doRebalance(this.#listener?.kind === 'orderly');
   }
 
   async persistConsumerOffset(): Promise<void> {
-    if (!this.#offsetStore || !this.#rebalance) return;
-    await this.#offsetStore.persistAll([...this.#rebalance.processQueueTable.values()].map((e) => e.mq));
-  }
-
-  updateTopicSubscribeInfo(topic: string, info: MessageQueue[]): void {
-    if (this.#rebalance?.subscriptionInner.has(topic)) this.#rebalance.topicSubscribeInfoTable.set(topic, info);
-  }
-
-  isSubscribeTopicNeedUpdate(topic: string): boolean {
-    return !!this.#rebalance?.subscriptionInner.has(topic) && !this.#rebalance.topicSubscribeInfoTable.has(topic);
+    if (this.rebalance) await this.getOffsetStore()?.persistAll(this.ownedQueues());
   }
 
   /** RESET_CONSUMER_CLIENT_OFFSET: drop the queues, set and persist the offsets, rebalance again. */
   async resetOffset(topic: string, offsetTable: Array<[MessageQueue, number]>): Promise<void> {
-    const rebalance = this.#rebalance;
+    const rebalance = this.rebalance;
     if (!rebalance) return;
     this.suspend();
     try {
@@ -754,17 +606,13 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
       }
       for (const [mq, offset] of offsetTable) {
         this.offsetStore.updateOffset(mq, offset, false);
-        await this.offsetStore.updateConsumeOffsetToBroker(mq, offset, false).catch((err: unknown) => this.#log.warn({ err, topic }, 'reset offset failed'));
+        await this.offsetStore.updateConsumeOffsetToBroker(mq, offset, false).catch((err: unknown) => this.log.warn({ err, topic }, 'reset offset failed'));
         await rebalance.removeProcessQueue(mq);
       }
     } finally {
       this.#pause = false;
     }
     await this.doRebalance();
-  }
-
-  getConsumerStatus(topic: string): Array<[MessageQueue, number]> {
-    return this.#offsetStore?.cloneOffsetTable(topic) ?? [];
   }
 
   consumeMessageDirectly(msg: MessageExt, brokerName: string | undefined): Promise<ConsumeMessageDirectlyResult> {
@@ -774,18 +622,13 @@ export class DefaultMQPushConsumer implements MQConsumerInner, ConsumeServiceHos
 
   /** GET_CONSUMER_RUNNING_INFO, as DefaultMQPushConsumerImpl.consumerRunningInfo. */
   consumerRunningInfo(): ConsumerRunningInfo {
-    const properties = new Map<string, string>();
-    for (const [k, v] of Object.entries({ ...this.clientConfig.toOptions(), ...this.options })) {
-      if (v === undefined || v === null) continue;
-      if (k === 'allocateMessageQueueStrategy') continue;
-      properties.set(k, String(v));
-    }
+    const properties = this.runningInfoProperties();
     properties.set(ConsumerRunningInfoProp.PROP_CONSUME_ORDERLY, String(this.#listener?.kind === 'orderly'));
     properties.set(ConsumerRunningInfoProp.PROP_THREADPOOL_CORE_SIZE, String(this.options.consumeThreadMax));
-    properties.set(ConsumerRunningInfoProp.PROP_CONSUMER_START_TIMESTAMP, String(this.#startTimestamp));
+    properties.set(ConsumerRunningInfoProp.PROP_CONSUMER_START_TIMESTAMP, String(this.startTimestamp));
     const mqTable: Array<[MessageQueue, ProcessQueueInfo]> = [];
     for (const [mq, pq] of this.processQueues()) {
-      mqTable.push([mq, pq.toProcessQueueInfo(this.#offsetStore?.cloneOffsetTable(mq.topic).find(([q]) => messageQueueKey(q) === messageQueueKey(mq))?.[1] ?? -1)]);
+      mqTable.push([mq, pq.toProcessQueueInfo(this.getOffsetStore()?.cloneOffsetTable(mq.topic).find(([q]) => messageQueueKey(q) === messageQueueKey(mq))?.[1] ?? -1)]);
     }
     const statusTable = new Map<string, ConsumeStatus>();
     const stats = this.#consumeService?.stats();

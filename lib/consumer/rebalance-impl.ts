@@ -10,13 +10,12 @@
 import { type MessageModel, MessageModel as MM, type SubscriptionData } from '../../protocol/body/heartbeat-data';
 import { type MessageQueue, compareMessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
 import { MixAll } from '../client/mix-all';
-import { moduleLogger } from '../logger';
+import { type Logger, componentLogger } from '../logger';
 import type { ConsumerClient } from './consumer-client';
 import { ProcessQueue } from './process-queue';
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
 import { compareClientId } from './rebalance/allocate-message-queue-strategy';
 
-const log = moduleLogger('rebalance');
 
 export interface RebalanceHooks {
   /** The start offset of a newly owned queue (< 0: not known, skip the queue this round). */
@@ -38,6 +37,7 @@ export class RebalanceImpl {
   readonly topicSubscribeInfoTable = new Map<string, MessageQueue[]>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   #rebalancing: Promise<void> | null = null;
+  readonly #log: Logger;
 
   constructor(
     readonly consumerGroup: string,
@@ -45,7 +45,10 @@ export class RebalanceImpl {
     public allocateMessageQueueStrategy: AllocateMessageQueueStrategy,
     readonly client: ConsumerClient,
     readonly hooks: RebalanceHooks,
-  ) {}
+    logger?: Logger,
+  ) {
+    this.#log = componentLogger('rebalance', logger);
+  }
 
   processQueues(): Array<[MessageQueue, ProcessQueue]> {
     return [...this.processQueueTable.values()].map(({ mq, pq }) => [mq, pq]);
@@ -67,7 +70,7 @@ export class RebalanceImpl {
       try {
         await this.rebalanceByTopic(topic, isOrder);
       } catch (err) {
-        if (!topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) log.warn({ err, group: this.consumerGroup, topic }, 'rebalanceByTopic exception');
+        if (!topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) this.#log.warn({ err, group: this.consumerGroup, topic }, 'rebalanceByTopic exception');
       }
     }
     await this.truncateMessageQueueNotMyTopic();
@@ -77,7 +80,7 @@ export class RebalanceImpl {
     const mqSet = this.topicSubscribeInfoTable.get(topic);
     if (this.messageModel === MM.BROADCASTING) {
       if (!mqSet) {
-        log.warn({ group: this.consumerGroup, topic }, 'doRebalance, but the topic route is not known');
+        this.#log.warn({ group: this.consumerGroup, topic }, 'doRebalance, but the topic route is not known');
         return;
       }
       if (await this.updateProcessQueueTableInRebalance(topic, mqSet, isOrder)) this.hooks.messageQueueChanged(topic, mqSet, mqSet);
@@ -85,11 +88,11 @@ export class RebalanceImpl {
     }
     const cidAll = await this.client.findConsumerIdList(topic, this.consumerGroup);
     if (!mqSet) {
-      if (!topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) log.warn({ group: this.consumerGroup, topic }, 'doRebalance, but the topic route is not known');
+      if (!topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) this.#log.warn({ group: this.consumerGroup, topic }, 'doRebalance, but the topic route is not known');
       return;
     }
     if (!cidAll || cidAll.length === 0) {
-      log.warn({ group: this.consumerGroup, topic }, 'doRebalance, get consumer id list failed');
+      this.#log.warn({ group: this.consumerGroup, topic }, 'doRebalance, get consumer id list failed');
       return;
     }
     const mqAll = [...mqSet].sort(compareMessageQueue);
@@ -98,13 +101,13 @@ export class RebalanceImpl {
     try {
       allocated = this.allocateMessageQueueStrategy.allocate(this.consumerGroup, this.client.clientId, mqAll, cids);
     } catch (err) {
-      log.error({ err, group: this.consumerGroup, strategy: this.allocateMessageQueueStrategy.getName() }, 'allocate message queue exception');
+      this.#log.error({ err, group: this.consumerGroup, strategy: this.allocateMessageQueueStrategy.getName() }, 'allocate message queue exception');
       return;
     }
     const seen = new Set<string>();
     const unique = allocated.filter((mq) => (seen.has(messageQueueKey(mq)) ? false : (seen.add(messageQueueKey(mq)), true)));
     if (await this.updateProcessQueueTableInRebalance(topic, unique, isOrder)) {
-      log.info({ group: this.consumerGroup, topic, clientId: this.client.clientId, mqAllSize: mqAll.length, cidAllSize: cids.length, allocated: unique.length }, 'rebalance result changed');
+      this.#log.info({ group: this.consumerGroup, topic, clientId: this.client.clientId, mqAllSize: mqAll.length, cidAllSize: cids.length, allocated: unique.length }, 'rebalance result changed');
       this.hooks.messageQueueChanged(topic, mqSet, unique);
     }
   }
@@ -120,14 +123,14 @@ export class RebalanceImpl {
         if (await this.hooks.removeUnnecessaryMessageQueue(mq, pq)) {
           this.processQueueTable.delete(key);
           changed = true;
-          log.info({ group: this.consumerGroup, topic, queueId: mq.queueId, brokerName: mq.brokerName }, 'drop unnecessary mq');
+          this.#log.info({ group: this.consumerGroup, topic, queueId: mq.queueId, brokerName: mq.brokerName }, 'drop unnecessary mq');
         }
       } else if (this.hooks.passive && pq.isPullExpired()) {
         pq.dropped = true;
         if (await this.hooks.removeUnnecessaryMessageQueue(mq, pq)) {
           this.processQueueTable.delete(key);
           changed = true;
-          log.warn({ group: this.consumerGroup, topic, queueId: mq.queueId }, 'pull expired, drop mq');
+          this.#log.warn({ group: this.consumerGroup, topic, queueId: mq.queueId }, 'pull expired, drop mq');
         }
       }
     }
@@ -135,7 +138,7 @@ export class RebalanceImpl {
       const key = messageQueueKey(mq);
       if (this.processQueueTable.has(key)) continue;
       if (isOrder && !(await this.lock(mq))) {
-        log.warn({ group: this.consumerGroup, topic, queueId: mq.queueId }, 'add new mq failed, because lock failed');
+        this.#log.warn({ group: this.consumerGroup, topic, queueId: mq.queueId }, 'add new mq failed, because lock failed');
         continue;
       }
       this.hooks.removeDirtyOffset(mq);
@@ -144,17 +147,17 @@ export class RebalanceImpl {
       try {
         nextOffset = await this.hooks.computePullFromWhere(mq);
       } catch (err) {
-        log.warn({ err, group: this.consumerGroup, topic, queueId: mq.queueId }, 'computePullFromWhere exception');
+        this.#log.warn({ err, group: this.consumerGroup, topic, queueId: mq.queueId }, 'computePullFromWhere exception');
         continue;
       }
       if (nextOffset < 0) {
-        log.warn({ group: this.consumerGroup, topic, queueId: mq.queueId }, 'doRebalance, add new mq failed');
+        this.#log.warn({ group: this.consumerGroup, topic, queueId: mq.queueId }, 'doRebalance, add new mq failed');
         continue;
       }
       if (this.processQueueTable.has(key)) continue;
       if (isOrder) pq.locked = true;
       this.processQueueTable.set(key, { mq, pq });
-      log.info({ group: this.consumerGroup, topic, queueId: mq.queueId, brokerName: mq.brokerName, nextOffset }, 'add new mq');
+      this.#log.info({ group: this.consumerGroup, topic, queueId: mq.queueId, brokerName: mq.brokerName, nextOffset }, 'add new mq');
       this.hooks.dispatchPullRequest(mq, pq, nextOffset);
       changed = true;
     }
@@ -168,7 +171,7 @@ export class RebalanceImpl {
         pq.dropped = true;
         this.processQueueTable.delete(key);
         await this.hooks.removeUnnecessaryMessageQueue(mq, pq).catch(() => false);
-        log.info({ group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'doRebalance, truncateMessageQueueNotMyTopic');
+        this.#log.info({ group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'doRebalance, truncateMessageQueueNotMyTopic');
       }
     }
   }
@@ -203,7 +206,7 @@ export class RebalanceImpl {
       }
       return ok.some((q) => messageQueueKey(q) === messageQueueKey(mq));
     } catch (err) {
-      log.error({ err, group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'lockBatchMQ exception');
+      this.#log.error({ err, group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'lockBatchMQ exception');
       return false;
     }
   }
@@ -225,11 +228,11 @@ export class RebalanceImpl {
             pq.lastLockTimestamp = now;
           } else {
             pq.locked = false;
-            log.warn({ group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'the message queue locking failed');
+            this.#log.warn({ group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'the message queue locking failed');
           }
         }
       } catch (err) {
-        log.error({ err, group: this.consumerGroup, brokerName }, 'lockBatchMQ exception');
+        this.#log.error({ err, group: this.consumerGroup, brokerName }, 'lockBatchMQ exception');
       }
     }
   }
@@ -240,7 +243,7 @@ export class RebalanceImpl {
     try {
       await this.client.api.unlockBatchMQ(addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: [mq] }, 1000, oneway);
     } catch (err) {
-      log.warn({ err, group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'unlockBatchMQ exception');
+      this.#log.warn({ err, group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'unlockBatchMQ exception');
     }
   }
 
@@ -255,7 +258,7 @@ export class RebalanceImpl {
           if (pq) pq.locked = false;
         }
       } catch (err) {
-        log.warn({ err, group: this.consumerGroup, brokerName }, 'unlockBatchMQ exception');
+        this.#log.warn({ err, group: this.consumerGroup, brokerName }, 'unlockBatchMQ exception');
       }
     }
   }

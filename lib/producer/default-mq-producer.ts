@@ -204,7 +204,7 @@ export class DefaultMQProducer implements MQProducerInner {
       sendLatencyFaultEnable: this.options.sendLatencyFaultEnable,
       latencyMax: this.options.latencyMax,
       notAvailableDuration: this.options.notAvailableDuration,
-    }, { now: this.#now });
+    }, { now: this.#now, logger });
     this.#manager = clientManager ?? MQClientManager.getInstance();
     this.#instanceOptions = { ...instanceOptions, rpcHook: rpcHook ?? instanceOptions?.rpcHook, logger: logger ?? instanceOptions?.logger };
     this.#logger = componentLogger('producer', logger).child({ group: this.options.producerGroup });

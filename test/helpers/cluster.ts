@@ -34,15 +34,7 @@ export function randomName(prefix = 'test'): string {
   return `${prefix}_${process.pid}_${Date.now().toString(36)}_${seq}`;
 }
 
-/** Polls `predicate` every 10 ms until it holds; rejects after `timeout` ms. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeout = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor } from './wait-for';
 
 /**
  * Skips the suite (from a `before` hook) when it runs against ROCKETMQ_NAMESRV_ADDR, printing why: the tests that

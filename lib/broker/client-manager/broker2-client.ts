@@ -15,7 +15,11 @@ import { GetConsumerStatusRequestHeader } from '../../../protocol/header/get-con
 import { encodeResetOffsetBody } from '../../../protocol/body/reset-offset-body';
 import { decodeGetConsumerStatusBody, encodeGetConsumerStatusBody } from '../../../protocol/body/get-consumer-status-body';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
-import type { BrokerController } from '../broker-controller';
+import type { BrokerConfig } from '../broker-config';
+import type { TopicConfigManager } from '../topic/topic-config-manager';
+import type { ConsumerOffsetManager } from '../offset/consumer-offset-manager';
+import type { ConsumerManager } from './consumer-manager';
+import type { DefaultMessageStore } from '../../store/message-store';
 
 /** MQVersion.Version.V3_0_7_SNAPSHOT.ordinal(): older clients cannot reset offsets or report their status. */
 export const V3_0_7_SNAPSHOT = 28;
@@ -23,8 +27,13 @@ export const V3_0_7_SNAPSHOT = 28;
 const CLIENT_CALL_TIMEOUT_MILLIS = 5000;
 
 /** The parts of the controller the offset reset and status requests read. */
-export type Broker2ClientHost = Pick<BrokerController,
-  'brokerConfig' | 'topicConfigManager' | 'consumerOffsetManager' | 'messageStore' | 'consumerManager'>;
+export interface Broker2ClientHost {
+  readonly brokerConfig: Pick<BrokerConfig, 'brokerName'>;
+  readonly topicConfigManager: Pick<TopicConfigManager, 'selectTopicConfig'>;
+  readonly consumerOffsetManager: Pick<ConsumerOffsetManager, 'queryOffset'>;
+  readonly messageStore: Pick<DefaultMessageStore, 'getMaxOffsetInQueue' | 'getOffsetInQueueByTime'>;
+  readonly consumerManager: Pick<ConsumerManager, 'getConsumerGroupInfo'>;
+}
 
 export class Broker2Client {
   constructor(

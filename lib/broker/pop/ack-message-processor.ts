@@ -7,7 +7,7 @@
  * @see org.apache.rocketmq.broker.processor.AckMessageProcessor (5.3.3)
  * @see org.apache.rocketmq.broker.processor.ChangeInvisibleTimeProcessor (5.3.3)
  */
-import type { BrokerController } from '../broker-controller';
+import type { PopController } from './pop-controller';
 import type { BrokerProcessor } from '../processor/broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -23,7 +23,7 @@ import type { PopCheckPointStore } from './pop-checkpoint-store';
 export class AckMessageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.ACK_MESSAGE, RequestCode.CHANGE_MESSAGE_INVISIBLETIME] as const;
 
-  constructor(private readonly controller: BrokerController, private readonly checkPoints: PopCheckPointStore) {}
+  constructor(private readonly controller: PopController, private readonly checkPoints: PopCheckPointStore) {}
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
     const change = request.code === RequestCode.CHANGE_MESSAGE_INVISIBLETIME;

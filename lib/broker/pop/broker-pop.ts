@@ -4,7 +4,7 @@
  * NOTIFICATION processors. The controller starts it after the store and stops it before.
  */
 import path from 'node:path';
-import type { BrokerController } from '../broker-controller';
+import type { PopController } from './pop-controller';
 import type { BrokerProcessor } from '../processor/broker-processor';
 import { componentLogger } from '../../logger';
 import { PopCheckPointStore } from './pop-checkpoint-store';
@@ -21,7 +21,7 @@ export class BrokerPop {
   readonly processors: BrokerProcessor[];
   #loaded = false;
 
-  constructor(controller: BrokerController) {
+  constructor(controller: PopController) {
     const logger = componentLogger('pop', controller.logger);
     this.checkPoints = new PopCheckPointStore({ dir: path.join(controller.messageStoreConfig.storePathRootDir, 'pop'), logger });
     this.polling = new PopLongPollingService(POP_DEFAULTS.maxPopPollingSize);

@@ -4,7 +4,7 @@
  *
  * @see org.apache.rocketmq.broker.processor.NotificationProcessor (5.3.3)
  */
-import type { BrokerController } from '../broker-controller';
+import type { PopController } from './pop-controller';
 import type { BrokerProcessor } from '../processor/broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -18,7 +18,7 @@ import type { PopLongPollingService } from './pop-long-polling-service';
 export class NotificationProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.NOTIFICATION] as const;
 
-  constructor(private readonly controller: BrokerController, private readonly polling: PopLongPollingService) {}
+  constructor(private readonly controller: PopController, private readonly polling: PopLongPollingService) {}
 
   processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
     return Promise.resolve(this.#notify(request, ctx, true));

@@ -10,7 +10,7 @@
  *
  * @see org.apache.rocketmq.broker.processor.PopMessageProcessor (5.3.3)
  */
-import type { BrokerController } from '../broker-controller';
+import type { PopController } from './pop-controller';
 import type { BrokerProcessor } from '../processor/broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -60,7 +60,7 @@ export class PopMessageProcessor implements BrokerProcessor {
   #ckCounter = 0;
 
   constructor(
-    private readonly controller: BrokerController,
+    private readonly controller: PopController,
     private readonly checkPoints: PopCheckPointStore,
     private readonly polling: PopLongPollingService,
   ) {}

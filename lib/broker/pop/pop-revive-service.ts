@@ -7,7 +7,7 @@
  *
  * @see org.apache.rocketmq.broker.processor.PopReviveService#reviveRetry (5.3.3)
  */
-import type { BrokerController } from '../broker-controller';
+import type { PopController } from './pop-controller';
 import { PermName } from '../../../protocol/body/perm-name';
 import { KeyBuilder } from '../../../protocol/message/extra-info-util';
 import { MessageConst } from '../../../protocol/message/message-const';
@@ -32,7 +32,7 @@ export class PopReviveService {
   /** Messages re-stored in a retry topic so far. */
   revivedCount = 0;
 
-  constructor(private readonly controller: BrokerController, private readonly checkPoints: PopCheckPointStore, options: PopReviveServiceOptions) {
+  constructor(private readonly controller: PopController, private readonly checkPoints: PopCheckPointStore, options: PopReviveServiceOptions) {
     this.#now = options.now ?? Date.now;
     this.#log = options.logger;
     this.#loop = new ServiceLoop({ name: 'PopReviveService', intervalMillis: options.reviveIntervalMillis ?? 100, logger: options.logger }, async () => {

@@ -40,7 +40,18 @@ import { RemotingCommand } from '../../../protocol/remoting-command';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties, applyProperties } from '../../util/properties-file';
 import { validateTopic, isSystemTopic } from '../topic/topic-validator';
-import type { BrokerController } from '../broker-controller';
+import type { BrokerConfig } from '../broker-config';
+import type { MessageStoreConfig } from '../../store/message-store-config';
+import type { Logger } from '../../logger';
+import type { TopicConfigManager } from '../topic/topic-config-manager';
+import type { SubscriptionGroupManager } from '../subscription/subscription-group-manager';
+import type { ConsumerOffsetManager } from '../offset/consumer-offset-manager';
+import type { ConsumerManager } from '../client-manager/consumer-manager';
+import type { ProducerManager } from '../client-manager/producer-manager';
+import type { DefaultMessageStore } from '../../store/message-store';
+import type { ScheduleMessageService } from '../schedule/schedule-message-service';
+import type { BrokerStatsManager } from '../stats/broker-stats-manager';
+import type { Broker2Client } from '../client-manager/broker2-client';
 
 /** Java's RemotingCommand.createResponseCommand default remark, kept when a handler only sets the code. */
 export const NOT_SET_REMARK = 'not set any response code';
@@ -63,13 +74,31 @@ function humanRuntime(ms: number): string {
   return `[ ${Math.floor(s / 86400)} days, ${Math.floor((s % 86400) / 3600)} hours, ${Math.floor((s % 3600) / 60)} minutes, ${s % 60} seconds ]`;
 }
 
+/** What the admin processor uses of the broker: configuration, the managers, the store, a registration at the name servers. */
+export interface AdminBrokerController {
+  readonly brokerConfig: BrokerConfig;
+  readonly messageStoreConfig: MessageStoreConfig;
+  readonly logger: Logger;
+  readonly brokerAddr: string;
+  readonly topicConfigManager: TopicConfigManager;
+  readonly subscriptionGroupManager: SubscriptionGroupManager;
+  readonly consumerOffsetManager: ConsumerOffsetManager;
+  readonly consumerManager: ConsumerManager;
+  readonly producerManager: Pick<ProducerManager, 'groupChannelTable'>;
+  readonly messageStore: DefaultMessageStore;
+  readonly scheduleMessageService: Pick<ScheduleMessageService, 'encode' | 'getMaxOffsetTable' | 'offsetTable'>;
+  readonly brokerStatsManager: Pick<BrokerStatsManager, 'statsData'>;
+  readonly broker2Client: Pick<Broker2Client, 'resetOffset' | 'getConsumeStatus' | 'callClient'>;
+  registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
+}
+
 export class AdminBrokerProcessor {
   readonly requestCodes: readonly number[] = ADMIN_CODES;
   /** Java's Configuration data version (GET_BROKER_CONFIG header, bumped by UPDATE_BROKER_CONFIG). */
   configDataVersion: DataVersion = newDataVersion();
   readonly bootTimestamp = Date.now();
 
-  constructor(private readonly controller: BrokerController) {}
+  constructor(private readonly controller: AdminBrokerController) {}
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
     switch (request.code) {

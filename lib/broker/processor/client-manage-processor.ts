@@ -4,7 +4,12 @@
  *
  * @see org.apache.rocketmq.broker.processor.ClientManageProcessor
  */
-import type { BrokerController } from '../broker-controller';
+import type { BrokerConfig } from '../broker-config';
+import type { Logger } from '../../logger';
+import type { TopicConfigManager } from '../topic/topic-config-manager';
+import type { SubscriptionGroupManager } from '../subscription/subscription-group-manager';
+import type { ConsumerManager } from '../client-manager/consumer-manager';
+import type { ProducerManager } from '../client-manager/producer-manager';
 import type { BrokerProcessor } from './broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -20,10 +25,20 @@ import { getRetryTopic } from '../topic/topic-validator';
 import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
 import { FilterExpressionError } from '../filter/filter-expression-error';
 
+/** What the client-manage processor uses of the broker. */
+export interface ClientManageController {
+  readonly brokerConfig: Pick<BrokerConfig, 'enablePropertyFilter'>;
+  readonly logger: Logger;
+  readonly topicConfigManager: Pick<TopicConfigManager, 'createTopicInSendMessageBackMethod'>;
+  readonly subscriptionGroupManager: Pick<SubscriptionGroupManager, 'findSubscriptionGroupConfig'>;
+  readonly consumerManager: Pick<ConsumerManager, 'registerConsumer' | 'unregisterConsumer'>;
+  readonly producerManager: Pick<ProducerManager, 'registerProducer' | 'unregisterProducer'>;
+}
+
 export class ClientManageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT, RequestCode.CHECK_CLIENT_CONFIG] as const;
 
-  constructor(private readonly controller: BrokerController) {}
+  constructor(private readonly controller: ClientManageController) {}
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand> {
     switch (request.code) {

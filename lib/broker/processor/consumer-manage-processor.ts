@@ -3,7 +3,10 @@
  *
  * @see org.apache.rocketmq.broker.processor.ConsumerManageProcessor
  */
-import type { BrokerController } from '../broker-controller';
+import type { Logger } from '../../logger';
+import type { ConsumerManager } from '../client-manager/consumer-manager';
+import type { ConsumerOffsetManager } from '../offset/consumer-offset-manager';
+import type { DefaultMessageStore } from '../../store/message-store';
 import type { BrokerProcessor } from './broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -15,10 +18,18 @@ import { QueryConsumerOffsetRequestHeader } from '../../../protocol/header/query
 import { QueryConsumerOffsetResponseHeader } from '../../../protocol/header/query-consumer-offset-response-header';
 import { encodeGetConsumerListByGroupResponseBody } from '../../../protocol/body/get-consumer-list-by-group-response-body';
 
+/** What the consumer-manage processor uses of the broker. */
+export interface ConsumerManageController {
+  readonly logger: Logger;
+  readonly consumerManager: Pick<ConsumerManager, 'getConsumerGroupInfo'>;
+  readonly consumerOffsetManager: Pick<ConsumerOffsetManager, 'commitOffset' | 'queryOffset'>;
+  readonly messageStore: Pick<DefaultMessageStore, 'getMinOffsetInQueue'>;
+}
+
 export class ConsumerManageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.UPDATE_CONSUMER_OFFSET, RequestCode.QUERY_CONSUMER_OFFSET] as const;
 
-  constructor(private readonly controller: BrokerController) {}
+  constructor(private readonly controller: ConsumerManageController) {}
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand> {
     const c = this.controller;

@@ -5,7 +5,17 @@
  *
  * @see org.apache.rocketmq.broker.processor.PullMessageProcessor
  */
-import type { BrokerController } from '../broker-controller';
+import type { BrokerConfig } from '../broker-config';
+import type { MessageStoreConfig } from '../../store/message-store-config';
+import type { Logger } from '../../logger';
+import type { TopicConfigManager } from '../topic/topic-config-manager';
+import type { SubscriptionGroupManager } from '../subscription/subscription-group-manager';
+import type { ConsumerManager } from '../client-manager/consumer-manager';
+import type { ConsumerOffsetManager } from '../offset/consumer-offset-manager';
+import type { DefaultMessageStore } from '../../store/message-store';
+import type { PullRequestHoldService } from '../longpolling/pull-request-hold-service';
+import type { BrokerStatsManager } from '../stats/broker-stats-manager';
+import type { BrokerLatencyMetrics } from '../metrics/broker-metrics';
 import type { BrokerProcessor } from './broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -57,10 +67,27 @@ function adjacentView(slices: readonly Buffer[]): Buffer | null {
   return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
+/** What the pull processor uses of the broker (the controller in production, fakes in unit tests). */
+export interface PullMessageController {
+  readonly brokerConfig: BrokerConfig;
+  readonly messageStoreConfig: Pick<MessageStoreConfig, 'brokerRole' | 'offsetCheckInSlave'>;
+  readonly logger: Logger;
+  /** The broker's own address (the pull-to-DLQ path stamps it on stored messages). */
+  readonly storeHost: { address: string; port: number };
+  readonly topicConfigManager: Pick<TopicConfigManager, 'selectTopicConfig'>;
+  readonly subscriptionGroupManager: Pick<SubscriptionGroupManager, 'findSubscriptionGroupConfig'>;
+  readonly consumerManager: Pick<ConsumerManager, 'getConsumerGroupInfo'>;
+  readonly consumerOffsetManager: Pick<ConsumerOffsetManager, 'commitOffset'>;
+  readonly messageStore: Pick<DefaultMessageStore, 'getMessage' | 'putMessage'>;
+  readonly pullRequestHoldService: Pick<PullRequestHoldService, 'suspendPullRequest'>;
+  readonly brokerStatsManager: Pick<BrokerStatsManager, 'incGroupGet' | 'incBrokerGetNums'>;
+  readonly latencyMetrics: Pick<BrokerLatencyMetrics, 'get'>;
+}
+
 export class PullMessageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE] as const;
 
-  constructor(private readonly controller: BrokerController) {}
+  constructor(private readonly controller: PullMessageController) {}
 
   processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
     return this.pull(request, ctx, true);

@@ -4,7 +4,8 @@
  *
  * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor
  */
-import type { BrokerController } from '../broker-controller';
+import type { ConsumerOffsetManager } from '../offset/consumer-offset-manager';
+import type { DefaultMessageStore } from '../../store/message-store';
 import type { BrokerProcessor } from './broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -19,13 +20,19 @@ import { SearchOffsetResponseHeader } from '../../../protocol/header/search-offs
 import { GetEarliestMsgStoretimeRequestHeader } from '../../../protocol/header/get-earliest-msg-storetime-request-header';
 import { GetEarliestMsgStoretimeResponseHeader } from '../../../protocol/header/get-earliest-msg-storetime-response-header';
 
+/** What the queue-offset processor uses of the broker. */
+export interface QueueOffsetController {
+  readonly consumerOffsetManager: Pick<ConsumerOffsetManager, 'encode'>;
+  readonly messageStore: Pick<DefaultMessageStore, 'getMaxOffsetInQueue' | 'getMinOffsetInQueue' | 'getOffsetInQueueByTime' | 'getEarliestMessageTime'>;
+}
+
 export class QueueOffsetProcessor implements BrokerProcessor {
   readonly requestCodes = [
     RequestCode.GET_MAX_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
     RequestCode.GET_EARLIEST_MSG_STORETIME, RequestCode.GET_ALL_CONSUMER_OFFSET,
   ] as const;
 
-  constructor(private readonly controller: BrokerController) {}
+  constructor(private readonly controller: QueueOffsetController) {}
 
   async processRequest(request: RemotingCommand, _ctx: RemotingContext): Promise<RemotingCommand> {
     const store = this.controller.messageStore;

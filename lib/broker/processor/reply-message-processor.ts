@@ -8,7 +8,13 @@
  *
  * @see org.apache.rocketmq.broker.processor.ReplyMessageProcessor
  */
-import type { BrokerController } from '../broker-controller';
+import type { BrokerConfig } from '../broker-config';
+import type { Logger } from '../../logger';
+import type { DefaultMessageStore } from '../../store/message-store';
+import type { BrokerStatsManager } from '../stats/broker-stats-manager';
+import type { ProducerManager } from '../client-manager/producer-manager';
+import type { Broker2Client } from '../client-manager/broker2-client';
+import type { SendMessageProcessor } from './send-message-processor';
 import type { BrokerProcessor } from './broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { parseAddress } from '../../transport/remoting-client';
@@ -23,10 +29,24 @@ import { findProperty, stringToProperties, propertiesToJavaString } from '../../
 import { PutMessageStatus } from '../../store/store-status';
 import type { MessageExtBrokerInner } from '../../store/commit-log';
 
+/** What the reply processor uses of the broker (the controller in production, fakes in unit tests). */
+export interface ReplyMessageController {
+  readonly brokerConfig: BrokerConfig;
+  readonly logger: Logger;
+  /** The broker's own address, stamped on stored messages. */
+  readonly storeHost: { address: string; port: number };
+  readonly messageStore: Pick<DefaultMessageStore, 'putMessage'>;
+  readonly brokerStatsManager: Pick<BrokerStatsManager, 'incTopicPutNums' | 'incTopicPutSize' | 'incBrokerPutNums'>;
+  readonly producerManager: Pick<ProducerManager, 'findChannel'>;
+  readonly broker2Client: Pick<Broker2Client, 'callClient'>;
+  /** The send processor's checks (msgCheck) and stored-host pair, shared with plain sends. */
+  readonly sendMessageProcessor: Pick<SendMessageProcessor, 'msgCheck' | 'storeHostPair'>;
+}
+
 export class ReplyMessageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.SEND_REPLY_MESSAGE, RequestCode.SEND_REPLY_MESSAGE_V2] as const;
 
-  constructor(private readonly controller: BrokerController) {}
+  constructor(private readonly controller: ReplyMessageController) {}
 
   static parseRequestHeader(request: RemotingCommand): SendMessageRequestHeader {
     if (request.code === RequestCode.SEND_REPLY_MESSAGE_V2) {

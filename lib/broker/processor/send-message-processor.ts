@@ -9,7 +9,16 @@
  * @see org.apache.rocketmq.broker.processor.SendMessageProcessor
  * @see org.apache.rocketmq.broker.processor.AbstractSendMessageProcessor
  */
-import type { BrokerController } from '../broker-controller';
+import type { BrokerConfig } from '../broker-config';
+import type { MessageStoreConfig } from '../../store/message-store-config';
+import type { Logger } from '../../logger';
+import type { TopicConfigManager } from '../topic/topic-config-manager';
+import type { SubscriptionGroupManager } from '../subscription/subscription-group-manager';
+import type { DefaultMessageStore } from '../../store/message-store';
+import type { ScheduleMessageService } from '../schedule/schedule-message-service';
+import type { TransactionalMessageService } from '../transaction/transactional-message-service';
+import type { BrokerStatsManager } from '../stats/broker-stats-manager';
+import type { BrokerLatencyMetrics } from '../metrics/broker-metrics';
 import type { BrokerProcessor } from './broker-processor';
 import type { RemotingContext } from '../../transport/processor';
 import { parseAddress } from '../../transport/remoting-client';
@@ -36,6 +45,24 @@ export const DLQ_NUMS_PER_GROUP = 1;
 const V3_4_9 = 73;
 const APPLY_TOPIC_URL = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
 
+/** What the send processor uses of the broker (the controller in production, fakes in unit tests). */
+export interface SendMessageController {
+  readonly brokerConfig: BrokerConfig;
+  readonly messageStoreConfig: Pick<MessageStoreConfig, 'maxMessageSize' | 'timerWheelEnable' | 'timerMaxDelaySec'>;
+  readonly logger: Logger;
+  /** The broker's own address, stamped on stored messages. */
+  readonly storeHost: { address: string; port: number };
+  readonly topicConfigManager: Pick<TopicConfigManager,
+    'selectTopicConfig' | 'createTopicInSendMessageMethod' | 'createTopicInSendMessageBackMethod' | 'isOrderTopic'>;
+  readonly subscriptionGroupManager: Pick<SubscriptionGroupManager, 'findSubscriptionGroupConfig'>;
+  readonly messageStore: Pick<DefaultMessageStore, 'putMessage' | 'putMessages' | 'commitLogDiskRatio' | 'consumeQueueDiskRatio'>;
+  /** Rewrites a delayed message to SCHEDULE_TOPIC_XXXX (absent: delays are not handled). */
+  readonly scheduleMessageService?: Pick<ScheduleMessageService, 'rewriteDelayMessage'> | null;
+  readonly transactionalMessageService: Pick<TransactionalMessageService, 'prepareMessage'>;
+  readonly brokerStatsManager: Pick<BrokerStatsManager, 'incTopicPutNums' | 'incTopicPutSize' | 'incBrokerPutNums'>;
+  readonly latencyMetrics: Pick<BrokerLatencyMetrics, 'put'>;
+}
+
 export class SendMessageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE] as const;
 
@@ -43,7 +70,7 @@ export class SendMessageProcessor implements BrokerProcessor {
   #bornHosts = new Map<string, { host: string; port: number }>();
   #storeHost: { host: string; port: number } | null = null;
 
-  constructor(private readonly controller: BrokerController) {}
+  constructor(private readonly controller: SendMessageController) {}
 
   /** The producer's address as a host/port pair, shared by the messages of one connection (read-only). */
   #bornHost(remoteAddress: string): { host: string; port: number } {

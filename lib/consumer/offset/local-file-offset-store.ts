@@ -14,10 +14,9 @@ import path from 'node:path';
 import { type JsonObject, messageQueueBean, mqEntries, asLong, asObject } from '../../../protocol/body/body-util';
 import { FastjsonMap, encodeFastjson, parseFastjson } from '../../../protocol/body/fastjson';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
-import { moduleLogger } from '../../logger';
+import { type Logger, componentLogger } from '../../logger';
 import { type OffsetStore, OffsetTable, ReadOffsetType } from './offset-store';
 
-const log = moduleLogger('offset-store');
 
 export function defaultLocalOffsetStoreDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.ROCKETMQ_CLIENT_LOCAL_OFFSET_STORE_DIR ?? path.join(os.homedir(), '.rocketmq_offsets');
@@ -39,7 +38,10 @@ export class LocalFileOffsetStore implements OffsetStore {
   readonly storePath: string;
   #writing: Promise<void> = Promise.resolve();
 
-  constructor(clientId: string, private readonly groupName: string, baseDir: string = defaultLocalOffsetStoreDir()) {
+  readonly #log: Logger;
+
+  constructor(clientId: string, private readonly groupName: string, baseDir: string = defaultLocalOffsetStoreDir(), logger?: Logger) {
+    this.#log = componentLogger('offset-store', logger);
     this.storePath = path.join(baseDir, clientId, groupName, 'offsets.json');
   }
 
@@ -121,7 +123,7 @@ export class LocalFileOffsetStore implements OffsetStore {
       try {
         return decodeOffsetFile(text);
       } catch (err) {
-        log.warn({ err, path: this.storePath, group: this.groupName }, 'offsets file unreadable, trying the .bak file');
+        this.#log.warn({ err, path: this.storePath, group: this.groupName }, 'offsets file unreadable, trying the .bak file');
       }
     }
     let bak: string;

@@ -7,17 +7,19 @@
 import { ResponseCode } from '../../../protocol/code/response-code';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { MQBrokerError, MQClientError } from '../../errors';
-import { moduleLogger } from '../../logger';
+import { type Logger, componentLogger } from '../../logger';
 import type { ConsumerClient } from '../consumer-client';
 import { type OffsetStore, OffsetTable, ReadOffsetType } from './offset-store';
 
 const MASTER_ID = 0;
-const log = moduleLogger('offset-store');
 
 export class RemoteBrokerOffsetStore implements OffsetStore {
   readonly #table = new OffsetTable();
+  readonly #log: Logger;
 
-  constructor(private readonly client: ConsumerClient, private readonly groupName: string, private readonly timeoutMillis = 5_000) {}
+  constructor(private readonly client: ConsumerClient, private readonly groupName: string, private readonly timeoutMillis = 5_000, logger?: Logger) {
+    this.#log = componentLogger('offset-store', logger);
+  }
 
   async load(): Promise<void> {
     // nothing local to load
@@ -39,7 +41,7 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
       return brokerOffset;
     } catch (err) {
       if (err instanceof MQBrokerError && err.responseCode === ResponseCode.QUERY_NOT_FOUND) return -1;
-      log.warn({ err, group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'fetchConsumeOffsetFromBroker failed');
+      this.#log.warn({ err, group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'fetchConsumeOffsetFromBroker failed');
       return -2;
     }
   }
@@ -52,7 +54,7 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     for (const [k, { mq, offset }] of this.#table.map) {
       if (wanted.has(k)) {
         work.push(this.updateConsumeOffsetToBroker(mq, offset, false).catch((err: unknown) => {
-          log.error({ err, group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'updateConsumeOffsetToBroker failed');
+          this.#log.error({ err, group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'updateConsumeOffsetToBroker failed');
         }));
       } else {
         unused.push(mq);
@@ -61,7 +63,7 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     await Promise.all(work);
     for (const mq of unused) {
       this.#table.delete(mq);
-      log.info({ group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'remove unused mq');
+      this.#log.info({ group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'remove unused mq');
     }
   }
 
@@ -71,7 +73,7 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     try {
       await this.updateConsumeOffsetToBroker(mq, offset, true);
     } catch (err) {
-      log.error({ err, group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'updateConsumeOffsetToBroker failed');
+      this.#log.error({ err, group: this.groupName, topic: mq.topic, queueId: mq.queueId }, 'updateConsumeOffsetToBroker failed');
     }
   }
 

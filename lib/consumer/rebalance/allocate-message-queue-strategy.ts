@@ -8,15 +8,13 @@
  */
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { ConfigError } from '../../errors';
-import { moduleLogger } from '../../logger';
+import { componentLogger } from '../../logger';
 
 export interface AllocateMessageQueueStrategy {
   allocate(consumerGroup: string, currentCID: string, mqAll: readonly MessageQueue[], cidAll: readonly string[]): MessageQueue[];
   /** Java's name of the algorithm ("AVG", "CONSISTENT_HASH", ...). */
   getName(): string;
 }
-
-const log = moduleLogger('rebalance');
 
 /**
  * AbstractAllocateMessageQueueStrategy.check: throws on an empty currentCID, mqAll or cidAll; returns false (and
@@ -32,7 +30,8 @@ export function checkAllocateArguments(
   if (!mqAll || mqAll.length === 0) throw new ConfigError('mqAll is null or mqAll empty');
   if (!cidAll || cidAll.length === 0) throw new ConfigError('cidAll is null or cidAll empty');
   if (!cidAll.includes(currentCID)) {
-    log.info({ group: consumerGroup, currentCID, cidAll }, '[BUG] consumerId not in cidAll');
+    // a rare path: the logger is derived here, so it follows setRootLogger()
+    componentLogger('rebalance').info({ group: consumerGroup, currentCID, cidAll }, '[BUG] consumerId not in cidAll');
     return false;
   }
   return true;

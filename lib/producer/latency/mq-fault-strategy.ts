@@ -9,7 +9,7 @@
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { ThreadLocalIndex, javaAbs } from '../../client/thread-local-index';
 import type { TopicPublishInfo } from '../../client/topic-publish-info';
-import { moduleLogger } from '../../logger';
+import { type Logger, componentLogger } from '../../logger';
 import { LatencyFaultToleranceImpl, type Clock } from './latency-fault-tolerance';
 
 export interface MQFaultStrategyOptions {
@@ -25,15 +25,15 @@ export const DEFAULT_MQ_FAULT_STRATEGY: Readonly<MQFaultStrategyOptions> = Objec
   notAvailableDuration: Object.freeze([0, 0, 30000, 60000, 120000, 180000, 600000]),
 });
 
-const log = moduleLogger('producer');
-
 export class MQFaultStrategy {
   readonly latencyFaultTolerance: LatencyFaultToleranceImpl;
   sendLatencyFaultEnable: boolean;
   latencyMax: readonly number[];
   notAvailableDuration: readonly number[];
+  readonly #log: Logger;
 
-  constructor(options: Partial<MQFaultStrategyOptions> = {}, internals: { now?: Clock; whichItemWorst?: ThreadLocalIndex } = {}) {
+  constructor(options: Partial<MQFaultStrategyOptions> = {}, internals: { now?: Clock; whichItemWorst?: ThreadLocalIndex; logger?: Logger } = {}) {
+    this.#log = componentLogger('producer', internals.logger);
     const o = { ...DEFAULT_MQ_FAULT_STRATEGY, ...options };
     this.sendLatencyFaultEnable = o.sendLatencyFaultEnable;
     this.latencyMax = o.latencyMax;
@@ -64,7 +64,7 @@ export class MQFaultStrategy {
       }
       this.latencyFaultTolerance.remove(notBestBroker);
     } catch (err) {
-      log.error({ err }, 'Error occurred when selecting message queue');
+      this.#log.error({ err }, 'Error occurred when selecting message queue');
     }
     return tpInfo.selectOneMessageQueue();
   }

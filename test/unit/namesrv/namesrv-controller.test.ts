@@ -21,6 +21,7 @@ import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import type { NamesrvConfig } from '../../../lib/namesrv/namesrv-config';
 import { parseNamesrvArgs, namesrvConfigFromArgs } from '../../../lib/cli/namesrv';
 import { RemotingClient } from '../../../lib/transport/remoting-client';
+import { waitFor } from '../../helpers/wait-for';
 
 interface BrokerSpec {
   brokerName: string;
@@ -43,15 +44,6 @@ function registerRequest(b: BrokerSpec, version = 409): RemotingCommand {
   }, body);
   cmd.version = version;
   return cmd;
-}
-
-async function waitFor(what: string, cond: () => Promise<boolean>, timeoutMillis = 5000): Promise<void> {
-  const end = Date.now() + timeoutMillis;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('NamesrvController', () => {
@@ -177,7 +169,7 @@ describe('NamesrvController', () => {
     const c = client();
     expect((await route(c, 'T1')).code).to.equal(0);
     await broker.shutdown();
-    await waitFor('the route to disappear', async () => (await route(c, 'T1')).code === ResponseCode.TOPIC_NOT_EXIST);
+    await waitFor(async () => (await route(c, 'T1')).code === ResponseCode.TOPIC_NOT_EXIST, 5000, 'the route to disappear');
     expect(namesrv.routeInfoManager.brokerLiveTable.size).to.equal(0);
     expect(namesrv.routeInfoManager.clusterAddrTable.size).to.equal(0);
   });
@@ -190,8 +182,8 @@ describe('NamesrvController', () => {
     await broker.invoke(namesrv.address, registerRequest({ brokerName: 'b1', brokerAddr: '10.0.0.1:10911', topics: [{ name: 'T1' }], dataVersion: { timestamp: 1, counter: 0 } }), 3000);
     const c = client();
     expect((await route(c, 'T1')).code).to.equal(0);
-    await waitFor('expiry', async () => (await route(c, 'T1')).code === ResponseCode.TOPIC_NOT_EXIST);
-    await waitFor('the broker channel to close', async () => closed);
+    await waitFor(async () => (await route(c, 'T1')).code === ResponseCode.TOPIC_NOT_EXIST, 5000, 'expiry');
+    await waitFor(async () => closed, 5000, 'the broker channel to close');
   });
 
   it('slave registration answers the master address and HA address', async () => {

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { FrameDecoder } from '../../../protocol/frame';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { transportResources } from '../../../lib/transport/connection';
+import { waitFor } from '../../helpers/wait-for';
 
 export const ECHO = 1000;
 export const NEVER_ANSWER = 1001;
@@ -17,13 +18,7 @@ export function tcpHandles(): number {
   return process.getActiveResourcesInfo().filter((r) => r.startsWith('TCP')).length;
 }
 
-export async function waitFor(check: () => boolean, timeoutMillis = 3000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMillis;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+export { waitFor };
 
 /** Waits until no transport connection or timer is left and TCP handles are back to `baseline`. */
 export async function expectNoLeaks(baseline: number): Promise<void> {

@@ -10,20 +10,13 @@ import { propertiesToString, stringToProperties } from '../../../../protocol/mes
 import { MessageSysFlag } from '../../../../protocol/message/sys-flag';
 import type { MessageExtBrokerInner } from '../../../../lib/store/commit-log';
 import { FakeMessageStore } from '../fake-message-store';
+import { waitFor } from '../../../helpers/wait-for';
 
 function inner(topic: string, queueId: number, props: Record<string, string>, body = 'hello'): MessageExtBrokerInner {
   return {
     topic, queueId, flag: 7, body: Buffer.from(body), propertiesString: propertiesToString(props), bornTimestamp: 1700000000000,
     bornHost: { host: '10.0.0.9', port: 5555 }, sysFlag: 0, reconsumeTimes: 2, preparedTransactionOffset: 0,
   };
-}
-
-async function waitFor(cond: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('broker/schedule/ScheduleMessageService', () => {

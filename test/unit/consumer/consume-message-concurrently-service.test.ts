@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { ConsumeMessageConcurrentlyService } from '../../../../lib/consumer/consume-message-concurrently-service';
-import type { ConsumeServiceHost } from '../../../../lib/consumer/consume-service';
-import { ConsumeConcurrentlyStatus } from '../../../../lib/consumer/listener';
-import { ProcessQueue } from '../../../../lib/consumer/process-queue';
-import { OffsetTable, type OffsetStore } from '../../../../lib/consumer/offset/offset-store';
-import type { MessageModel } from '../../../../protocol/body/heartbeat-data';
-import type { MessageExt } from '../../../../protocol/message/message';
-import type { MessageQueue } from '../../../../protocol/message/message-queue';
+import { ConsumeMessageConcurrentlyService } from '../../../lib/consumer/consume-message-concurrently-service';
+import type { ConsumeServiceHost } from '../../../lib/consumer/consume-service';
+import { ConsumeConcurrentlyStatus } from '../../../lib/consumer/listener';
+import { ProcessQueue } from '../../../lib/consumer/process-queue';
+import { OffsetTable, type OffsetStore } from '../../../lib/consumer/offset/offset-store';
+import type { MessageModel } from '../../../protocol/body/heartbeat-data';
+import type { MessageExt } from '../../../protocol/message/message';
+import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { msgAt } from './process-queue.test';
-import { waitFor } from '../../../helpers/cluster';
+import { waitFor } from '../../helpers/cluster';
 
 const mq: MessageQueue = { topic: 'T', brokerName: 'b', queueId: 0 };
 

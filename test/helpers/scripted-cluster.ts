@@ -4,11 +4,11 @@
  * HEART_BEAT / UNREGISTER_CLIENT with SUCCESS, and sends with whatever the test scripts (SUCCESS by default,
  * with msgId / queueId / queueOffset / MSG_REGION / TRACE_ON as the Java broker writes them).
  */
-import { RequestCode } from '../../../../protocol/code/request-code';
-import { ResponseCode } from '../../../../protocol/code/response-code';
-import { encodeTopicRouteData, type TopicRouteData } from '../../../../protocol/body/topic-route-data';
-import { RemotingCommand } from '../../../../protocol/remoting-command';
-import { RemotingServer } from '../../../../lib/transport';
+import { RequestCode } from '../../protocol/code/request-code';
+import { ResponseCode } from '../../protocol/code/response-code';
+import { encodeTopicRouteData, type TopicRouteData } from '../../protocol/body/topic-route-data';
+import { RemotingCommand } from '../../protocol/remoting-command';
+import { RemotingServer } from '../../lib/transport';
 
 export interface ScriptedBroker {
   name: string;

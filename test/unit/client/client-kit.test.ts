@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { NamespaceUtil, withoutNamespace } from '../../../../lib/client/namespace';
-import { getDLQTopic, getRetryTopic, isSysConsumerGroup, isSystemTopic, MixAll } from '../../../../lib/client/mix-all';
-import { checkGroup, checkMessage, checkTopic } from '../../../../lib/client/validators';
-import { ClientConfig, DEFAULT_CLIENT_CONFIG, getLocalAddress } from '../../../../lib/client/client-config';
-import { topicRouteData2TopicPublishInfo, topicRouteData2TopicSubscribeInfo } from '../../../../lib/client/route-convert';
-import { MQClientError } from '../../../../lib/errors';
-import type { RouteQueues as TopicRouteData } from '../../../../lib/client/route-types';
+import { NamespaceUtil, withoutNamespace } from '../../../lib/client/namespace';
+import { getDLQTopic, getRetryTopic, isSysConsumerGroup, isSystemTopic, MixAll } from '../../../lib/client/mix-all';
+import { checkGroup, checkMessage, checkTopic } from '../../../lib/client/validators';
+import { ClientConfig, DEFAULT_CLIENT_CONFIG, getLocalAddress } from '../../../lib/client/client-config';
+import { topicRouteData2TopicPublishInfo, topicRouteData2TopicSubscribeInfo } from '../../../lib/client/route-convert';
+import { MQClientError } from '../../../lib/errors';
+import type { RouteQueues as TopicRouteData } from '../../../lib/client/route-types';
 
 const NS = 'MQ_INST_XXX';
 

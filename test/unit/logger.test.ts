@@ -8,9 +8,10 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import pino from 'pino';
-import { componentLogger, configureRootLogger, moduleLogger, rootLogger, setRootLogger } from '../../../lib/logger';
-import { LocalFileOffsetStore } from '../../../lib/consumer/offset/local-file-offset-store';
-import { formatLogLine, prettyStream } from '../../../lib/util/pretty-log';
+import ts from 'typescript';
+import { componentLogger, configureRootLogger, moduleLogger, rootLogger, setRootLogger } from '../../lib/logger';
+import { LocalFileOffsetStore } from '../../lib/consumer/offset/local-file-offset-store';
+import { formatLogLine, prettyStream } from '../../lib/util/pretty-log';
 
 /** A pino logger writing into an array of raw lines. */
 function memoryLogger(level = 'info'): { logger: pino.Logger; lines: string[] } {
@@ -114,5 +115,36 @@ describe('pretty log lines', () => {
     expect(out).to.deep.equal([]);
     await new Promise<void>((resolve) => stream.write(line.slice(10) + '\n', () => resolve()));
     expect(out.join('')).to.match(/ INFO {2}namesrv {9}up\n$/);
+  });
+});
+
+describe('loggers are made by their owners, not at import time', () => {
+  /** Top-level statements of lib/ that call a logger factory: evaluated once at import, they miss setRootLogger() and every logger option. */
+  function importTimeLoggers(dir: string, out: string[] = []): string[] {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) importTimeLoggers(p, out);
+      else if (entry.name.endsWith('.ts') && !p.endsWith(path.join('lib', 'logger.ts'))) {
+        const sf = ts.createSourceFile(p, fs.readFileSync(p, 'utf8'), ts.ScriptTarget.Latest, true);
+        for (const stmt of sf.statements) {
+          if (!ts.isVariableStatement(stmt)) continue;
+          const visit = (n: ts.Node): void => {
+            if (ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isClassExpression(n)) return;
+            if (ts.isCallExpression(n) && /^(componentLogger|moduleLogger|rootLogger|pino)$/.test(n.expression.getText(sf))) {
+              out.push(`${path.relative(ROOT, p)}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}`);
+            }
+            ts.forEachChild(n, visit);
+          };
+          visit(stmt);
+        }
+      }
+    }
+    return out;
+  }
+  const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+  it('no module of lib/ creates a logger when it is imported', () => {
+    expect(fs.existsSync(path.join(ROOT, 'lib', 'consumer', 'rebalance-impl.ts'))).to.equal(true);
+    expect(importTimeLoggers(path.join(ROOT, 'lib'))).to.deep.equal([]);
   });
 });

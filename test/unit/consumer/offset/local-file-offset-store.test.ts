@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LocalFileOffsetStore, decodeOffsetFile, encodeOffsetFile } from '../../../../../lib/consumer/offset/local-file-offset-store';
-import { ReadOffsetType } from '../../../../../lib/consumer/offset/offset-store';
+import { LocalFileOffsetStore, decodeOffsetFile, encodeOffsetFile } from '../../../../lib/consumer/offset/local-file-offset-store';
+import { ReadOffsetType } from '../../../../lib/consumer/offset/offset-store';
 
 describe('lib/consumer/offset/LocalFileOffsetStore', () => {
   let dir: string;

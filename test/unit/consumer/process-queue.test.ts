@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { ProcessQueue } from '../../../../lib/consumer/process-queue';
-import { OffsetTreeMap } from '../../../../lib/consumer/offset-tree-map';
-import type { MessageExt } from '../../../../protocol/message/message';
+import { ProcessQueue } from '../../../lib/consumer/process-queue';
+import { OffsetTreeMap } from '../../../lib/consumer/offset-tree-map';
+import type { MessageExt } from '../../../protocol/message/message';
 
 export function msgAt(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
   return {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { benchProduce } from '../../../../lib/cli/bench-produce';
-import { type ScriptedCluster, sends, startScriptedCluster } from '../helpers/scripted-cluster';
+import { benchProduce } from '../../../lib/cli/bench-produce';
+import { type ScriptedCluster, sends, startScriptedCluster } from '../../helpers/scripted-cluster';
 
 describe('lib/cli bench produce', function () {
   this.timeout(10_000);

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { MQFaultStrategy, LatencyFaultToleranceImpl, DEFAULT_MQ_FAULT_STRATEGY } from '../../../../../lib/producer/latency';
-import { ThreadLocalIndex } from '../../../../../lib/client/thread-local-index';
-import { topicRouteData2TopicPublishInfo } from '../../../../../lib/client/route-convert';
-import type { RouteQueues as TopicRouteData } from '../../../../../lib/client/route-types';
+import { MQFaultStrategy, LatencyFaultToleranceImpl, DEFAULT_MQ_FAULT_STRATEGY } from '../../../../lib/producer/latency';
+import { ThreadLocalIndex } from '../../../../lib/client/thread-local-index';
+import { topicRouteData2TopicPublishInfo } from '../../../../lib/client/route-convert';
+import type { RouteQueues as TopicRouteData } from '../../../../lib/client/route-types';
 
 function route(): TopicRouteData {
   return {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { percentile, progressText, reportMode, summarize, table } from '../../../../lib/cli/bench-report';
+import { percentile, progressText, reportMode, summarize, table } from '../../../lib/cli/bench-report';
 
 describe('lib/cli bench report', () => {
   it('chooses the live line on a terminal, lines on a pipe, JSON when asked', () => {

@@ -3,14 +3,14 @@
  * offset, 20 s suspend), the pull-thread limit, pause, and AssignedMessageQueue's bookkeeping.
  */
 import { expect } from 'chai';
-import type { PullMessageRequestHeader } from '../../../../protocol/header/pull-message-request-header';
-import type { MessageQueue } from '../../../../protocol/message/message-queue';
-import { AssignedMessageQueue } from '../../../../lib/consumer/assigned-message-queue';
-import { DefaultLitePullConsumer, type LitePullConsumerClient } from '../../../../lib/consumer/lite-pull-consumer';
-import { PullSysFlag } from '../../../../lib/consumer/pull-api-wrapper';
-import { PullStatus } from '../../../../lib/client/mq-client-api-consumer';
-import type { OffsetStore } from '../../../../lib/consumer/offset/offset-store';
-import { waitFor } from '../../../helpers/cluster';
+import type { PullMessageRequestHeader } from '../../../protocol/header/pull-message-request-header';
+import type { MessageQueue } from '../../../protocol/message/message-queue';
+import { AssignedMessageQueue } from '../../../lib/consumer/assigned-message-queue';
+import { DefaultLitePullConsumer, type LitePullConsumerClient } from '../../../lib/consumer/lite-pull-consumer';
+import { PullSysFlag } from '../../../lib/consumer/pull-api-wrapper';
+import { PullStatus } from '../../../lib/client/mq-client-api-consumer';
+import type { OffsetStore } from '../../../lib/consumer/offset/offset-store';
+import { waitFor } from '../../helpers/cluster';
 
 const mq = (queueId: number): MessageQueue => ({ topic: 'T', brokerName: 'b', queueId });
 

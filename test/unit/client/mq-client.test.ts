@@ -1,20 +1,20 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import net from 'node:net';
-import { RequestCode } from '../../../../protocol/code/request-code';
-import { ResponseCode } from '../../../../protocol/code/response-code';
-import { RemotingCommand } from '../../../../protocol/remoting-command';
-import { ClientConfig } from '../../../../lib/client/client-config';
-import type { MQConsumerInner } from '../../../../lib/client/inner';
-import { MQClientAPI } from '../../../../lib/client/mq-client-api';
-import { MQClientInstance } from '../../../../lib/client/mq-client-instance';
-import { MQClientManager } from '../../../../lib/client/mq-client-manager';
-import { TopAddressing, clearNewLine, getWSAddr } from '../../../../lib/client/top-addressing';
-import { MQClientError, TopicNotExistError } from '../../../../lib/errors';
-import { InstrumentationEmitter } from '../../../../lib/instrumentation/emitter';
-import type { ClientEvents } from '../../../../lib/client/events';
-import { type ScriptedCluster, startScriptedCluster } from '../helpers/scripted-cluster';
-import { waitFor } from '../../transport/helpers';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import { ClientConfig } from '../../../lib/client/client-config';
+import type { MQConsumerInner } from '../../../lib/client/inner';
+import { MQClientAPI } from '../../../lib/client/mq-client-api';
+import { MQClientInstance } from '../../../lib/client/mq-client-instance';
+import { MQClientManager } from '../../../lib/client/mq-client-manager';
+import { TopAddressing, clearNewLine, getWSAddr } from '../../../lib/client/top-addressing';
+import { MQClientError, TopicNotExistError } from '../../../lib/errors';
+import { InstrumentationEmitter } from '../../../lib/instrumentation/emitter';
+import type { ClientEvents } from '../../../lib/client/events';
+import { type ScriptedCluster, startScriptedCluster } from '../../helpers/scripted-cluster';
+import { waitFor } from '../transport/helpers';
 
 async function closedPort(): Promise<number> {
   const s = net.createServer();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { TimedSemaphore } from '../../../../lib/producer/back-pressure';
+import { TimedSemaphore } from '../../../lib/producer/back-pressure';
 
 describe('lib/producer/back-pressure TimedSemaphore', () => {
   it('gives free permits at once and fails at once with no time to wait', async () => {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import type { MessageQueue } from '../../../../../protocol/message/message-queue';
+import type { MessageQueue } from '../../../../protocol/message/message-queue';
 import {
   SelectMessageQueueByHash,
   SelectMessageQueueByMachineRoom,
   SelectMessageQueueByRandom,
   javaHashCode,
-} from '../../../../../lib/producer/selector';
+} from '../../../../lib/producer/selector';
 
 const mqs = (n: number): MessageQueue[] => Array.from({ length: n }, (_, queueId) => ({ topic: 'T', brokerName: 'b', queueId }));
 

@@ -1,18 +1,18 @@
 import { expect } from 'chai';
 import { inflateSync } from 'node:zlib';
-import { ResponseCode } from '../../../../protocol/code/response-code';
-import { RequestCode } from '../../../../protocol/code/request-code';
-import { decodeBatchBody } from '../../../../protocol/message/batch';
-import { createMessage, setDelayTimeLevel } from '../../../../protocol/message/message';
-import { stringToProperties } from '../../../../protocol/message/properties';
-import { RPC_ONEWAY } from '../../../../protocol/remoting-command';
-import { DefaultMQProducer, type DefaultMQProducerOptions } from '../../../../lib/producer/default-mq-producer';
-import { splitBatch } from '../../../../lib/producer/message-batch';
-import { SelectMessageQueueByHash } from '../../../../lib/producer/selector';
-import { MQBrokerError, MQClientError, RemotingTooMuchRequestError } from '../../../../lib/errors';
-import { transportResources } from '../../../../lib/transport/connection';
-import { type ScriptedCluster, sends, startScriptedCluster } from '../helpers/scripted-cluster';
-import { tcpHandles, waitFor } from '../../transport/helpers';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { decodeBatchBody } from '../../../protocol/message/batch';
+import { createMessage, setDelayTimeLevel } from '../../../protocol/message/message';
+import { stringToProperties } from '../../../protocol/message/properties';
+import { RPC_ONEWAY } from '../../../protocol/remoting-command';
+import { DefaultMQProducer, type DefaultMQProducerOptions } from '../../../lib/producer/default-mq-producer';
+import { splitBatch } from '../../../lib/producer/message-batch';
+import { SelectMessageQueueByHash } from '../../../lib/producer/selector';
+import { MQBrokerError, MQClientError, RemotingTooMuchRequestError } from '../../../lib/errors';
+import { transportResources } from '../../../lib/transport/connection';
+import { type ScriptedCluster, sends, startScriptedCluster } from '../../helpers/scripted-cluster';
+import { tcpHandles, waitFor } from '../transport/helpers';
 
 let seq = 0;
 

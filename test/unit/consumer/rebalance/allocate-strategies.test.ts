@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compareMessageQueue, type MessageQueue } from '../../../../../protocol/message/message-queue';
+import { compareMessageQueue, type MessageQueue } from '../../../../protocol/message/message-queue';
 import {
   AllocateMachineRoomNearby,
   AllocateMessageQueueAveragely,
@@ -10,7 +10,7 @@ import {
   ConsistentHashRouter,
   md5Hash,
   type AllocateMessageQueueStrategy,
-} from '../../../../../lib/consumer/rebalance';
+} from '../../../../lib/consumer/rebalance';
 import { JAVA_ALLOCATIONS } from './java-allocations';
 
 function queues(topic: string, brokers: string[], perBroker: number): MessageQueue[] {
