@@ -126,10 +126,23 @@ export class CommitLog {
     return offset + size - (offset % size);
   }
 
-  /** True while an append has held the lock for more than 1 s (Java's isOSPageCacheBusy). */
+  /** True while an append has held the lock for more than osPageCacheBusyTimeOutMills (Java's isOSPageCacheBusy). */
   isOSPageCacheBusy(): boolean {
     const begin = this.#beginTimeInLock;
-    return begin > 0 && this.now() - begin > 1000;
+    if (begin <= 0) return false;
+    const diff = this.now() - begin;
+    return diff < 10000000 && diff > this.config.osPageCacheBusyTimeOutMills;
+  }
+
+  /** How long the append under way has held the lock, ms (0: none; Java's lockTimeMills). */
+  lockTimeMills(): number {
+    const begin = this.#beginTimeInLock;
+    return begin > 0 ? this.now() - begin : 0;
+  }
+
+  /** True while appends wait behind one that is not done (a file being created): new puts would queue. */
+  get appendBusy(): boolean {
+    return this.#queuedAppends > 0;
   }
 
   /** The tags code the consume queue stores: TAGS hash, or the deliver time for SCHEDULE_TOPIC_XXXX. */

@@ -940,6 +940,11 @@ export class DefaultMessageStore {
     return this.commitLog.isOSPageCacheBusy();
   }
 
+  /** True while puts queue behind an append that is not done (a commit-log file being created). */
+  isAppendBusy(): boolean {
+    return this.commitLog.appendBusy;
+  }
+
   // ---- flush services ----
 
   async #flushCommitLogService(): Promise<void> {
