@@ -70,6 +70,11 @@ export class RequestExecutor {
     return this.#running + this.queueSize;
   }
 
+  /** How long the first waiting request has waited, ms (0: none waits; Java's headSlowTimeMills). */
+  headWaitTimeMills(): number {
+    return this.queueSize > 0 ? this.now() - this.#queue[this.#queueHead].createTimestamp : 0;
+  }
+
   /** Whether one more request would be refused. */
   get isFull(): boolean {
     return this.capacity > 0 && this.size >= this.capacity;

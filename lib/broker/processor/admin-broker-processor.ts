@@ -361,15 +361,15 @@ export class AdminBrokerProcessor {
       if (delayOffset === undefined && max <= 0) continue;
       t.set(`scheduleMessageOffset_${level}`, `${delayOffset ?? 0},${max}`);
     }
-    t.set('sendThreadPoolQueueSize', '0');
-    t.set('sendThreadPoolQueueCapacity', '10000');
-    t.set('pullThreadPoolQueueSize', '0');
-    t.set('pullThreadPoolQueueCapacity', '100000');
+    t.set('sendThreadPoolQueueSize', String(c.sendExecutor.queueSize));
+    t.set('sendThreadPoolQueueCapacity', String(c.brokerConfig.sendThreadPoolQueueCapacity));
+    t.set('pullThreadPoolQueueSize', String(c.pullExecutor.queueSize));
+    t.set('pullThreadPoolQueueCapacity', String(c.brokerConfig.pullThreadPoolQueueCapacity));
     t.set('queryThreadPoolQueueSize', '0');
     t.set('queryThreadPoolQueueCapacity', '20000');
     t.set('EndTransactionQueueSize', '0');
     t.set('EndTransactionThreadPoolQueueCapacity', '100000');
-    t.set('sendThreadPoolQueueHeadWaitTimeMills', '0');
+    t.set('sendThreadPoolQueueHeadWaitTimeMills', String(c.sendExecutor.headWaitTimeMills()));
     t.set('pullThreadPoolQueueHeadWaitTimeMills', '0');
     t.set('queryThreadPoolQueueHeadWaitTimeMills', '0');
     t.set('dispatchBehindBytes', rt.dispatchBehindBytes ?? '0');
