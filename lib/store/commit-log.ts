@@ -177,6 +177,56 @@ export class CommitLog {
     return this.#put(() => this.#appendSingle(msg, dispatch));
   }
 
+  /**
+   * Appends many messages in order, with one wait for the OS (ASYNC_FLUSH) or the disk (SYNC_FLUSH) for all of them:
+   * one promise for the list instead of one per message. Each message gets its own result (a refused one its status).
+   * While appends queue behind a file being created (and from the message that needs a new file on), the messages
+   * go through putMessage one by one.
+   */
+  putMessageList(msgs: readonly MessageExtBrokerInner[], dispatch: DispatchFn): Promise<PutMessageResult[]> {
+    if (this.#queuedAppends > 0) return Promise.all(msgs.map((m) => this.putMessage(m, dispatch)));
+    const outcomes: AppendOutcome[] = [];
+    for (let i = 0; i < msgs.length; i++) {
+      let r: AppendOutcome | Promise<AppendOutcome>;
+      try {
+        r = this.#appendSingle(msgs[i], dispatch);
+      } catch (e) {
+        r = this.#appendFailed(e);
+      }
+      if (r instanceof Promise) {
+        const rest: Promise<PutMessageResult>[] = [this.#enqueue(r)];
+        for (let j = i + 1; j < msgs.length; j++) rest.push(this.putMessage(msgs[j], dispatch));
+        return Promise.all([this.#settleList(outcomes), Promise.all(rest)]).then(([a, b]) => a.concat(b));
+      }
+      outcomes.push(r);
+    }
+    return this.#settleList(outcomes);
+  }
+
+  /** One wait for the furthest record of `outcomes`, then every result. */
+  #settleList(outcomes: AppendOutcome[]): Promise<PutMessageResult[]> {
+    let end = -1;
+    for (const o of outcomes) {
+      if ('putMessageStatus' in o) continue;
+      this.putMessageCount += o.msgNum;
+      this.putMessageSize += o.wroteBytes;
+      if (o.wroteOffset + o.wroteBytes > end) end = o.wroteOffset + o.wroteBytes;
+    }
+    const results = (status: PutMessageStatus): PutMessageResult[] => outcomes.map((o) =>
+      ('putMessageStatus' in o ? o : { putMessageStatus: status, appendMessageResult: o }));
+    if (end < 0) return Promise.resolve(results(PutMessageStatus.PUT_OK));
+    if (this.config.flushDiskType === FlushDiskType.SYNC_FLUSH) {
+      return this.#waitFlush(end).then((ok) => results(ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT));
+    }
+    return this.#waitCommit(end).then(
+      () => results(PutMessageStatus.PUT_OK),
+      (e: unknown) => {
+        this.log.error({ err: e }, 'commit log write failed');
+        return results(PutMessageStatus.UNKNOWN_ERROR);
+      },
+    );
+  }
+
   putMessages(batch: MessageExtBatch, dispatch: DispatchFn): Promise<PutMessageResult> {
     return this.#put(() => this.#appendBatch(batch, dispatch));
   }

@@ -172,7 +172,7 @@ export class SendMessageProcessor implements BrokerProcessor {
     const t0 = performance.now();
     const result = tranFlag !== undefined && tranFlag.toLowerCase() === 'true'
       ? await this.controller.transactionalMessageService.prepareMessage(msg, withWait(stringToProperties(msg.propertiesString), header.properties))
-      : await this.controller.messageStore.putMessage(msg);
+      : await this.controller.messageStore.putMessageCoalesced(msg);
     this.controller.latencyMetrics.put.observe((performance.now() - t0) / 1000);
     return this.#handlePutMessageResult(result, request, queueId, msg.topic);
   }
