@@ -89,6 +89,8 @@ export class CommitLog {
   #commitRunning = false;
   #flushWaiters: Waiter[] = [];
   #flushRunning = false;
+  /** Called after bytes were handed to the OS (replication ships only those: a kill -9 keeps them). */
+  onCommitted: (() => void) | null = null;
   #beginTimeInLock = 0;
   #defaultStoreHost: Buffer;
   putMessageCount = 0;
@@ -474,11 +476,11 @@ export class CommitLog {
    * The bytes from `offset` to the end of what its file holds (Java's CommitLog.getData: one file at most), at most
    * `maxSize` of them (Java maps them; we read them), or null when no file holds `offset` or nothing lies beyond it.
    */
-  async getData(offset: number, maxSize = Number.MAX_SAFE_INTEGER): Promise<{ offset: number; data: Buffer } | null> {
+  async getData(offset: number, maxSize = Number.MAX_SAFE_INTEGER, committedOnly = false): Promise<{ offset: number; data: Buffer } | null> {
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
     if (!mf) return null;
     const pos = offset - mf.fileFromOffset;
-    const len = Math.min(mf.wrotePosition - pos, maxSize);
+    const len = Math.min((committedOnly ? mf.committedPosition : mf.wrotePosition) - pos, maxSize);
     if (len <= 0) return null;
     const data = mf.readFromMemory(pos, len) ?? await mf.read(pos, len);
     return data ? { offset, data } : null;
@@ -540,6 +542,7 @@ export class CommitLog {
     this.#nextCommit = null;
     try {
       await this.mappedFileQueue.commit();
+      this.onCommitted?.();
       batch?.resolve();
     } catch (e) {
       batch?.reject(e);
@@ -599,6 +602,9 @@ export class CommitLog {
   async flush(): Promise<void> {
     const last = this.mappedFileQueue.getLastMappedFile();
     const ts = last ? last.storeTimestamp : 0;
+    // Written to the OS first, so replication (which ships only that) runs beside the fdatasync.
+    await this.mappedFileQueue.commit();
+    this.onCommitted?.();
     await this.mappedFileQueue.flush();
     if (ts > 0) this.flushedStoreTimestamp = ts;
   }

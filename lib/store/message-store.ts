@@ -150,6 +150,8 @@ export class DefaultMessageStore {
     this.#log = componentLogger('store', options.logger);
     this.#diskUsage = options.diskUsageRatio ?? statfsUsage;
     this.commitLog = new CommitLog(this.config, options.storeHost ?? { host: '127.0.0.1', port: 10911 }, this.now, this.#log);
+    // Replication ships committed bytes only: wake it when more are committed.
+    this.commitLog.onCommitted = () => this.#scheduleAppendNotify();
     this.indexService = new IndexService(StorePath.index(this.config.storePathRootDir), this.config.maxHashSlotNum,
       this.config.maxIndexNum, this.config.maxMsgsNumBatch, this.now, this.#log);
     this.checkpoint = new StoreCheckpoint(StorePath.checkpoint(this.config.storePathRootDir));
@@ -653,10 +655,14 @@ export class DefaultMessageStore {
     });
   }
 
-  /** Master: the commit-log bytes from `offset` to the end of its file, at most `maxSize` (Java's getCommitLogData). */
+  /**
+   * Master: the commit-log bytes from `offset` to the end of its file, at most `maxSize` (Java's getCommitLogData);
+   * only bytes already handed to the OS: those survive a kill -9 of this process (Java's mmap'd bytes do too), so a
+   * slave never holds bytes its master loses, which the master would then overwrite and count as replicated.
+   */
   getCommitLogData(offset: number, maxSize?: number): Promise<{ offset: number; data: Buffer } | null> {
     if (!this.#running) return Promise.resolve(null);
-    return this.commitLog.getData(offset, maxSize);
+    return this.commitLog.getData(offset, maxSize, true);
   }
 
   /**

