@@ -43,9 +43,10 @@ async function rawWrite(dir: string, bytes: number, label = 'plain sequential wr
 
 /**
  * `inFlight` puts at once, each awaited on its own (`single`, putMessage), or `lists` of `inFlight` messages handed
- * to putMessageList (the batch-level put: one promise and one wait for the OS per list), two lists in flight.
+ * to putMessageList (the batch-level put: one promise and one wait for the OS per list), two lists in flight, or
+ * `coalesced`: `inFlight` puts at once through putMessageCoalesced (the broker's send path).
  */
-async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number, mode: 'single' | 'list' = 'single'): Promise<{ row: StoreBenchRow; store: DefaultMessageStore }> {
+async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number, mode: 'single' | 'list' | 'coalesced' = 'single'): Promise<{ row: StoreBenchRow; store: DefaultMessageStore }> {
   const store = new DefaultMessageStore({ storePathRootDir: dir, flushDiskType: flush, mappedFileSizeCommitLog: 256 * 1024 * 1024, maxHashSlotNum: 100000, maxIndexNum: 400000, messageIndexEnable: false });
   await store.start();
   const body = Buffer.alloc(MSG_SIZE - 150, 7); // ~1 KiB per stored record with header, topic and properties
@@ -56,9 +57,10 @@ async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count
     topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
     bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
   });
+  const put = mode === 'coalesced' ? store.putMessageCoalesced.bind(store) : store.putMessage.bind(store);
   const worker = async (): Promise<void> => {
     while (next < count) {
-      const r = await store.putMessage(message(next++));
+      const r = await put(message(next++));
       bytes += r.appendMessageResult?.wroteBytes ?? 0;
     }
   };
@@ -72,7 +74,7 @@ async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count
   if (mode === 'list') await Promise.all([listWorker(), listWorker()]);
   else await Promise.all(Array.from({ length: inFlight }, worker));
   const ms = performance.now() - t0;
-  const label = mode === 'list' ? `store append ${flush} lists of ${inFlight}` : `store append ${flush} x${inFlight}`;
+  const label = mode === 'list' ? `store append ${flush} lists of ${inFlight}` : `store append ${flush} x${inFlight}${mode === 'coalesced' ? ' coalesced' : ''}`;
   return { row: row(label, count, bytes, ms), store };
 }
 
@@ -109,10 +111,12 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
     rows.push(await readQueue(reopened, 'read queue (reopened store)'));
     rows.push(await readQueue(reopened, 'read queue (warm, second pass)'));
     await reopened.shutdown();
-    const list = await appendRun(path.join(base, 'async-list'), 'ASYNC_FLUSH', asyncCount, 512, 'list');
-    rows.push(list.row);
-    await list.store.shutdown();
-    await fs.rm(path.join(base, 'async-list'), { recursive: true, force: true });
+    for (const mode of ['list', 'coalesced'] as const) {
+      const other = await appendRun(path.join(base, `async-${mode}`), 'ASYNC_FLUSH', asyncCount, 512, mode);
+      rows.push(other.row);
+      await other.store.shutdown();
+      await fs.rm(path.join(base, `async-${mode}`), { recursive: true, force: true });
+    }
     // The raw write again, after the store runs, so a slower or faster disk phase shows.
     rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'plain sequential write, again'));
     for (const inFlight of [1, 64, 512]) {

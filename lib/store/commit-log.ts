@@ -64,6 +64,19 @@ interface Waiter {
 }
 
 const topicBytesCache = new Map<string, Buffer>();
+const topicQueueKeys = new Map<string, string[]>();
+/** `${topic}-${queueId}`, the key of topicQueueTable, built once per queue (a put looks it up twice). */
+function topicQueueKey(topic: string, queueId: number): string {
+  let keys = topicQueueKeys.get(topic);
+  if (!keys) {
+    if (topicQueueKeys.size > 10000) topicQueueKeys.clear();
+    keys = [];
+    topicQueueKeys.set(topic, keys);
+  }
+  if (queueId >= 0 && queueId < 1024) return (keys[queueId] ??= `${topic}-${queueId}`);
+  return `${topic}-${queueId}`;
+}
+
 function topicBytes(topic: string): Buffer {
   let b = topicBytesCache.get(topic);
   if (!b) {
@@ -339,7 +352,7 @@ export class CommitLog {
     try {
       const storeTimestamp = this.now();
       const wroteOffset = mf.fileFromOffset + mf.wrotePosition;
-      const key = `${msg.topic}-${msg.queueId}`;
+      const key = topicQueueKey(msg.topic, msg.queueId);
       const tranType = sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
       const isTx = tranType === MessageSysFlag.TRANSACTION_PREPARED_TYPE || tranType === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
       const queueOffset = isTx ? 0 : (this.topicQueueTable.get(key) ?? 0);
