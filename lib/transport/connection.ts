@@ -14,7 +14,7 @@
  * - Write backlog (servers): the bytes queued here plus those the socket still buffers. Above
  *   `writeBufferHighWaterMark` the connection stops reading (no new requests from a peer that does not read its
  *   answers), and reads again once the backlog is back under `writeBufferLowWaterMark`; above
- *   `maxWriteBacklogBytes` (answers of requests already in flight) the connection is closed.
+ *   `maxWriteBacklogBytes` before a new frame (answers of requests already in flight) the connection is closed.
  * - Malformed input (ProtocolError from the decoder or RemotingCommand.decode) logs an error with the peer address
  *   and closes the connection; closing rejects every pending request with RemotingSendRequestError (retriable).
  *
@@ -274,9 +274,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       if (Buffer.isBuffer(body)) size += body.length;
       else for (const b of body) size += b.length;
     }
+    // The limit counts what the peer left unread before this frame: one large answer alone never closes.
+    const backlogBefore = this.#maxBacklog > 0 ? this.writeBacklogBytes : 0;
     this.#queue.push({ head, body, onWritten, size });
     this.#queuedBytes += size;
-    if (this.#highWater > 0 || this.#maxBacklog > 0) this.#checkBacklog();
+    if (this.#highWater > 0 || this.#maxBacklog > 0) this.#checkBacklog(backlogBefore);
     if (this.#flushOnTick) {
       if (!this.#flushTickQueued && !this.#waitingDrain) {
         this.#flushTickQueued = true;
@@ -336,10 +338,10 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   }
 
   /** Stops or resumes reading by the write backlog; closes past the hard limit. */
-  #checkBacklog(): void {
+  #checkBacklog(unreadBefore = 0): void {
     if (!this.#active) return;
     const backlog = this.writeBacklogBytes;
-    if (this.#maxBacklog > 0 && backlog > this.#maxBacklog) {
+    if (this.#maxBacklog > 0 && unreadBefore > this.#maxBacklog) {
       this.#logger.warn({ backlog, maxWriteBacklogBytes: this.#maxBacklog }, 'write backlog over its limit (the peer does not read), closing channel');
       const err = new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> write backlog over ${this.#maxBacklog} bytes`);
       this.emit('exception', this, err);

@@ -169,4 +169,15 @@ describe('transport flow control: bounded requests and bytes', function () {
     expect(s.writeBacklogBytes).to.equal(0);
     expect(flood.responses()).to.be.below(64);
   });
+
+  it('one answer larger than serverChannelMaxWriteBacklogBytes alone is delivered (the limit counts what was left unread before it)', async () => {
+    const s = server({ writeBufferHighWaterMark: 0, serverChannelMaxWriteBacklogBytes: 1024 * 1024 });
+    const big = Buffer.alloc(3 * 1024 * 1024, 2);
+    s.registerProcessor(ECHO, (req) => RemotingCommand.createResponse(req, ResponseCode.SUCCESS, null).setBodyParts([big]));
+    const port = await s.listen();
+    const r = await client().invoke(`127.0.0.1:${port}`, RemotingCommand.createRequest(ECHO), 10000);
+    expect(r.code).to.equal(ResponseCode.SUCCESS);
+    expect(r.body!.length).to.equal(big.length);
+    expect(s.channels).to.have.length(1);
+  });
 });
