@@ -615,9 +615,11 @@ export class CommitLog {
   async flush(): Promise<void> {
     const last = this.mappedFileQueue.getLastMappedFile();
     const ts = last ? last.storeTimestamp : 0;
-    // Written to the OS first, so replication (which ships only that) runs beside the fdatasync.
-    await this.mappedFileQueue.commit();
-    this.onCommitted?.();
+    if (this.onCommitted) {
+      // Written to the OS first, so replication (which ships only that) runs beside the fdatasync.
+      await this.mappedFileQueue.commit();
+      this.onCommitted();
+    }
     await this.mappedFileQueue.flush();
     if (ts > 0) this.flushedStoreTimestamp = ts;
   }

@@ -150,8 +150,6 @@ export class DefaultMessageStore {
     this.#log = componentLogger('store', options.logger);
     this.#diskUsage = options.diskUsageRatio ?? statfsUsage;
     this.commitLog = new CommitLog(this.config, options.storeHost ?? { host: '127.0.0.1', port: 10911 }, this.now, this.#log);
-    // Replication ships committed bytes only: wake it when more are committed.
-    this.commitLog.onCommitted = () => this.#scheduleAppendNotify();
     this.indexService = new IndexService(StorePath.index(this.config.storePathRootDir), this.config.maxHashSlotNum,
       this.config.maxIndexNum, this.config.maxMsgsNumBatch, this.now, this.#log);
     this.checkpoint = new StoreCheckpoint(StorePath.checkpoint(this.config.storePathRootDir));
@@ -637,8 +635,15 @@ export class DefaultMessageStore {
   /** Registers a listener called (once per tick) after records were appended to the commit log. Returns the remover. */
   onCommitLogAppend(listener: () => void): () => void {
     this.#appendListeners.add(listener);
-    return () => this.#appendListeners.delete(listener);
+    // Replication ships committed bytes only: wake it when more are committed too.
+    this.commitLog.onCommitted = this.#onCommitted;
+    return () => {
+      this.#appendListeners.delete(listener);
+      if (this.#appendListeners.size === 0) this.commitLog.onCommitted = null;
+    };
   }
+
+  readonly #onCommitted = (): void => this.#scheduleAppendNotify();
 
   #scheduleAppendNotify(): void {
     if (this.#appendNotifyScheduled || this.#appendListeners.size === 0) return;
