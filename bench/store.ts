@@ -25,7 +25,7 @@ function row(scenario: string, messages: number, bytes: number, ms: number): Sto
   return { scenario, messages, megabytes: bytes / 1048576, seconds, mbPerSec: bytes / 1048576 / seconds, msgPerSec: messages / seconds };
 }
 
-async function rawWrite(dir: string, bytes: number): Promise<StoreBenchRow> {
+async function rawWrite(dir: string, bytes: number, label = 'plain sequential write (no fsync)'): Promise<StoreBenchRow> {
   const fh = await fs.open(path.join(dir, 'raw.bin'), 'w');
   const chunk = Buffer.alloc(4 * 1024 * 1024, 1);
   const t0 = performance.now();
@@ -38,29 +38,44 @@ async function rawWrite(dir: string, bytes: number): Promise<StoreBenchRow> {
   const ms = performance.now() - t0;
   await fh.close();
   await fs.rm(path.join(dir, 'raw.bin'));
-  return row('plain sequential write (no fsync)', Math.floor(bytes / MSG_SIZE), bytes, ms);
+  return row(label, Math.floor(bytes / MSG_SIZE), bytes, ms);
 }
 
-async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number): Promise<{ row: StoreBenchRow; store: DefaultMessageStore }> {
+/**
+ * `inFlight` puts at once, each awaited on its own (`single`, putMessage), or `lists` of `inFlight` messages handed
+ * to putMessageList (the batch-level put: one promise and one wait for the OS per list), two lists in flight, or
+ * `coalesced`: `inFlight` puts at once through putMessageCoalesced (the broker's send path).
+ */
+async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number, mode: 'single' | 'list' | 'coalesced' = 'single'): Promise<{ row: StoreBenchRow; store: DefaultMessageStore }> {
   const store = new DefaultMessageStore({ storePathRootDir: dir, flushDiskType: flush, mappedFileSizeCommitLog: 256 * 1024 * 1024, maxHashSlotNum: 100000, maxIndexNum: 400000, messageIndexEnable: false });
   await store.start();
   const body = Buffer.alloc(MSG_SIZE - 150, 7); // ~1 KiB per stored record with header, topic and properties
   let next = 0;
   let bytes = 0;
   const t0 = performance.now();
+  const message = (i: number) => ({
+    topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
+    bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
+  });
+  const put = mode === 'coalesced' ? store.putMessageCoalesced.bind(store) : store.putMessage.bind(store);
   const worker = async (): Promise<void> => {
     while (next < count) {
-      const i = next++;
-      const r = await store.putMessage({
-        topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
-        bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
-      });
+      const r = await put(message(next++));
       bytes += r.appendMessageResult?.wroteBytes ?? 0;
     }
   };
-  await Promise.all(Array.from({ length: inFlight }, worker));
+  const listWorker = async (): Promise<void> => {
+    while (next < count) {
+      const n = Math.min(inFlight, count - next);
+      const msgs = Array.from({ length: n }, () => message(next++));
+      for (const r of await store.putMessageList(msgs)) bytes += r.appendMessageResult?.wroteBytes ?? 0;
+    }
+  };
+  if (mode === 'list') await Promise.all([listWorker(), listWorker()]);
+  else await Promise.all(Array.from({ length: inFlight }, worker));
   const ms = performance.now() - t0;
-  return { row: row(`store append ${flush} x${inFlight}`, count, bytes, ms), store };
+  const label = mode === 'list' ? `store append ${flush} lists of ${inFlight}` : `store append ${flush} x${inFlight}${mode === 'coalesced' ? ' coalesced' : ''}`;
+  return { row: row(label, count, bytes, ms), store };
 }
 
 async function readQueue(store: DefaultMessageStore, label: string): Promise<StoreBenchRow> {
@@ -96,6 +111,14 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
     rows.push(await readQueue(reopened, 'read queue (reopened store)'));
     rows.push(await readQueue(reopened, 'read queue (warm, second pass)'));
     await reopened.shutdown();
+    for (const mode of ['list', 'coalesced'] as const) {
+      const other = await appendRun(path.join(base, `async-${mode}`), 'ASYNC_FLUSH', asyncCount, 512, mode);
+      rows.push(other.row);
+      await other.store.shutdown();
+      await fs.rm(path.join(base, `async-${mode}`), { recursive: true, force: true });
+    }
+    // The raw write again, after the store runs, so a slower or faster disk phase shows.
+    rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'plain sequential write, again'));
     for (const inFlight of [1, 64, 512]) {
       const s = await appendRun(path.join(base, `sync${inFlight}`), 'SYNC_FLUSH', inFlight === 1 ? Math.min(syncCount, 5000) : syncCount, inFlight);
       rows.push(s.row);
@@ -117,8 +140,9 @@ export function printStoreBench(rows: StoreBenchRow[]): void {
     console.log(pad(r.scenario, 40) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) +
       pad(String(Math.round(r.msgPerSec)), 10) + ratio);
   }
-  const async = rows.find((r) => r.scenario.includes('ASYNC'));
-  if (raw && async) console.log(`ASYNC append / plain write: ${((async.mbPerSec / raw.mbPerSec) * 100).toFixed(0)} %`);
+  for (const a of rows.filter((r) => r.scenario.includes('ASYNC'))) {
+    if (raw) console.log(`${a.scenario} / plain write: ${((a.mbPerSec / raw.mbPerSec) * 100).toFixed(0)} %`);
+  }
 }
 
 if (require.main === module) {

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { MessageConst } from '../protocol/message/message-const';
+import { ConsumeFromWhere } from '../protocol/body/heartbeat-data';
 import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
 import { DefaultLitePullConsumer } from '../lib/consumer/lite-pull-consumer';
 
@@ -23,6 +24,9 @@ export async function drainTopic(namesrv: string, topic: string, deadlineMs = 12
   const consumer = new DefaultLitePullConsumer({
     consumerGroup: `chaos_drain_${process.pid}_${Date.now()}`, namesrvAddr: namesrv, instanceName: `chaos-drain-${process.pid}`,
     autoCommit: false,
+    // With the master down (the HA scenarios), seek cannot ask it for the queue's range (Java's client neither): a new
+    // group then starts at the first offset, pulling from the slave.
+    consumeFromWhere: ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
   });
   const mqs = stats.offsetTable.map(([mq]) => mq);
   consumer.assign(mqs);
@@ -30,7 +34,7 @@ export async function drainTopic(namesrv: string, topic: string, deadlineMs = 12
   try {
     for (const [mq, off] of stats.offsetTable) {
       if (off.maxOffset > off.minOffset) target.set(`${mq.brokerName}@${mq.queueId}`, off.maxOffset);
-      await consumer.seek(mq, off.minOffset);
+      if (off.minOffset > 0) await consumer.seek(mq, off.minOffset);
     }
     const reached = new Map<string, number>();
     const deadline = Date.now() + deadlineMs;

@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   let failed = 0;
   let notOk = 0;
   let lastError = '';
-  const report = (type: 'progress' | 'done'): void => { process.send?.({ type, acked, failed, notOk, sent: seq, lastError }); };
+  /** Answers other than SEND_OK by status (SLAVE_NOT_AVAILABLE, FLUSH_SLAVE_TIMEOUT under SYNC_MASTER). */
+  const notOkByStatus: Record<string, number> = {};
+  const report = (type: 'progress' | 'done'): void => { process.send?.({ type, acked, failed, notOk, notOkByStatus, sent: seq, lastError }); };
   process.on('message', (m: { type?: string }) => { if (m?.type === 'stop') stopping = true; });
   const body = Buffer.alloc(128, 'x');
   const sendOne = async (): Promise<void> => {
@@ -37,7 +39,10 @@ async function main(): Promise<void> {
       if (r.sendStatus === SendStatus.SEND_OK) {
         fs.writeSync(fd, `${key}\n`);
         acked++;
-      } else notOk++;
+      } else {
+        notOk++;
+        notOkByStatus[r.sendStatus] = (notOkByStatus[r.sendStatus] ?? 0) + 1;
+      }
     } catch (err) {
       failed++;
       lastError = String((err as Error).message).slice(0, 300);

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
+import { newTopicConfig } from '../protocol/body/topic-config';
 import { drainTopic, readKeys, tally } from './drain';
 import { ChaosProxy } from './tcp-proxy';
 import { tearStore } from './torn';
@@ -92,7 +93,7 @@ async function waitFor(check: () => Promise<boolean> | boolean, limitMs: number,
   }
 }
 
-type ProducerProgress = { acked: number; failed: number; notOk: number; sent: number; lastError: string };
+type ProducerProgress = { acked: number; failed: number; notOk: number; notOkByStatus?: Record<string, number>; sent: number; lastError: string };
 type ConsumerProgress = { received: number };
 
 function startProducers(c: Cluster, n: number, mode: 'sync' | 'async' = 'sync'): Worker<ProducerProgress>[] {
@@ -374,6 +375,107 @@ export function diskFull(opts: ScenarioOptions): Promise<ScenarioResult> {
   });
 }
 
+interface HaCluster extends Cluster {
+  slave: ServerProcess;
+}
+
+/** A SYNC_MASTER master and its slave (brokerId 1, store of its own) in one broker group, the topic on both. */
+async function startHaCluster(dir: string): Promise<HaCluster> {
+  const c = await startCluster(dir, 'SYNC_FLUSH', undefined, path.join(dir, 'store-master'), ['--brokerRole=SYNC_MASTER']);
+  const slave = new ServerProcess('broker', (port) => [
+    '-n', c.namesrv.addr, `--listenPort=${port}`, '--brokerIP1=127.0.0.1', '--bindAddress=0.0.0.0', '--brokerClusterName=ChaosCluster',
+    '--brokerName=chaos-broker', '--brokerId=1', '--brokerRole=SLAVE', `--storePathRootDir=${path.join(dir, 'store-slave')}`,
+    '--flushDiskType=SYNC_FLUSH', '--mappedFileSizeCommitLog=16777216', '--registerNameServerPeriod=10000',
+  ], path.join(dir, 'slave.log'));
+  await slave.start();
+  const admin = new DefaultMQAdminExt({ namesrvAddr: c.namesrv.addr, instanceName: `chaos-ha-admin-${process.pid}` });
+  await admin.start();
+  try {
+    // The slave copies topic configs from its master every 10 s (SlaveSynchronize); create it there at once.
+    await waitFor(async () => {
+      await admin.createAndUpdateTopicConfig(slave.addr, newTopicConfig(TOPIC, { readQueueNums: 4, writeQueueNums: 4 }));
+      const route = await admin.examineTopicRouteInfo(TOPIC);
+      return route.brokerDatas.some((bd) => bd.brokerAddrs.has(1));
+    }, 60_000, 'the slave registered with the topic');
+  } finally {
+    await admin.shutdown();
+  }
+  return { ...c, slave };
+}
+
+const notOkOf = (ps: Worker<ProducerProgress>[], status: string): number =>
+  ps.reduce((s, p) => s + (p.last?.notOkByStatus?.[status] ?? 0), 0);
+const totalNotOk = (ps: Worker<ProducerProgress>[]): number => ps.reduce((s, p) => s + (p.last?.notOk ?? 0), 0);
+
+/**
+ * kill -9 of a SYNC_MASTER master under producers sending sync: while it is down, every message acknowledged before
+ * the kill is read from the slave; after it returns, nothing acknowledged is lost.
+ */
+export function haMasterKill(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('ha-master-kill', opts, async ({ dir, log }) => {
+    const c = await startHaCluster(dir);
+    const ps = startProducers(c, opts.producers ?? 4);
+    const per = opts.acksPerCycle ?? 200;
+    const notes: string[] = [];
+    let readFromSlave = 0;
+    for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+      await ackedMore(ps, Math.ceil(per / 2 + Math.random() * per));
+      await c.broker.kill('SIGKILL');
+      // Every key recorded as acknowledged by now was acknowledged before the kill: the slave must serve it.
+      const ackedBefore = readKeys(ps.map((_, i) => path.join(dir, `acked-${i}.txt`)));
+      const seen = await drainTopic(c.namesrv.addr, TOPIC);
+      const unreadable = [...ackedBefore.keys()].filter((k) => !seen.has(k));
+      readFromSlave = ackedBefore.size;
+      if (unreadable.length > 0) {
+        throw new Error(`cycle ${cycle}: ${unreadable.length} acknowledged messages not readable from the slave: ${unreadable.slice(0, 10).join(' ')}`);
+      }
+      await c.broker.start();
+      const line = `cycle ${cycle}: ${ackedBefore.size} acknowledged read from the slave while the master was down`;
+      notes.push(line);
+      log(`ha-master-kill ${line}; acked=${totalAcked(ps)} failed=${totalFailed(ps)} notOk=${totalNotOk(ps)}`);
+    }
+    // SEND_OK again means the slave caught up with the restarted master.
+    await ackedMore(ps, per);
+    const { acked, failures } = await finishAndCount(c, ps);
+    const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+    return {
+      scenario: 'ha-master-kill', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0',
+      notes: [...notes.slice(-2), `last outage: ${readFromSlave} read from the slave`, `not SEND_OK: ${totalNotOk(ps)}`],
+    };
+  });
+}
+
+/**
+ * kill -9 of the slave under SYNC_MASTER: sends are answered SLAVE_NOT_AVAILABLE / FLUSH_SLAVE_TIMEOUT (stored on the
+ * master, not acknowledged) until the slave is back; nothing acknowledged is lost.
+ */
+export function haSlaveKill(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('ha-slave-kill', opts, async ({ dir, log }) => {
+    const c = await startHaCluster(dir);
+    const ps = startProducers(c, opts.producers ?? 4);
+    const per = opts.acksPerCycle ?? 200;
+    const notes: string[] = [];
+    for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+      await ackedMore(ps, Math.ceil(per / 2 + Math.random() * per));
+      const refusedBefore = totalNotOk(ps);
+      await c.slave.kill('SIGKILL');
+      // The master answers without the slave's acknowledgement.
+      await waitFor(() => totalNotOk(ps) >= refusedBefore + 4, 60_000, 'sends answered SLAVE_NOT_AVAILABLE / FLUSH_SLAVE_TIMEOUT');
+      await c.slave.start();
+      const line = `cycle ${cycle}: ${totalNotOk(ps) - refusedBefore} sends not acknowledged while the slave was down`;
+      notes.push(line);
+      log(`ha-slave-kill ${line}; acked=${totalAcked(ps)} failed=${totalFailed(ps)}`);
+    }
+    await ackedMore(ps, per);
+    const { acked, failures } = await finishAndCount(c, ps);
+    const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+    return {
+      scenario: 'ha-slave-kill', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0',
+      notes: [...notes.slice(-2), `SLAVE_NOT_AVAILABLE ${notOkOf(ps, 'SLAVE_NOT_AVAILABLE')}, FLUSH_SLAVE_TIMEOUT ${notOkOf(ps, 'FLUSH_SLAVE_TIMEOUT')}`],
+    };
+  });
+}
+
 export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'broker-kill-sync': (o) => brokerKill('SYNC_FLUSH', o),
   'broker-kill-async': (o) => brokerKill('ASYNC_FLUSH', o),
@@ -383,6 +485,8 @@ export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<Scenar
   network,
   'torn-writes': tornWrites,
   'disk-full': diskFull,
+  'ha-master-kill': haMasterKill,
+  'ha-slave-kill': haSlaveKill,
 };
 
 export function formatResult(r: ScenarioResult): string {

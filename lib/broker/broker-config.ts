@@ -105,10 +105,11 @@ export interface BrokerConfig {
   /** Bytes. No effect in this broker. */
   consumerFallbehindThreshold: number;
   /**
-   * Java: answer queued sends SYSTEM_BUSY when the page cache is busy. No effect in this broker.
+   * Answer waiting sends SYSTEM_BUSY ([PCBUSY_CLEAN_QUEUE] while the page cache is busy, [TIMEOUT_CLEAN_QUEUE]
+   * after waitTimeMillsInSendQueue), checked every 10 ms (Java's BrokerFastFailure).
    */
   brokerFastFailureEnable: boolean;
-  /** ms. No effect in this broker. */
+  /** A send waiting this long for the store is answered SYSTEM_BUSY [TIMEOUT_CLEAN_QUEUE], ms. */
   waitTimeMillsInSendQueue: number;
   /** Epoch ms before which sends are refused with SYSTEM_ERROR. */
   startAcceptSendRequestTimeStamp: number;
@@ -167,6 +168,10 @@ export interface BrokerConfig {
   metricsPromExporterPort: number;
   /** Shorthand of ours: a port here turns the Prometheus endpoint on at that port (-1: not set). */
   metricsPort: number;
+  /** Sends (SEND_MESSAGE, V2, batch, CONSUMER_SEND_MSG_BACK) admitted and not answered, over every connection; the excess gets SYSTEM_BUSY [OVERLOAD]. */
+  sendThreadPoolQueueCapacity: number;
+  /** Pulls being processed over every connection (a held pull no longer counts); the excess gets SYSTEM_BUSY [OVERLOAD]. */
+  pullThreadPoolQueueCapacity: number;
 }
 
 export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
@@ -228,6 +233,8 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   metricsPromExporterHost: '',
   metricsPromExporterPort: 5557,
   metricsPort: -1,
+  sendThreadPoolQueueCapacity: 10000,
+  pullThreadPoolQueueCapacity: 100000,
 });
 
 /** Where the Prometheus endpoint listens, or null when metrics are off (or an exporter we do not have is named). */
@@ -268,6 +275,12 @@ export const REMOTING_KEYS: Readonly<Record<string, keyof RemotingServerOptions>
   listenPort: 'listenPort',
   bindAddress: 'bindAddress',
   serverChannelMaxIdleTimeSeconds: 'serverChannelMaxIdleTimeSeconds',
+  writeBufferHighWaterMark: 'writeBufferHighWaterMark',
+  writeBufferLowWaterMark: 'writeBufferLowWaterMark',
+  serverMaxInflight: 'serverMaxInflight',
+  serverChannelMaxInflightBytes: 'serverChannelMaxInflightBytes',
+  serverMaxInflightBytes: 'serverMaxInflightBytes',
+  serverChannelMaxWriteBacklogBytes: 'serverChannelMaxWriteBacklogBytes',
 };
 
 /** Java NettyServerConfig / NettyClientConfig keys we accept and ignore (thread pools, socket buffers). */
@@ -279,8 +292,7 @@ export const IGNORED_NETTY_KEYS: ReadonlySet<string> = new Set([
   'clientSocketSndBufSize', 'clientSocketRcvBufSize', 'clientPooledByteBufAllocatorEnable', 'clientCloseSocketIfTimeout',
   'useTLS', 'sendMessageThreadPoolNums', 'pullMessageThreadPoolNums', 'queryMessageThreadPoolNums',
   'adminBrokerThreadPoolNums', 'clientManageThreadPoolNums', 'consumerManageThreadPoolNums', 'heartbeatThreadPoolNums',
-  'endTransactionThreadPoolNums', 'processReplyMessageThreadPoolNums', 'sendThreadPoolQueueCapacity',
-  'pullThreadPoolQueueCapacity', 'queryThreadPoolQueueCapacity', 'clientManagerThreadPoolQueueCapacity',
+  'endTransactionThreadPoolNums', 'processReplyMessageThreadPoolNums', 'queryThreadPoolQueueCapacity', 'clientManagerThreadPoolQueueCapacity',
   'consumerManagerThreadPoolQueueCapacity', 'heartbeatThreadPoolQueueCapacity', 'endTransactionPoolQueueCapacity',
   'useReentrantLockWhenPutMessage', 'transientStorePoolEnable', 'isEnableDLegerCommitLog', 'enableDLegerCommitLog',
 ]);

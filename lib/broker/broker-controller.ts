@@ -43,6 +43,9 @@ import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
 import { RemotingServer, type RemotingServerOptions } from '../transport/remoting-server';
 import type { Channel } from '../transport/connection';
+import type { ProcessorOptions } from '../transport/processor';
+import { RequestExecutor } from '../transport/request-executor';
+import { BrokerFastFailure } from './latency/broker-fast-failure';
 import { ConfigError } from '../errors';
 import { BrokerReplication } from './slave/broker-replication';
 import { PlainAccessValidator } from './acl/plain-access-validator';
@@ -92,6 +95,12 @@ export class BrokerController {
   /** The Prometheus endpoint, when metricsExporterType=PROM or metricsPort is set. */
   readonly metricsService: BrokerMetricsService | null = null;
   readonly sendMessageProcessor: SendMessageProcessor;
+  /** Sends admitted and not answered, over every connection (Java's sendMessageExecutor and its queue). */
+  readonly sendExecutor: RequestExecutor;
+  /** Pulls being processed, over every connection (Java's pullMessageExecutor and its queue). */
+  readonly pullExecutor: RequestExecutor;
+  /** Answers waiting sends SYSTEM_BUSY when the store is busy (Java's BrokerFastFailure). */
+  readonly brokerFastFailure: BrokerFastFailure;
   /** Half messages, END_TRANSACTION and the check (Java initialTransaction). */
   readonly transactionalMessageService: TransactionalMessageService;
   readonly transactionalMessageCheckListener: DefaultTransactionalMessageCheckListener;
@@ -162,6 +171,11 @@ export class BrokerController {
     } else if (bc.metricsExporterType.toUpperCase() !== 'DISABLE') {
       this.logger.warn({ metricsExporterType: bc.metricsExporterType }, 'only the PROM metrics exporter is available; metrics are off');
     }
+    this.sendExecutor = new RequestExecutor({
+      name: 'send', capacity: bc.sendThreadPoolQueueCapacity, ready: () => !this.messageStore.isAppendBusy(),
+    });
+    this.pullExecutor = new RequestExecutor({ name: 'pull', capacity: bc.pullThreadPoolQueueCapacity });
+    this.brokerFastFailure = new BrokerFastFailure(this);
     this.pullMessageProcessor = new PullMessageProcessor(this);
     this.sendMessageProcessor = new SendMessageProcessor(this);
     this.pullRequestHoldService = new PullRequestHoldService({
@@ -258,11 +272,21 @@ export class BrokerController {
     for (const p of all) {
       for (const code of p.requestCodes) {
         this.processors.set(code, p);
-        this.remotingServer.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
+        this.remotingServer.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx), this.#processorOptions(p));
       }
     }
     // Java's default processor: an unknown code passes the RPC hooks (ACL) before REQUEST_CODE_NOT_SUPPORTED.
     this.remotingServer.registerDefaultProcessor((request, ctx) => admin.processRequest(request, ctx));
+  }
+
+  /** The executor and rejectRequest of a processor (Java's registerProcessor with sendMessageExecutor, pullMessageExecutor). */
+  #processorOptions(p: BrokerProcessor): ProcessorOptions {
+    if (p === this.sendMessageProcessor || p instanceof ConsumerSendMsgBackProcessor) {
+      // Java's SendMessageProcessor.rejectRequest: the page cache is busy.
+      return { executor: this.sendExecutor, rejectRequest: () => this.messageStore.isOSPageCacheBusy() };
+    }
+    if (p === this.pullMessageProcessor) return { executor: this.pullExecutor };
+    return {};
   }
 
   /** Loads config files and the store (Java initialize()). */
@@ -328,6 +352,8 @@ export class BrokerController {
       this.producerManager.scanNotActiveChannel();
       this.consumerManager.scanNotActiveChannel();
     });
+    // Java's BrokerFastFailure: every 10 ms after 1 s.
+    loop('BrokerFastFailure', 10, () => this.brokerFastFailure.cleanExpiredRequest(), 1000);
     loop('PersistConsumerOffset', this.brokerConfig.flushConsumerOffsetInterval, () => this.consumerOffsetManager.persist());
     await this.registerBrokerAll(true, false, true);
     loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => this.registerBrokerAll(true, false, this.brokerConfig.forceRegister));
@@ -339,7 +365,7 @@ export class BrokerController {
     // Only for a configured port (as deployed); a broker on an ephemeral port would take a neighbour's port.
     if (this.#listenPort <= 2 || !this.remotingServer.options.listenPort) return;
     const vip = new RemotingServer({ ...this.#remotingServerConfig, listenPort: this.#listenPort - 2, logger: this.logger });
-    for (const [code, p] of this.processors) vip.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx));
+    for (const [code, p] of this.processors) vip.registerProcessor(code, (request, ctx) => p.processRequest(request, ctx), this.#processorOptions(p));
     // The same checks too (ACL): Java registers its RPC hooks on both servers.
     for (const h of this.remotingServer.rpcHooks) vip.registerRPCHook(h);
     try {

@@ -64,6 +64,19 @@ interface Waiter {
 }
 
 const topicBytesCache = new Map<string, Buffer>();
+const topicQueueKeys = new Map<string, string[]>();
+/** `${topic}-${queueId}`, the key of topicQueueTable, built once per queue (a put looks it up twice). */
+function topicQueueKey(topic: string, queueId: number): string {
+  let keys = topicQueueKeys.get(topic);
+  if (!keys) {
+    if (topicQueueKeys.size > 10000) topicQueueKeys.clear();
+    keys = [];
+    topicQueueKeys.set(topic, keys);
+  }
+  if (queueId >= 0 && queueId < 1024) return (keys[queueId] ??= `${topic}-${queueId}`);
+  return `${topic}-${queueId}`;
+}
+
 function topicBytes(topic: string): Buffer {
   let b = topicBytesCache.get(topic);
   if (!b) {
@@ -89,6 +102,8 @@ export class CommitLog {
   #commitRunning = false;
   #flushWaiters: Waiter[] = [];
   #flushRunning = false;
+  /** Called after bytes were handed to the OS (replication ships only those: a kill -9 keeps them). */
+  onCommitted: (() => void) | null = null;
   #beginTimeInLock = 0;
   #defaultStoreHost: Buffer;
   putMessageCount = 0;
@@ -126,10 +141,23 @@ export class CommitLog {
     return offset + size - (offset % size);
   }
 
-  /** True while an append has held the lock for more than 1 s (Java's isOSPageCacheBusy). */
+  /** True while an append has held the lock for more than osPageCacheBusyTimeOutMills (Java's isOSPageCacheBusy). */
   isOSPageCacheBusy(): boolean {
     const begin = this.#beginTimeInLock;
-    return begin > 0 && this.now() - begin > 1000;
+    if (begin <= 0) return false;
+    const diff = this.now() - begin;
+    return diff < 10000000 && diff > this.config.osPageCacheBusyTimeOutMills;
+  }
+
+  /** How long the append under way has held the lock, ms (0: none; Java's lockTimeMills). */
+  lockTimeMills(): number {
+    const begin = this.#beginTimeInLock;
+    return begin > 0 ? this.now() - begin : 0;
+  }
+
+  /** True while appends wait behind one that is not done (a file being created): new puts would queue. */
+  get appendBusy(): boolean {
+    return this.#queuedAppends > 0;
   }
 
   /** The tags code the consume queue stores: TAGS hash, or the deliver time for SCHEDULE_TOPIC_XXXX. */
@@ -162,6 +190,56 @@ export class CommitLog {
   /** Appends one message; resolves when the flush policy is met. */
   putMessage(msg: MessageExtBrokerInner, dispatch: DispatchFn): Promise<PutMessageResult> {
     return this.#put(() => this.#appendSingle(msg, dispatch));
+  }
+
+  /**
+   * Appends many messages in order, with one wait for the OS (ASYNC_FLUSH) or the disk (SYNC_FLUSH) for all of them:
+   * one promise for the list instead of one per message. Each message gets its own result (a refused one its status).
+   * While appends queue behind a file being created (and from the message that needs a new file on), the messages
+   * go through putMessage one by one.
+   */
+  putMessageList(msgs: readonly MessageExtBrokerInner[], dispatch: DispatchFn): Promise<PutMessageResult[]> {
+    if (this.#queuedAppends > 0) return Promise.all(msgs.map((m) => this.putMessage(m, dispatch)));
+    const outcomes: AppendOutcome[] = [];
+    for (let i = 0; i < msgs.length; i++) {
+      let r: AppendOutcome | Promise<AppendOutcome>;
+      try {
+        r = this.#appendSingle(msgs[i], dispatch);
+      } catch (e) {
+        r = this.#appendFailed(e);
+      }
+      if (r instanceof Promise) {
+        const rest: Promise<PutMessageResult>[] = [this.#enqueue(r)];
+        for (let j = i + 1; j < msgs.length; j++) rest.push(this.putMessage(msgs[j], dispatch));
+        return Promise.all([this.#settleList(outcomes), Promise.all(rest)]).then(([a, b]) => a.concat(b));
+      }
+      outcomes.push(r);
+    }
+    return this.#settleList(outcomes);
+  }
+
+  /** One wait for the furthest record of `outcomes`, then every result. */
+  #settleList(outcomes: AppendOutcome[]): Promise<PutMessageResult[]> {
+    let end = -1;
+    for (const o of outcomes) {
+      if ('putMessageStatus' in o) continue;
+      this.putMessageCount += o.msgNum;
+      this.putMessageSize += o.wroteBytes;
+      if (o.wroteOffset + o.wroteBytes > end) end = o.wroteOffset + o.wroteBytes;
+    }
+    const results = (status: PutMessageStatus): PutMessageResult[] => outcomes.map((o) =>
+      ('putMessageStatus' in o ? o : { putMessageStatus: status, appendMessageResult: o }));
+    if (end < 0) return Promise.resolve(results(PutMessageStatus.PUT_OK));
+    if (this.config.flushDiskType === FlushDiskType.SYNC_FLUSH) {
+      return this.#waitFlush(end).then((ok) => results(ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT));
+    }
+    return this.#waitCommit(end).then(
+      () => results(PutMessageStatus.PUT_OK),
+      (e: unknown) => {
+        this.log.error({ err: e }, 'commit log write failed');
+        return results(PutMessageStatus.UNKNOWN_ERROR);
+      },
+    );
   }
 
   putMessages(batch: MessageExtBatch, dispatch: DispatchFn): Promise<PutMessageResult> {
@@ -274,7 +352,7 @@ export class CommitLog {
     try {
       const storeTimestamp = this.now();
       const wroteOffset = mf.fileFromOffset + mf.wrotePosition;
-      const key = `${msg.topic}-${msg.queueId}`;
+      const key = topicQueueKey(msg.topic, msg.queueId);
       const tranType = sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
       const isTx = tranType === MessageSysFlag.TRANSACTION_PREPARED_TYPE || tranType === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
       const queueOffset = isTx ? 0 : (this.topicQueueTable.get(key) ?? 0);
@@ -411,11 +489,11 @@ export class CommitLog {
    * The bytes from `offset` to the end of what its file holds (Java's CommitLog.getData: one file at most), at most
    * `maxSize` of them (Java maps them; we read them), or null when no file holds `offset` or nothing lies beyond it.
    */
-  async getData(offset: number, maxSize = Number.MAX_SAFE_INTEGER): Promise<{ offset: number; data: Buffer } | null> {
+  async getData(offset: number, maxSize = Number.MAX_SAFE_INTEGER, committedOnly = false): Promise<{ offset: number; data: Buffer } | null> {
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
     if (!mf) return null;
     const pos = offset - mf.fileFromOffset;
-    const len = Math.min(mf.wrotePosition - pos, maxSize);
+    const len = Math.min((committedOnly ? mf.committedPosition : mf.wrotePosition) - pos, maxSize);
     if (len <= 0) return null;
     const data = mf.readFromMemory(pos, len) ?? await mf.read(pos, len);
     return data ? { offset, data } : null;
@@ -477,6 +555,7 @@ export class CommitLog {
     this.#nextCommit = null;
     try {
       await this.mappedFileQueue.commit();
+      this.onCommitted?.();
       batch?.resolve();
     } catch (e) {
       batch?.reject(e);
@@ -536,6 +615,11 @@ export class CommitLog {
   async flush(): Promise<void> {
     const last = this.mappedFileQueue.getLastMappedFile();
     const ts = last ? last.storeTimestamp : 0;
+    if (this.onCommitted) {
+      // Written to the OS first, so replication (which ships only that) runs beside the fdatasync.
+      await this.mappedFileQueue.commit();
+      this.onCommitted();
+    }
     await this.mappedFileQueue.flush();
     if (ts > 0) this.flushedStoreTimestamp = ts;
   }

@@ -56,6 +56,8 @@ export interface MessageStoreConfig {
   fileReservedTime: number;
   /** Largest message body the broker accepts, bytes. */
   maxMessageSize: number;
+  /** The page cache counts as busy (sends refused SYSTEM_BUSY) while one append holds the commit log this long, ms. */
+  osPageCacheBusyTimeOutMills: number;
   /** Verify each record's body CRC while recovering after an unclean stop. */
   checkCRCOnRecover: boolean;
   /** ASYNC_FLUSH: dirty 4 KiB pages needed before a periodic flush. */
@@ -151,6 +153,7 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   diskMaxUsedSpaceRatio: 75,
   fileReservedTime: 72,
   maxMessageSize: 1024 * 1024 * 4,
+  osPageCacheBusyTimeOutMills: 1000,
   checkCRCOnRecover: true,
   flushCommitLogLeastPages: 4,
   commitCommitLogLeastPages: 4,

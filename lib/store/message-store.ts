@@ -497,21 +497,85 @@ export class DefaultMessageStore {
     return null;
   }
 
-  async putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult> {
+  putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult> {
     const bad = this.#checkStoreStatus();
-    if (bad) return { putMessageStatus: bad, appendMessageResult: null };
-    if (Buffer.byteLength(msg.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    if (bad) return Promise.resolve({ putMessageStatus: bad, appendMessageResult: null });
+    if (Buffer.byteLength(msg.topic) > 127) return Promise.resolve({ putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null });
     const pending: Promise<void>[] = [];
     let end = -1;
     const put = this.commitLog.putMessage(msg, (r) => {
       this.#dispatchAppended(r, pending);
       end = r.commitLogOffset + r.msgSize;
     });
+    if (this.config.brokerRole !== BrokerRole.SYNC_MASTER) {
+      // No slave to wait for: the commit log's own promise when the record was dispatched at once (end known) and no
+      // consume queue file is being created; else wait for the dispatch too.
+      if (end >= 0 && pending.length === 0) return put;
+      return put.then((result) => (pending.length ? Promise.all(pending).then(() => result) : result));
+    }
     // Replication starts as soon as the record is appended, beside the write to the OS (Java combines both futures).
     const replica = this.#submitReplica(end, msg.propertiesString);
-    const result = await put;
-    if (pending.length) await Promise.all(pending);
-    return this.#handleHA(result, msg.propertiesString, replica);
+    return put.then(async (result) => {
+      if (pending.length) await Promise.all(pending);
+      return this.#handleHA(result, msg.propertiesString, replica);
+    });
+  }
+
+  /** Puts waiting for the end of the current task, to be appended together (putMessageCoalesced). */
+  #coalesced: { msg: MessageExtBrokerInner; resolve: (r: PutMessageResult) => void }[] | null = null;
+
+  /**
+   * putMessage for many callers at once: the puts made during one task (the requests of one socket read) are
+   * appended together when it ends (a microtask), through putMessageList: one wait for the OS or disk and one
+   * promise chain for all of them. Each caller still gets its own result. Used by the broker's send path; a
+   * SYNC_MASTER (which waits for its slave per message) puts at once.
+   */
+  putMessageCoalesced(msg: MessageExtBrokerInner): Promise<PutMessageResult> {
+    if (this.config.brokerRole === BrokerRole.SYNC_MASTER) return this.putMessage(msg);
+    let list = this.#coalesced;
+    if (list === null) {
+      list = this.#coalesced = [];
+      queueMicrotask(this.#flushCoalesced);
+    }
+    const l = list;
+    return new Promise<PutMessageResult>((resolve) => l.push({ msg, resolve }));
+  }
+
+  readonly #flushCoalesced = (): void => {
+    const list = this.#coalesced;
+    this.#coalesced = null;
+    if (!list || list.length === 0) return;
+    if (list.length === 1) {
+      void this.putMessage(list[0].msg).then(list[0].resolve, (e: unknown) => list[0].resolve(this.#putFailed(e)));
+      return;
+    }
+    this.putMessageList(list.map((e) => e.msg)).then(
+      (results) => { for (let i = 0; i < list.length; i++) list[i].resolve(results[i]); },
+      (e: unknown) => { for (const x of list) x.resolve(this.#putFailed(e)); },
+    );
+  };
+
+  #putFailed(e: unknown): PutMessageResult {
+    this.#log.error({ err: e }, 'put failed');
+    return { putMessageStatus: PutMessageStatus.UNKNOWN_ERROR, appendMessageResult: null };
+  }
+
+  /**
+   * Puts many messages with one promise and one wait for the OS / disk for all of them (a batch-level put); each
+   * gets its own result, as putMessage would give it. A SYNC_MASTER waits for its slave per message (putMessage).
+   */
+  putMessageList(msgs: readonly MessageExtBrokerInner[]): Promise<PutMessageResult[]> {
+    const bad = this.#checkStoreStatus();
+    if (bad) return Promise.resolve(msgs.map(() => ({ putMessageStatus: bad, appendMessageResult: null })));
+    if (this.config.brokerRole === BrokerRole.SYNC_MASTER) return Promise.all(msgs.map((m) => this.putMessage(m)));
+    const pending: Promise<void>[] = [];
+    let dispatched = 0;
+    const put = this.commitLog.putMessageList(msgs, (r) => {
+      this.#dispatchAppended(r, pending);
+      dispatched++;
+    });
+    if (dispatched === msgs.length && pending.length === 0) return put;
+    return put.then((results) => (pending.length ? Promise.all(pending).then(() => results) : results));
   }
 
   async putMessages(batch: MessageExtBatch): Promise<PutMessageResult> {
@@ -571,8 +635,15 @@ export class DefaultMessageStore {
   /** Registers a listener called (once per tick) after records were appended to the commit log. Returns the remover. */
   onCommitLogAppend(listener: () => void): () => void {
     this.#appendListeners.add(listener);
-    return () => this.#appendListeners.delete(listener);
+    // Replication ships committed bytes only: wake it when more are committed too.
+    this.commitLog.onCommitted = this.#onCommitted;
+    return () => {
+      this.#appendListeners.delete(listener);
+      if (this.#appendListeners.size === 0) this.commitLog.onCommitted = null;
+    };
   }
+
+  readonly #onCommitted = (): void => this.#scheduleAppendNotify();
 
   #scheduleAppendNotify(): void {
     if (this.#appendNotifyScheduled || this.#appendListeners.size === 0) return;
@@ -589,10 +660,14 @@ export class DefaultMessageStore {
     });
   }
 
-  /** Master: the commit-log bytes from `offset` to the end of its file, at most `maxSize` (Java's getCommitLogData). */
+  /**
+   * Master: the commit-log bytes from `offset` to the end of its file, at most `maxSize` (Java's getCommitLogData);
+   * only bytes already handed to the OS: those survive a kill -9 of this process (Java's mmap'd bytes do too), so a
+   * slave never holds bytes its master loses, which the master would then overwrite and count as replicated.
+   */
   getCommitLogData(offset: number, maxSize?: number): Promise<{ offset: number; data: Buffer } | null> {
     if (!this.#running) return Promise.resolve(null);
-    return this.commitLog.getData(offset, maxSize);
+    return this.commitLog.getData(offset, maxSize, true);
   }
 
   /**
@@ -938,6 +1013,11 @@ export class DefaultMessageStore {
 
   isOSPageCacheBusy(): boolean {
     return this.commitLog.isOSPageCacheBusy();
+  }
+
+  /** True while puts queue behind an append that is not done (a commit-log file being created). */
+  isAppendBusy(): boolean {
+    return this.commitLog.appendBusy;
   }
 
   // ---- flush services ----

@@ -11,6 +11,10 @@
  *   pending requests. When it fires it rejects every expired request with RemotingTimeoutError and re-arms for
  *   the next earliest deadline. A request therefore times out within the timer's granularity (about 1 ms) of its
  *   deadline. A response that arrives after the deadline but before the sweep still wins.
+ * - Write backlog (servers): the bytes queued here plus those the socket still buffers. Above
+ *   `writeBufferHighWaterMark` the connection stops reading (no new requests from a peer that does not read its
+ *   answers), and reads again once the backlog is back under `writeBufferLowWaterMark`; above
+ *   `maxWriteBacklogBytes` before a new frame (answers of requests already in flight) the connection is closed.
  * - Malformed input (ProtocolError from the decoder or RemotingCommand.decode) logs an error with the peer address
  *   and closes the connection; closing rejects every pending request with RemotingSendRequestError (retriable).
  *
@@ -77,12 +81,16 @@ interface QueuedFrame {
   /** One body buffer, or a gathered body written part by part. */
   body: Buffer | readonly Buffer[] | null;
   onWritten?: (err?: Error | null) => void;
+  /** Bytes of head and body. */
+  size: number;
 }
 
 export type ConnectionEvents = {
   close: (conn: Connection, cause?: Error) => void;
   idle: (conn: Connection) => void;
   exception: (conn: Connection, err: Error) => void;
+  /** Reading stopped (true) or resumed (false) because of the write backlog. */
+  backpressure: (conn: Connection, paused: boolean) => void;
 };
 
 export interface ConnectionOptions {
@@ -100,6 +108,12 @@ export interface ConnectionOptions {
    * enqueue runs after the microtask queue drains), which batches the same frames one loop turn sooner.
    */
   flushOn?: 'immediate' | 'tick';
+  /** Stop reading while the write backlog is above this many bytes; 0 disables. */
+  writeBufferHighWaterMark?: number;
+  /** Read again once the write backlog is at or below this many bytes (at least 16 KiB is sensible). */
+  writeBufferLowWaterMark?: number;
+  /** Close the connection when the write backlog passes this many bytes; 0 disables. */
+  maxWriteBacklogBytes?: number;
 }
 
 let connectionIds = 0;
@@ -110,6 +124,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   readonly localAddress: string;
   /** Requests received on this connection whose processor has not finished yet (server-side flow control). */
   inflight = 0;
+  /** Request body bytes of those requests. */
+  inflightBytes = 0;
   /** Frames received so far: a client tells a silent peer (half-open connection) from a slow one by it. */
   framesReceived = 0;
 
@@ -124,6 +140,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   readonly #flushOnTick: boolean;
   #flushTickQueued = false;
   #waitingDrain = false;
+  /** Bytes queued here and not handed to the socket yet. */
+  #queuedBytes = 0;
+  #readPaused = false;
+  readonly #highWater: number;
+  readonly #lowWater: number;
+  readonly #maxBacklog: number;
   #timer: NodeJS.Timeout | null = null;
   #timerDeadline = Infinity;
   #active = true;
@@ -136,6 +158,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#onRequest = options.onRequest;
     this.#flushOnTick = options.flushOn === 'tick';
     this.#now = options.now ?? Date.now;
+    this.#highWater = options.writeBufferHighWaterMark ?? 0;
+    this.#lowWater = Math.min(options.writeBufferLowWaterMark ?? this.#highWater / 2, this.#highWater);
+    this.#maxBacklog = options.maxWriteBacklogBytes ?? 0;
     this.remoteAddress = formatAddress(socket.remoteAddress, socket.remotePort);
     this.localAddress = formatAddress(socket.localAddress, socket.localPort);
     this.#logger = options.logger.child({ remoteAddr: this.remoteAddress, channelId: this.id });
@@ -152,6 +177,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     socket.on('drain', () => {
       this.#waitingDrain = false;
       this.#flush();
+      if (this.#readPaused) this.#checkBacklog();
     });
     socket.on('error', (err) => {
       this.#logger.warn({ err }, 'channel exception');
@@ -166,6 +192,16 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
 
   get isActive(): boolean {
     return this.#active;
+  }
+
+  /** Bytes written and not yet taken by the kernel: queued here plus buffered in the socket. */
+  get writeBacklogBytes(): number {
+    return this.#queuedBytes + this.#socket.writableLength;
+  }
+
+  /** True while reading is stopped because of the write backlog. */
+  get readPaused(): boolean {
+    return this.#readPaused;
   }
 
   /** Requests sent on this connection and not answered yet. */
@@ -233,7 +269,16 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void): void {
     const head = command.encodeHeaderFrame();
     const body = command.bodyParts ?? (command.body && command.body.length > 0 ? command.body : null);
-    this.#queue.push({ head, body, onWritten });
+    let size = head.length;
+    if (body !== null) {
+      if (Buffer.isBuffer(body)) size += body.length;
+      else for (const b of body) size += b.length;
+    }
+    // The limit counts what the peer left unread before this frame: one large answer alone never closes.
+    const backlogBefore = this.#maxBacklog > 0 ? this.writeBacklogBytes : 0;
+    this.#queue.push({ head, body, onWritten, size });
+    this.#queuedBytes += size;
+    if (this.#highWater > 0 || this.#maxBacklog > 0) this.#checkBacklog(backlogBefore);
     if (this.#flushOnTick) {
       if (!this.#flushTickQueued && !this.#waitingDrain) {
         this.#flushTickQueued = true;
@@ -264,6 +309,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     let ok = true;
     while (ok && this.#queueHead < queue.length) {
       const frame = queue[this.#queueHead++];
+      this.#queuedBytes -= frame.size;
       const body = frame.body;
       if (body === null) {
         ok = socket.write(frame.head, frame.onWritten);
@@ -287,6 +333,32 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     } else if (this.#queueHead > 1024) {
       this.#queue = queue.slice(this.#queueHead);
       this.#queueHead = 0;
+    }
+    if (this.#readPaused) this.#checkBacklog();
+  }
+
+  /** Stops or resumes reading by the write backlog; closes past the hard limit. */
+  #checkBacklog(unreadBefore = 0): void {
+    if (!this.#active) return;
+    const backlog = this.writeBacklogBytes;
+    if (this.#maxBacklog > 0 && unreadBefore > this.#maxBacklog) {
+      this.#logger.warn({ backlog, maxWriteBacklogBytes: this.#maxBacklog }, 'write backlog over its limit (the peer does not read), closing channel');
+      const err = new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> write backlog over ${this.#maxBacklog} bytes`);
+      this.emit('exception', this, err);
+      this.#close(err);
+      return;
+    }
+    if (this.#highWater <= 0) return;
+    if (!this.#readPaused && backlog > this.#highWater) {
+      this.#readPaused = true;
+      this.#socket.pause();
+      this.#logger.warn({ backlog, writeBufferHighWaterMark: this.#highWater }, 'write backlog above the high water mark, reading paused');
+      this.emit('backpressure', this, true);
+    } else if (this.#readPaused && backlog <= this.#lowWater) {
+      this.#readPaused = false;
+      this.#socket.resume();
+      this.#logger.info({ backlog }, 'write backlog drained, reading resumed');
+      this.emit('backpressure', this, false);
     }
   }
 
@@ -380,6 +452,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     for (let i = this.#queueHead; i < this.#queue.length; i++) this.#queue[i].onWritten?.(closedError());
     this.#queue = [];
     this.#queueHead = 0;
+    this.#queuedBytes = 0;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) p.reject(closedError());

@@ -7,7 +7,10 @@ export {
   type RemotingContext,
   type RemotingProcessor,
   OVERLOAD_REMARK,
+  type ProcessorLimits,
+  type ProcessorOptions,
   ProcessorTable,
+  REJECTREQUEST_REMARK,
   errorRemark,
 } from './processor';
 export {
@@ -18,4 +21,5 @@ export {
   parseAddress,
 } from './remoting-client';
 export { DEFAULT_REMOTING_SERVER_OPTIONS, RemotingServer, type RemotingServerOptions } from './remoting-server';
+export { type ExecutorTask, RequestExecutor, type RequestExecutorOptions } from './request-executor';
 export { TypedEmitter } from './typed-emitter';

@@ -7,7 +7,13 @@
  * - Flow control: at most `serverMaxInflight` requests of one channel are processed at a time; the excess is
  *   answered SYSTEM_BUSY at once (Java rejects with "[OVERLOAD]system busy" when a processor's executor queue is
  *   full; its send queue holds 10000, hence the default). A processor that returns null and answers later via
- *   `ctx.writeResponse` (a held pull) no longer counts once it has returned.
+ *   `ctx.writeResponse` (a held pull) no longer counts once it has returned. Request bodies being processed are
+ *   bounded per channel (`serverChannelMaxInflightBytes`) and over the server (`serverMaxInflightBytes`), and a
+ *   request family may have a RequestExecutor of its own (a bound over every channel, Java's
+ *   sendThreadPoolQueueCapacity and friends); the excess gets the same answer.
+ * - Bounded memory on the way out: a channel whose write backlog passes `writeBufferHighWaterMark` stops being
+ *   read until it is back under `writeBufferLowWaterMark`, and is closed past `serverChannelMaxWriteBacklogBytes`
+ *   (a peer that sends requests and never reads the answers).
  * - Idle channels (no read or write for serverChannelMaxIdleTimeSeconds) are closed, with an 'idle' event.
  * - TLS (`tls`, Java's TlsSystemConfig): `disabled` speaks plain TCP only; `permissive` (Java's default) looks at the
  *   first byte of each connection, as Java's HandshakeHandler does: 0x16 (a TLS handshake record) gets TLS, anything
@@ -23,7 +29,7 @@ import type { RemotingCommand } from '../../protocol/remoting-command';
 import { RemotingSendRequestError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { type Channel, Connection } from './connection';
-import { ProcessorTable, type RPCHook, type RemotingProcessor } from './processor';
+import { ProcessorTable, type ProcessorOptions, type RPCHook, type RemotingProcessor } from './processor';
 import type { RemotingChannelEvents } from './remoting-client';
 import { TypedEmitter } from './typed-emitter';
 import { DEFAULT_TLS_SYSTEM_CONFIG, TlsMode, type TlsSystemConfig, buildServerTlsOptions, withTlsConfigFile } from './tls-system-config';
@@ -40,6 +46,16 @@ export interface RemotingServerOptions {
   serverChannelMaxIdleTimeSeconds: number;
   /** Requests of one channel processed at once; the excess is answered SYSTEM_BUSY. 0 disables the cap. */
   serverMaxInflight: number;
+  /** Request body bytes of one channel being processed; the excess is answered SYSTEM_BUSY. 0 disables. */
+  serverChannelMaxInflightBytes: number;
+  /** Request body bytes being processed over every channel; the excess is answered SYSTEM_BUSY. 0 disables. */
+  serverMaxInflightBytes: number;
+  /** Java's NettyServerConfig key; here: stop reading a channel whose write backlog passes this many bytes. 0 disables. */
+  writeBufferHighWaterMark: number;
+  /** Java's NettyServerConfig key; here: read a paused channel again once its write backlog is down to this. */
+  writeBufferLowWaterMark: number;
+  /** Close a channel whose write backlog passes this many bytes (its peer does not read). 0 disables. */
+  serverChannelMaxWriteBacklogBytes: number;
   /** Frames above this length are a protocol error and close the channel. */
   maxFrameLength: number;
   /** TLS settings (Java's tls.* keys); the default is Java's: permissive, test mode (self-signed certificate). */
@@ -52,6 +68,11 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
   listenPort: 8888,
   serverChannelMaxIdleTimeSeconds: 120,
   serverMaxInflight: 10000,
+  serverChannelMaxInflightBytes: 64 * 1024 * 1024,
+  serverMaxInflightBytes: 256 * 1024 * 1024,
+  writeBufferHighWaterMark: 4 * 1024 * 1024,
+  writeBufferLowWaterMark: 1024 * 1024,
+  serverChannelMaxWriteBacklogBytes: 64 * 1024 * 1024,
   maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
   tls: Object.freeze({}),
 });
@@ -75,11 +96,16 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
     super();
     this.options = Object.freeze({ ...DEFAULT_REMOTING_SERVER_OPTIONS, ...options });
     this.#logger = componentLogger('remoting-server', options.logger);
-    this.#processors = new ProcessorTable(this.#logger, this.options.serverMaxInflight);
+    this.#processors = new ProcessorTable(this.#logger, {
+      maxInflight: this.options.serverMaxInflight,
+      channelMaxInflightBytes: this.options.serverChannelMaxInflightBytes,
+      maxInflightBytes: this.options.serverMaxInflightBytes,
+    });
   }
 
-  registerProcessor(code: number, processor: RemotingProcessor): void {
-    this.#processors.register(code, processor);
+  /** `options.executor` bounds the code's family over every channel; `options.rejectRequest` refuses at once. */
+  registerProcessor(code: number, processor: RemotingProcessor, options?: ProcessorOptions): void {
+    this.#processors.register(code, processor, options);
   }
 
   /** The processor for codes without their own (Java registerDefaultProcessor). */
@@ -111,6 +137,18 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
   get inflightRequests(): number {
     let n = 0;
     for (const c of this.#channels) n += c.inflight;
+    return n;
+  }
+
+  /** Request body bytes being processed now, over every channel. */
+  get inflightBytes(): number {
+    return this.#processors.inflightBytes;
+  }
+
+  /** Bytes written to channels and not yet taken by the kernel, over every channel. */
+  get writeBacklogBytes(): number {
+    let n = 0;
+    for (const c of this.#channels) n += c.writeBacklogBytes;
     return n;
   }
 
@@ -246,6 +284,9 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
       maxFrameLength: this.options.maxFrameLength,
       idleTimeMillis: this.options.serverChannelMaxIdleTimeSeconds * 1000,
       onRequest: (c, request) => this.#processors.dispatch(c, request),
+      writeBufferHighWaterMark: this.options.writeBufferHighWaterMark,
+      writeBufferLowWaterMark: this.options.writeBufferLowWaterMark,
+      maxWriteBacklogBytes: this.options.serverChannelMaxWriteBacklogBytes,
     });
     if (!conn.isActive) return;
     this.#channels.add(conn);

@@ -5,6 +5,7 @@
  *
  * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor (4.9.8)
  */
+import type { RequestExecutor } from '../../transport/request-executor';
 import fs from 'node:fs';
 import { encodeBrokerStatsData } from '../../../protocol/body/broker-stats-data';
 import { ViewBrokerStatsDataRequestHeader } from '../../../protocol/header/view-broker-stats-data-request-header';
@@ -89,6 +90,9 @@ export interface AdminBrokerController {
   readonly scheduleMessageService: Pick<ScheduleMessageService, 'encode' | 'getMaxOffsetTable' | 'offsetTable'>;
   readonly brokerStatsManager: Pick<BrokerStatsManager, 'statsData'>;
   readonly broker2Client: Pick<Broker2Client, 'resetOffset' | 'getConsumeStatus' | 'callClient'>;
+  /** The send and pull request executors (their queue sizes in the runtime info). */
+  readonly sendExecutor: Pick<RequestExecutor, 'queueSize' | 'headWaitTimeMills'>;
+  readonly pullExecutor: Pick<RequestExecutor, 'queueSize'>;
   registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
 }
 
@@ -390,15 +394,15 @@ export class AdminBrokerProcessor {
       if (delayOffset === undefined && max <= 0) continue;
       t.set(`scheduleMessageOffset_${level}`, `${delayOffset ?? 0},${max}`);
     }
-    t.set('sendThreadPoolQueueSize', '0');
-    t.set('sendThreadPoolQueueCapacity', '10000');
-    t.set('pullThreadPoolQueueSize', '0');
-    t.set('pullThreadPoolQueueCapacity', '100000');
+    t.set('sendThreadPoolQueueSize', String(c.sendExecutor.queueSize));
+    t.set('sendThreadPoolQueueCapacity', String(c.brokerConfig.sendThreadPoolQueueCapacity));
+    t.set('pullThreadPoolQueueSize', String(c.pullExecutor.queueSize));
+    t.set('pullThreadPoolQueueCapacity', String(c.brokerConfig.pullThreadPoolQueueCapacity));
     t.set('queryThreadPoolQueueSize', '0');
     t.set('queryThreadPoolQueueCapacity', '20000');
     t.set('EndTransactionQueueSize', '0');
     t.set('EndTransactionThreadPoolQueueCapacity', '100000');
-    t.set('sendThreadPoolQueueHeadWaitTimeMills', '0');
+    t.set('sendThreadPoolQueueHeadWaitTimeMills', String(c.sendExecutor.headWaitTimeMills()));
     t.set('pullThreadPoolQueueHeadWaitTimeMills', '0');
     t.set('queryThreadPoolQueueHeadWaitTimeMills', '0');
     t.set('dispatchBehindBytes', rt.dispatchBehindBytes ?? '0');

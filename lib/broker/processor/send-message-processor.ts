@@ -55,7 +55,7 @@ export interface SendMessageController {
   readonly topicConfigManager: Pick<TopicConfigManager,
     'selectTopicConfig' | 'createTopicInSendMessageMethod' | 'createTopicInSendMessageBackMethod' | 'isOrderTopic'>;
   readonly subscriptionGroupManager: Pick<SubscriptionGroupManager, 'findSubscriptionGroupConfig'>;
-  readonly messageStore: Pick<DefaultMessageStore, 'putMessage' | 'putMessages' | 'commitLogDiskRatio' | 'consumeQueueDiskRatio'>;
+  readonly messageStore: Pick<DefaultMessageStore, 'putMessage' | 'putMessages' | 'putMessageCoalesced' | 'commitLogDiskRatio' | 'consumeQueueDiskRatio'>;
   /** Rewrites a delayed message to SCHEDULE_TOPIC_XXXX (absent: delays are not handled). */
   readonly scheduleMessageService?: Pick<ScheduleMessageService, 'rewriteDelayMessage'> | null;
   readonly transactionalMessageService: Pick<TransactionalMessageService, 'prepareMessage'>;
@@ -227,7 +227,7 @@ export class SendMessageProcessor implements BrokerProcessor {
     const t0 = performance.now();
     const result = tranFlag !== undefined && tranFlag.toLowerCase() === 'true'
       ? await this.controller.transactionalMessageService.prepareMessage(msg, withWait(stringToProperties(msg.propertiesString), header.properties))
-      : await this.controller.messageStore.putMessage(msg);
+      : await this.controller.messageStore.putMessageCoalesced(msg);
     this.controller.latencyMetrics.put.observe((performance.now() - t0) / 1000);
     return this.#handlePutMessageResult(result, request, queueId, msg.topic);
   }

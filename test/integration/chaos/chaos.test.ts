@@ -65,6 +65,19 @@ describe('chaos (short versions of npm run chaos)', function () {
     expect(r.notes.join(' ')).to.include('CODE: 14');
   });
 
+  it('kill -9 of a SYNC_MASTER master under sync producers: acknowledged messages read from the slave meanwhile, none lost', async () => {
+    const r = await SCENARIOS['ha-master-kill']({ cycles: 1, producers: 2, acksPerCycle: 50, log: quiet });
+    check(r);
+    expect(r.notes.join(' ')).to.match(/\d+ acknowledged read from the slave/);
+  });
+
+  it('kill -9 of the slave under SYNC_MASTER: sends answered SLAVE_NOT_AVAILABLE meanwhile, none acknowledged lost', async () => {
+    const r = await SCENARIOS['ha-slave-kill']({ cycles: 1, producers: 2, acksPerCycle: 50, log: quiet });
+    check(r);
+    const m = r.notes.join(' ').match(/SLAVE_NOT_AVAILABLE (\d+), FLUSH_SLAVE_TIMEOUT (\d+)/);
+    expect(Number(m![1]) + Number(m![2]), 'sends answered without the slave').to.be.greaterThan(0);
+  });
+
   it('frame fuzzer (2000 mutated golden frames): every frame answered or its connection closed, probes answered', async () => {
     const r = await fuzzRun({ frames: 2000, log: quiet });
     for (const x of [r.namesrv, r.broker]) {

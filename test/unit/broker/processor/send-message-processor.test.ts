@@ -68,7 +68,7 @@ function fakeBroker(overrides: Partial<SendMessageController> = {}) {
     },
     subscriptionGroupManager: { findSubscriptionGroupConfig: (g) => (g === 'G' ? newSubscriptionGroupConfig('G', { retryMaxTimes: 3 }) : null) },
     messageStore: {
-      putMessage: put, putMessages: async () => { throw new Error('no batch here'); }, commitLogDiskRatio: 0.9512, consumeQueueDiskRatio: 0.5,
+      putMessage: put, putMessageCoalesced: put, putMessages: async () => { throw new Error('no batch here'); }, commitLogDiskRatio: 0.9512, consumeQueueDiskRatio: 0.5,
     },
     scheduleMessageService: { rewriteDelayMessage: (msg) => { calls.delayed.push(msg.topic); } },
     transactionalMessageService: { prepareMessage: async (msg) => { calls.prepared.push(msg); return put(msg); } },
