@@ -9,6 +9,7 @@ import {
   ConsumeConcurrentlyStatus, DefaultLitePullConsumer, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, LocalTransactionState,
   NamespaceUtil, TransactionMQProducer, createMessage, type MessageExt,
 } from '../../lib/index';
+import { runAdmin } from '../../lib/cli/admin';
 import { getCluster, randomName, skipWhenExternal, waitFor, type TestCluster } from '../helpers/cluster';
 
 describe('integration: namespaces in every client', function () {
@@ -172,5 +173,22 @@ describe('integration: namespaces in every client', function () {
     await waitFor(async () => (got = await lite.poll(200)).length === 1, 20_000, 'the committed message');
     expect(got[0].topic).to.equal(topic);
     expect(got[0].body.toString()).to.equal('tx-body');
+  });
+
+  it('rocketmq-ts admin has no namespace option, as mqadmin (4.9.8, 5.3.3): full names `NS%topic` work', async () => {
+    const topic = randomName('T_CLI');
+    let out = '';
+    const run = (...argv: string[]): Promise<number> => runAdmin(argv, { out: (x) => { out += x; }, err: (x) => { out += x; }, env: {} });
+    expect(await run('updateTopic', '-n', tc.namesrvAddr, '-b', tc.cluster!.brokers[0].brokerAddr, '-t', `${ns}%${topic}`, '-r', '1', '-w', '1')).to.equal(0);
+    expect(out).to.contain(`topicName=${ns}%${topic}`);
+    const producer = await started(new DefaultMQProducer({ producerGroup: randomName('PG_CLI'), namesrvAddr: tc.namesrvAddr, namespace: ns, instanceName: randomName('p5') }));
+    await waitFor(async () => (await producer.fetchPublishMessageQueues(topic).catch(() => [])).length === 1, 20_000, 'the route of the CLI-made topic');
+    await producer.send(createMessage(topic, 'cli'));
+    out = '';
+    expect(await run('topicStatus', '-n', tc.namesrvAddr, '-t', `${ns}%${topic}`)).to.equal(0);
+    const row = out.split('\n')[1].trim().split(/\s+/);
+    expect(row.slice(1, 4), 'queue 0: min 0, max 1').to.deep.equal(['0', '0', '1']);
+    out = '';
+    expect(await run('updateTopic', '--namespace', ns, '-n', tc.namesrvAddr, '-t', topic)).to.not.equal(0);
   });
 });
