@@ -4,6 +4,9 @@
  * ../shared/javaref/5.3.3/lib) and the Java 4.9.8 client driver on the other side. The Java 4.9.8 client knows
  * neither LZ4/ZSTD nor a namespace flag: it reads the namespaced topic by its full name `ns%topic`.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {
   ConsumeConcurrentlyStatus, DefaultLitePullConsumer, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, createMessage,
   type CompressionTypeName, type MessageExt,
@@ -51,6 +54,23 @@ function zstdJniMissing(out: string): void {
   if (/UnsatisfiedLinkError|libzstd-jni|zstd-jni/.test(out)) throw new CompatNotApplicable('Java\'s zstd-jni has no native library on this machine (Debian: libzstd-jni1)');
 }
 
+let zstdProbe: Promise<string> | undefined;
+
+/** n.a. unless Java's ZstdCompressor runs here (probed once: `codec compress ZSTD` of a small file). */
+async function needJavaZstd(): Promise<void> {
+  zstdProbe ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqzstdprobe-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'in'), 'probe');
+      const r = await runJava533Tool(['codec', 'compress', 'ZSTD', '5', path.join(dir, 'in'), path.join(dir, 'out')], { timeoutMs: 60_000 });
+      return r.stdout + r.stderr;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  })();
+  zstdJniMissing(await zstdProbe);
+}
+
 const RECV = (out: string): string[][] => out.split('\n').filter((l) => l.startsWith('RECV ')).map((l) => l.trim().split(' '));
 
 const compressionRows: Scenario[] = [
@@ -82,6 +102,7 @@ const compressionRows: Scenario[] = [
       section: SECTION_C, row: `Java 5.3.3 client ${type} producer → our consumer`, client: 'ours', timeoutMs: 120_000,
       async run(ctx) {
         needTool();
+        if (type === 'ZSTD') await needJavaZstd();
         const topic = ctx.name(`CT_J${type}`);
         await ctx.createTopic(topic, 2);
         const r = await runJava533Tool(['produce', ctx.server.namesrvAddr, topic, type, '4', '6000'], { timeoutMs: 90_000 });
@@ -103,6 +124,7 @@ const compressionRows: Scenario[] = [
       section: SECTION_C, row: `our ${type} producer → Java 5.3.3 client consumer`, client: 'ours', timeoutMs: 120_000,
       async run(ctx) {
         needTool();
+        if (type === 'ZSTD') await needJavaZstd();
         const topic = ctx.name(`CT_O${type}`);
         await ctx.createTopic(topic, 2);
         const p = await ourProducer(ctx, { compressType: type });
