@@ -2,9 +2,9 @@
  * One error hierarchy for the whole package. `RocketMQError` and `ProtocolError` are defined in `protocol/`
  * (which imports nothing of the repo) and re-exported here.
  */
-import { ProtocolError, RocketMQError, type RocketMQErrorOptions } from '../protocol/errors';
+import { CompressionCodecUnavailableError, ProtocolError, RocketMQError, type RocketMQErrorOptions } from '../protocol/errors';
 
-export { ProtocolError, RocketMQError, type RocketMQErrorOptions };
+export { CompressionCodecUnavailableError, ProtocolError, RocketMQError, type RocketMQErrorOptions };
 
 /** A connection to `addr` could not be made. */
 export class RemotingConnectError extends RocketMQError {

@@ -63,3 +63,9 @@ export {
 export * from './consumer';
 export { MessageModel, ConsumeFromWhere } from '../protocol/body/heartbeat-data';
 // ---- end consumer ----
+
+// Namespaces (`namespace` option of every client: `ns%topic`, `%RETRY%ns%group`) and body compression types
+export { NamespaceUtil, withoutNamespace } from './client/namespace';
+export {
+  CompressionType, type CompressionTypeName, COMPRESSION_CODEC_PACKAGES, isCompressionAvailable,
+} from '../protocol/message/compression';

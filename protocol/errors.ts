@@ -28,3 +28,20 @@ export class ProtocolError extends RocketMQError {
     super(message, { retriable: false, ...options });
   }
 }
+
+/**
+ * A body compressed with LZ4 or ZSTD met (or asked for) without the optional npm package that implements the codec
+ * (`lz4-napi`, `zstd-napi`): install it next to rocketmq-ts. Not retriable.
+ */
+export class CompressionCodecUnavailableError extends RocketMQError {
+  /** `LZ4` or `ZSTD`. */
+  readonly codec: string;
+  /** The npm package to install. */
+  readonly packageName: string;
+
+  constructor(codec: string, packageName: string, options: RocketMQErrorOptions = {}) {
+    super(`${codec} compression needs the optional dependency "${packageName}" (npm install ${packageName})`, { retriable: false, ...options });
+    this.codec = codec;
+    this.packageName = packageName;
+  }
+}

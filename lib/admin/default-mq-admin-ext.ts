@@ -142,6 +142,16 @@ export class DefaultMQAdminExt extends ClientConfig {
     await (this.#extras.clientManager ?? MQClientManager.getInstance()).release(instance);
   }
 
+  /**
+   * The resource with this client's namespace (NamespaceUtil.wrapNamespace): unchanged without a namespace, for
+   * system topics and groups and for names that already carry it. Java's DefaultMQAdminExt takes full names only
+   * (it never applies its ClientConfig namespace); ours wraps the topic and group arguments when `namespace` is set,
+   * and returns what the servers hold (full names) as Java does.
+   */
+  #ns(resource: string): string {
+    return this.withNamespace(resource);
+  }
+
   get #api(): MQClientAPI {
     if (!this.#instance) throw new MQClientError(-1, 'The admin client is not started; call start() first', { retriable: false });
     return this.#instance.api;
@@ -158,7 +168,7 @@ export class DefaultMQAdminExt extends ClientConfig {
   }
 
   examineTopicRouteInfo(topic: string): Promise<TopicRouteData> {
-    return this.#api.getTopicRouteInfoFromNameServer(topic, this.timeoutMillis);
+    return this.#api.getTopicRouteInfoFromNameServer(this.#ns(topic), this.timeoutMillis);
   }
 
   fetchAllTopicList(): Promise<TopicList> {
@@ -168,7 +178,7 @@ export class DefaultMQAdminExt extends ClientConfig {
   /** Deletes the topic's route on the given name servers (default: every one in the list). */
   async deleteTopicInNameServer(addrs: Iterable<string> | null, topic: string): Promise<void> {
     const targets = addrs ? [...addrs] : this.getNameServerAddressList();
-    for (const addr of targets) await adminApi.deleteTopicInNameServer(this.#api, addr, topic, this.timeoutMillis);
+    for (const addr of targets) await adminApi.deleteTopicInNameServer(this.#api, addr, this.#ns(topic), this.timeoutMillis);
   }
 
   putKVConfig(namespace: string, key: string, value: string): Promise<void> {
@@ -222,7 +232,8 @@ export class DefaultMQAdminExt extends ClientConfig {
 
   /** Creates or updates a topic on one broker. */
   createAndUpdateTopicConfig(addr: string, config: TopicConfig): Promise<void> {
-    return adminApi.createTopic(this.#api, addr, TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, config, this.timeoutMillis);
+    const wrapped = this.#ns(config.topicName);
+    return adminApi.createTopic(this.#api, addr, TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, wrapped === config.topicName ? config : { ...config, topicName: wrapped }, this.timeoutMillis);
   }
 
   /**
@@ -238,7 +249,7 @@ export class DefaultMQAdminExt extends ClientConfig {
     for (const bd of brokers) {
       const addr = bd.brokerAddrs.get(MASTER_ID);
       if (!addr) continue;
-      const config = newTopicConfig(newTopic, { readQueueNums: queueNum, writeQueueNums: queueNum, topicSysFlag });
+      const config = newTopicConfig(this.#ns(newTopic), { readQueueNums: queueNum, writeQueueNums: queueNum, topicSysFlag });
       for (let i = 0; i < 5; i++) {
         try {
           await adminApi.createTopic(this.#api, addr, key, config, this.timeoutMillis);
@@ -254,7 +265,7 @@ export class DefaultMQAdminExt extends ClientConfig {
 
   /** Deletes the topic on the given brokers. */
   async deleteTopicInBroker(addrs: Iterable<string>, topic: string): Promise<void> {
-    for (const addr of addrs) await adminApi.deleteTopicInBroker(this.#api, addr, topic, this.timeoutMillis);
+    for (const addr of addrs) await adminApi.deleteTopicInBroker(this.#api, addr, this.#ns(topic), this.timeoutMillis);
   }
 
   /** Min/max offsets and last update time of every queue of the topic, from each of its brokers. */
@@ -263,7 +274,7 @@ export class DefaultMQAdminExt extends ClientConfig {
     const merged = new Map<string, [MessageQueue, TopicStatsTable['offsetTable'][number][1]]>();
     for (const bd of route.brokerDatas) {
       const addr = selectBrokerAddr(bd);
-      if (addr) putAll(merged, (await adminApi.getTopicStatsInfo(this.#api, addr, topic, this.timeoutMillis)).offsetTable);
+      if (addr) putAll(merged, (await adminApi.getTopicStatsInfo(this.#api, addr, this.#ns(topic), this.timeoutMillis)).offsetTable);
     }
     if (merged.size === 0) throw new MQClientError(-1, 'Not found the topic stats info');
     return { offsetTable: [...merged.values()] };
@@ -275,13 +286,15 @@ export class DefaultMQAdminExt extends ClientConfig {
     const bd = route.brokerDatas[0];
     const addr = bd ? selectBrokerAddr(bd) : undefined;
     if (!addr) return { groupList: [] };
-    return adminApi.queryTopicConsumeByWho(this.#api, addr, topic, this.timeoutMillis);
+    return adminApi.queryTopicConsumeByWho(this.#api, addr, this.#ns(topic), this.timeoutMillis);
   }
 
   // ---------------------------------------------------------------- consumer and producer groups
 
   /** Broker and consumer offsets of the group (for one topic or all), summed over the brokers of its retry topic. */
   async examineConsumeStats(consumerGroup: string, topic?: string): Promise<ConsumeStats> {
+    consumerGroup = this.#ns(consumerGroup);
+    if (topic !== undefined) topic = this.#ns(topic);
     const route = await this.examineTopicRouteInfo(getRetryTopic(consumerGroup));
     const merged = new Map<string, [MessageQueue, ConsumeStats['offsetTable'][number][1]]>();
     let consumeTps = 0;
@@ -301,6 +314,7 @@ export class DefaultMQAdminExt extends ClientConfig {
 
   /** The group's consumer connections, asked of one broker of its retry topic (or of `brokerAddr`). */
   async examineConsumerConnectionInfo(consumerGroup: string, brokerAddr?: string): Promise<ConsumerConnection> {
+    consumerGroup = this.#ns(consumerGroup);
     let addr = brokerAddr;
     if (!addr) {
       const route = await this.examineTopicRouteInfo(getRetryTopic(consumerGroup));
@@ -319,31 +333,33 @@ export class DefaultMQAdminExt extends ClientConfig {
     const route = await this.examineTopicRouteInfo(topic);
     const bd = randomOf(route.brokerDatas);
     const addr = bd ? selectBrokerAddr(bd) : undefined;
-    const result = addr ? await adminApi.getProducerConnectionList(this.#api, addr, producerGroup, this.timeoutMillis) : null;
+    const result = addr ? await adminApi.getProducerConnectionList(this.#api, addr, this.#ns(producerGroup), this.timeoutMillis) : null;
     if (!result || result.connectionSet.length === 0) throw new MQClientError(-1, 'Not found the producer group connection');
     return result;
   }
 
   createAndUpdateSubscriptionGroupConfig(addr: string, config: SubscriptionGroupConfig): Promise<void> {
-    return adminApi.createSubscriptionGroup(this.#api, addr, config, this.timeoutMillis);
+    const wrapped = this.#ns(config.groupName);
+    return adminApi.createSubscriptionGroup(this.#api, addr, wrapped === config.groupName ? config : { ...config, groupName: wrapped }, this.timeoutMillis);
   }
 
   /** Sets the group's consumer offset of one queue on one broker (UPDATE_CONSUMER_OFFSET, sync). */
   updateConsumeOffset(brokerAddr: string, consumeGroup: string, mq: MessageQueue, offset: number): Promise<void> {
-    return this.#api.updateConsumerOffset(brokerAddr, { consumerGroup: consumeGroup, topic: mq.topic, queueId: mq.queueId, commitOffset: offset }, this.timeoutMillis);
+    return this.#api.updateConsumerOffset(brokerAddr, { consumerGroup: this.#ns(consumeGroup), topic: this.#ns(mq.topic), queueId: mq.queueId, commitOffset: offset }, this.timeoutMillis);
   }
 
   /** The group's subscription config on one broker (undefined when the broker has none). */
   async examineSubscriptionGroupConfig(addr: string, group: string): Promise<SubscriptionGroupConfig | undefined> {
-    return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable.get(group);
+    return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable.get(this.#ns(group));
   }
 
   deleteSubscriptionGroup(addr: string, groupName: string, removeOffset = false): Promise<void> {
-    return adminApi.deleteSubscriptionGroup(this.#api, addr, groupName, removeOffset, this.timeoutMillis);
+    return adminApi.deleteSubscriptionGroup(this.#api, addr, this.#ns(groupName), removeOffset, this.timeoutMillis);
   }
 
   /** What a consumer client reports of itself (the broker forwards the request to it). */
   async getConsumerRunningInfo(consumerGroup: string, clientId: string, jstack = false): Promise<ConsumerRunningInfo> {
+    consumerGroup = this.#ns(consumerGroup);
     const route = await this.examineTopicRouteInfo(getRetryTopic(consumerGroup));
     for (const bd of route.brokerDatas) {
       const addr = selectBrokerAddr(bd);
@@ -357,6 +373,8 @@ export class DefaultMQAdminExt extends ClientConfig {
    * the topic (INVOKE_BROKER_TO_RESET_OFFSET); resolves with the new offset per queue.
    */
   async resetOffsetByTimestamp(topic: string, group: string, timestamp: number, isForce = true): Promise<Array<[MessageQueue, number]>> {
+    topic = this.#ns(topic);
+    group = this.#ns(group);
     const route = await this.examineTopicRouteInfo(topic);
     const merged = new Map<string, [MessageQueue, number]>();
     for (const bd of route.brokerDatas) {
@@ -416,6 +434,7 @@ export class DefaultMQAdminExt extends ClientConfig {
 
   /** The readable queues of the topic (MQClientInstance.topicRouteData2TopicSubscribeInfo). */
   async fetchSubscribeMessageQueues(topic: string): Promise<MessageQueue[]> {
+    topic = this.#ns(topic);
     const route = await this.examineTopicRouteInfo(topic);
     const out: MessageQueue[] = [];
     for (const q of route.queueDatas) {
@@ -433,15 +452,15 @@ export class DefaultMQAdminExt extends ClientConfig {
   }
 
   async minOffset(mq: MessageQueue): Promise<number> {
-    return this.#api.getMinOffset(await this.#masterOf(mq), mq.topic, mq.queueId, this.timeoutMillis);
+    return this.#api.getMinOffset(await this.#masterOf(mq), this.#ns(mq.topic), mq.queueId, this.timeoutMillis);
   }
 
   async maxOffset(mq: MessageQueue): Promise<number> {
-    return this.#api.getMaxOffset(await this.#masterOf(mq), mq.topic, mq.queueId, this.timeoutMillis);
+    return this.#api.getMaxOffset(await this.#masterOf(mq), this.#ns(mq.topic), mq.queueId, this.timeoutMillis);
   }
 
   async searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
-    return this.#api.searchOffset(await this.#masterOf(mq), mq.topic, mq.queueId, timestamp, this.timeoutMillis);
+    return this.#api.searchOffset(await this.#masterOf(mq), this.#ns(mq.topic), mq.queueId, timestamp, this.timeoutMillis);
   }
 
   /**
@@ -451,7 +470,7 @@ export class DefaultMQAdminExt extends ClientConfig {
    */
   async pullMessage(mq: MessageQueue, subExpression: string, offset: number, maxNums: number, consumerGroup = TOOLS_CONSUMER_GROUP): Promise<AdminPullResult> {
     const raw = await this.#api.pullMessage(await this.#masterOf(mq), {
-      consumerGroup, topic: mq.topic, queueId: mq.queueId, queueOffset: offset, maxMsgNums: maxNums,
+      consumerGroup: this.#ns(consumerGroup), topic: this.#ns(mq.topic), queueId: mq.queueId, queueOffset: offset, maxMsgNums: maxNums,
       sysFlag: 0x4, // PullSysFlag.FLAG_SUBSCRIPTION
       commitOffset: 0, suspendTimeoutMillis: 0, subscription: subExpression, subVersion: 0, expressionType: 'TAG',
     }, this.timeoutMillis);
@@ -545,6 +564,7 @@ export class DefaultMQAdminExt extends ClientConfig {
   }
 
   async #queryMessage(topic: string, key: string, maxNum: number, begin: number, end: number, uniqueKeyQuery: boolean): Promise<QueryResult> {
+    topic = this.#ns(topic);
     let route: TopicRouteData;
     try {
       route = await this.examineTopicRouteInfo(topic);

@@ -58,12 +58,16 @@ export class ConsumeStats {
   readonly since = Date.now();
 }
 
-/** resetRetryAndNamespace: a message from %RETRY%<group> gets its original topic back (RETRY_TOPIC property). */
+/**
+ * resetRetryAndNamespace: a message from %RETRY%<group> gets its original topic back (RETRY_TOPIC property), then
+ * loses the namespace. `consumerGroup` is the group as the user named it or with its namespace: with a namespace
+ * the retry topic is `%RETRY%ns%group` (Java compares with the group its start() wrapped).
+ */
 export function resetRetryAndNamespace(msgs: MessageExt[], consumerGroup: string, withoutNamespace: (s: string) => string): void {
   const groupTopic = getRetryTopic(consumerGroup);
   for (const msg of msgs) {
     const retryTopic = msg.properties[MessageConst.PROPERTY_RETRY_TOPIC];
-    if (retryTopic !== undefined && groupTopic === msg.topic) msg.topic = retryTopic;
+    if (retryTopic !== undefined && (groupTopic === msg.topic || groupTopic === withoutNamespace(msg.topic))) msg.topic = retryTopic;
     msg.topic = withoutNamespace(msg.topic);
   }
 }

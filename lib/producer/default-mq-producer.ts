@@ -14,7 +14,7 @@
  * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl
  */
 import { ResponseCode } from '../../protocol/code/response-code';
-import { compressBody } from '../../protocol/message/compression';
+import { type CompressionType, type CompressionTypeName, compressBodyWith, compressionFlag, compressionTypeName, compressionTypeOf } from '../../protocol/message/compression';
 import { MessageConst } from '../../protocol/message/message-const';
 import { createUniqId } from '../../protocol/message/message-id';
 import type { Message, MessageExt } from '../../protocol/message/message';
@@ -37,7 +37,7 @@ import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import { sendTraceAfter, sendTraceBefore } from '../client/trace/trace-hooks';
 import { checkGroup, checkMessage } from '../client/validators';
 import {
-  MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError,
+  ConfigError, MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError,
 } from '../errors';
 import { type InstrumentationEvent, InstrumentationEmitter } from '../instrumentation/emitter';
 import { type Logger, componentLogger } from '../logger';
@@ -57,10 +57,16 @@ export interface ProducerOptions {
   defaultTopicQueueNums: number;
   /** Time budget of one send, retries included, ms. */
   sendMsgTimeout: number;
-  /** Bodies larger than this many bytes are zlib-compressed (not batches). */
+  /** Bodies of at least this many bytes are compressed with `compressType` (not batches). */
   compressMsgBodyOverHowmuch: number;
-  /** zlib level of compressed bodies (Java rocketmq.message.compressLevel). */
+  /** Level of compressed bodies (Java rocketmq.message.compressLevel): zlib and zstd levels; LZ4 ignores it, as Java. */
   compressLevel: number;
+  /**
+   * Java 5.x `compressType` (rocketmq.message.compressType): ZLIB (default; what 4.x clients read), LZ4 or ZSTD (read
+   * by 5.x clients and by this one). LZ4 and ZSTD need the optional packages `lz4-napi` / `zstd-napi`, loaded on the
+   * first compressed send.
+   */
+  compressType: CompressionTypeName;
   /** Extra attempts of a failed sync send, on another broker where possible. */
   retryTimesWhenSendFailed: number;
   /** Extra attempts of an async send after a network failure. */
@@ -94,6 +100,7 @@ export const DEFAULT_PRODUCER_OPTIONS: Readonly<ProducerOptions> = Object.freeze
   sendMsgTimeout: 3000,
   compressMsgBodyOverHowmuch: 1024 * 4,
   compressLevel: 5,
+  compressType: 'ZLIB',
   retryTimesWhenSendFailed: 2,
   retryTimesWhenSendAsyncFailed: 2,
   retryAnotherBrokerWhenNotStoreOK: false,
@@ -171,6 +178,15 @@ function normalize(msg: Message): Message {
   return msg;
 }
 
+/** Java CompressionType.of, as a ConfigError for a name it does not know. */
+function parseCompressType(name: string): CompressionType {
+  try {
+    return compressionTypeOf(String(name));
+  } catch (e) {
+    throw new ConfigError(`compressType must be ZLIB, LZ4 or ZSTD, not ${JSON.stringify(name)}`, { cause: e });
+  }
+}
+
 export class DefaultMQProducer implements MQProducerInner {
   readonly clientConfig: ClientConfig;
   readonly options: ProducerOptions;
@@ -185,6 +201,8 @@ export class DefaultMQProducer implements MQProducerInner {
   readonly #logger: Logger;
   readonly #lifecycle: Lifecycle;
   #instance: MQClientInstance | null = null;
+  /** `options.compressType` as Java's CompressionType value. */
+  #compressType: CompressionType;
   readonly #asyncSendNum: TimedSemaphore;
   readonly #asyncSendSize: TimedSemaphore;
 
@@ -198,6 +216,7 @@ export class DefaultMQProducer implements MQProducerInner {
       else (clientOptions as Record<string, unknown>)[k] = v;
     }
     this.options = { ...DEFAULT_PRODUCER_OPTIONS, ...producerOptions };
+    this.#compressType = parseCompressType(this.options.compressType);
     this.clientConfig = new ClientConfig(clientOptions);
     this.#now = now ?? Date.now;
     this.#faultStrategy = new MQFaultStrategy({
@@ -243,6 +262,12 @@ export class DefaultMQProducer implements MQProducerInner {
   /** Listens to `producer.send`, `client.route_updated`, `network.request_timeout`...; returns the remover. */
   on<K extends keyof ProducerEvents & string>(type: K, listener: (event: InstrumentationEvent<ProducerEvents[K]>) => void): () => void {
     return this.instrumentation.on(type, listener);
+  }
+
+  /** Java setCompressType: the algorithm of bodies compressed from now on (`ZLIB`, `LZ4`, `ZSTD`). */
+  setCompressType(compressType: CompressionTypeName): void {
+    this.#compressType = parseCompressType(compressType);
+    this.options.compressType = compressionTypeName(this.#compressType);
   }
 
   addRetryResponseCode(code: number): void {
@@ -685,8 +710,8 @@ export class DefaultMQProducer implements MQProducerInner {
     let sysFlag = 0;
     let body = out.body;
     if (!out.batch && body.length >= this.options.compressMsgBodyOverHowmuch) {
-      body = compressBody(body, this.options.compressLevel);
-      sysFlag |= MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
+      body = compressBodyWith(this.#compressType, body, this.options.compressLevel);
+      sysFlag |= MessageSysFlag.COMPRESSED_FLAG | compressionFlag(this.#compressType);
     }
     const tran = msg.properties[MessageConst.PROPERTY_TRANSACTION_PREPARED];
     if (tran !== undefined && tran.toLowerCase() === 'true') sysFlag |= MessageSysFlag.TRANSACTION_PREPARED_TYPE;

@@ -198,6 +198,8 @@ export class TransactionMQProducer extends DefaultMQProducer {
   /** CHECK_TRANSACTION_STATE from `brokerAddr` (MQProducerInner): queued on the bounded check pool. */
   checkTransactionState(brokerAddr: string, msg: MessageExt, header: CheckTransactionStateRequestHeader): void {
     const opts = this.transactionOptions;
+    // The listener sees the topic without the namespace (ClientRemotingProcessor.checkTransactionState).
+    if (this.clientConfig.getNamespace()) msg.topic = this.clientConfig.withoutNamespace(msg.topic);
     const run = (): Promise<void> => this.checkLocalTransaction(brokerAddr, msg, header);
     if (this.#checksRunning < Math.max(1, opts.checkThreadPoolMaxSize)) {
       this.#startCheck(run);

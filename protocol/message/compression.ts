@@ -3,17 +3,31 @@
  *
  * - CRC: `UtilAll.crc32` is the standard CRC-32 (java.util.zip.CRC32) masked with `0x7FFFFFFF`, so stored
  *   BODYCRC values are never negative. The store computes it over the body as stored (compressed if compressed).
- * - Compression: a producer compresses bodies above `compressMsgBodyOverHowmuch` (4096) with zlib (Deflater with the
- *   zlib wrapper) at `compressLevel` 5 and sets sysFlag `COMPRESSED_FLAG | COMPRESSION_ZLIB_TYPE` (0x301).
- *   Decompression picks the algorithm from the 5.x type bits 0x700: 0 (older clients) or 3 = zlib; LZ4 (1) and
- *   ZSTD (2) are not supported here.
+ * - Compression: a producer compresses bodies of at least `compressMsgBodyOverHowmuch` (4096) bytes (not batches)
+ *   with its `compressType` (Java 5.x `rocketmq.message.compressType`, default ZLIB) at `compressLevel` (5) and sets
+ *   sysFlag `COMPRESSED_FLAG | <type> << 8`: ZLIB 0x301, LZ4 0x101, ZSTD 0x201. Decompression picks the algorithm
+ *   from the type bits 0x700: 0 (4.x clients) or 3 = ZLIB, 1 = LZ4, 2 = ZSTD.
+ * - The three formats, from the Java 5.3.3 compressors:
+ *   - ZLIB (`ZlibCompressor`): java.util.zip.Deflater(level) through DeflaterOutputStream: a zlib stream (RFC 1950).
+ *   - LZ4 (`Lz4Compressor`): lz4-java's `LZ4FrameOutputStream(out)`: the LZ4 *frame* format (magic 04 22 4D 18,
+ *     version 01, independent blocks, 4 MB block size, no checksums but the header's; the level is ignored). Any
+ *     frame decoder reads it, and `LZ4FrameInputStream` reads any frame with independent blocks, which is what
+ *     lz4-napi (lz4_flex) writes by default.
+ *   - ZSTD (`ZstdCompressor`): zstd-jni's `ZstdOutputStream(out, level)`: one standard Zstandard frame (RFC 8878),
+ *     no content size in its header (streamed); decoders must not need it (zstd-napi's does not).
+ * - LZ4 and ZSTD come from optional npm packages (`lz4-napi`, `zstd-napi`), required on first use only: code that
+ *   never meets such a body never loads them, and one that does without them gets a
+ *   `CompressionCodecUnavailableError` naming the package.
  *
  * @see org.apache.rocketmq.common.UtilAll#crc32
  * @see org.apache.rocketmq.common.compression.ZlibCompressor
+ * @see org.apache.rocketmq.common.compression.Lz4Compressor
+ * @see org.apache.rocketmq.common.compression.ZstdCompressor
  * @see org.apache.rocketmq.common.compression.CompressionType
+ * @see org.apache.rocketmq.common.sysflag.MessageSysFlag#getCompressionType
  */
 import zlib from 'node:zlib';
-import { ProtocolError } from '../errors';
+import { CompressionCodecUnavailableError, ProtocolError } from '../errors';
 import { MessageSysFlag } from './sys-flag';
 
 /** Java producer default: `rocketmq.message.compressLevel`. */
@@ -84,11 +98,134 @@ export function getCompressionType(sysFlag: number): CompressionType {
   }
 }
 
-/** Decompresses a body whose sysFlag has COMPRESSED_FLAG; zlib only (LZ4 and ZSTD raise a `ProtocolError`). */
-export function decompressBody(body: Uint8Array, sysFlag: number): Buffer {
-  const type = getCompressionType(sysFlag);
-  if (type !== CompressionType.ZLIB) {
-    throw new ProtocolError(`unsupported compression: ${type === CompressionType.LZ4 ? 'LZ4' : 'ZSTD'} (sysFlag ${sysFlag})`);
+/** The names Java's `CompressionType.of` accepts (case-insensitive there; upper case here). */
+export type CompressionTypeName = 'ZLIB' | 'LZ4' | 'ZSTD';
+
+/** Java `CompressionType.of(name)`: trimmed, case-insensitive; a `ProtocolError` for another name. */
+export function compressionTypeOf(name: string): CompressionType {
+  switch (name.trim().toUpperCase()) {
+    case 'LZ4':
+      return CompressionType.LZ4;
+    case 'ZSTD':
+      return CompressionType.ZSTD;
+    case 'ZLIB':
+      return CompressionType.ZLIB;
+    default:
+      throw new ProtocolError(`Unsupported compress type name: ${name}`);
   }
-  return uncompressBody(body);
+}
+
+/** The name of a compression type (`CompressionType.name()`). */
+export function compressionTypeName(type: CompressionType): CompressionTypeName {
+  return type === CompressionType.LZ4 ? 'LZ4' : type === CompressionType.ZSTD ? 'ZSTD' : 'ZLIB';
+}
+
+/** Java `CompressionType.getCompressionFlag()`: the sysFlag type bits (without COMPRESSED_FLAG). */
+export function compressionFlag(type: CompressionType): number {
+  switch (type) {
+    case CompressionType.LZ4:
+      return MessageSysFlag.COMPRESSION_LZ4_TYPE;
+    case CompressionType.ZSTD:
+      return MessageSysFlag.COMPRESSION_ZSTD_TYPE;
+    default:
+      return MessageSysFlag.COMPRESSION_ZLIB_TYPE;
+  }
+}
+
+/** What this module uses of lz4-napi. */
+interface Lz4Binding {
+  compressFrameSync(data: Buffer): Buffer;
+  decompressFrameSync(data: Buffer): Buffer;
+}
+
+/** What this module uses of zstd-napi. */
+interface ZstdBinding {
+  compress(data: Uint8Array, parameters?: { compressionLevel?: number }): Buffer;
+  decompress(data: Uint8Array): Buffer;
+}
+
+/** The optional npm package of each codec. */
+export const COMPRESSION_CODEC_PACKAGES: Readonly<Record<'LZ4' | 'ZSTD', string>> = Object.freeze({ LZ4: 'lz4-napi', ZSTD: 'zstd-napi' });
+
+const codecPackages: Record<'LZ4' | 'ZSTD', string> = { ...COMPRESSION_CODEC_PACKAGES };
+let lz4Binding: Lz4Binding | undefined;
+let zstdBinding: ZstdBinding | undefined;
+
+function requireOptional<T>(codec: 'LZ4' | 'ZSTD'): T {
+  const name = codecPackages[codec];
+  try {
+    // A runtime require on purpose: the package is optional and loaded on first use only.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(name) as T;
+  } catch (e) {
+    throw new CompressionCodecUnavailableError(codec, name, { cause: e });
+  }
+}
+
+function lz4(): Lz4Binding {
+  return (lz4Binding ??= requireOptional<Lz4Binding>('LZ4'));
+}
+
+function zstd(): ZstdBinding {
+  return (zstdBinding ??= requireOptional<ZstdBinding>('ZSTD'));
+}
+
+/**
+ * Whether the codec of `type` can be used here (ZLIB always; LZ4 / ZSTD when their optional package loads). Loads
+ * the package when it was not yet loaded.
+ */
+export function isCompressionAvailable(type: CompressionType): boolean {
+  try {
+    if (type === CompressionType.LZ4) lz4();
+    else if (type === CompressionType.ZSTD) zstd();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Tests only: load `packageName` for `codec` from now on (a name that does not exist simulates a missing optional
+ * dependency); without a name, back to the real package. Forgets the loaded binding.
+ * @internal
+ */
+export function setCompressionCodecPackageForTest(codec: 'LZ4' | 'ZSTD', packageName?: string): void {
+  codecPackages[codec] = packageName ?? COMPRESSION_CODEC_PACKAGES[codec];
+  if (codec === 'LZ4') lz4Binding = undefined;
+  else zstdBinding = undefined;
+}
+
+function asBuffer(body: Uint8Array): Buffer {
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+/**
+ * Compresses a body as Java's `CompressorFactory.getCompressor(type).compress(body, level)`: ZLIB → zlib stream at
+ * `level`, LZ4 → one LZ4 frame (level ignored, as Java), ZSTD → one Zstandard frame at `level`.
+ */
+export function compressBodyWith(type: CompressionType, body: Uint8Array, level: number = DEFAULT_COMPRESS_LEVEL): Buffer {
+  switch (type) {
+    case CompressionType.LZ4:
+      return lz4().compressFrameSync(asBuffer(body));
+    case CompressionType.ZSTD:
+      return zstd().compress(body, { compressionLevel: level });
+    default:
+      return compressBody(body, level);
+  }
+}
+
+/** Decompresses a body of a known type; a `ProtocolError` when it is not in that format. */
+export function decompressBodyWith(type: CompressionType, body: Uint8Array): Buffer {
+  if (type === CompressionType.ZLIB) return uncompressBody(body);
+  const binding = type === CompressionType.LZ4 ? lz4() : zstd();
+  try {
+    return type === CompressionType.LZ4 ? (binding as Lz4Binding).decompressFrameSync(asBuffer(body)) : (binding as ZstdBinding).decompress(body);
+  } catch (e) {
+    throw new ProtocolError(`cannot decompress ${compressionTypeName(type)} message body: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Decompresses a body whose sysFlag has COMPRESSED_FLAG, by the sysFlag's type bits (Java MessageDecoder.decode). */
+export function decompressBody(body: Uint8Array, sysFlag: number): Buffer {
+  return decompressBodyWith(getCompressionType(sysFlag), body);
 }

@@ -16,13 +16,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { javaSkipReason, stopAllJava } from '../helpers/javaref';
 import { CLIENT_LABEL, Matrix, SERVER_LABEL, readBaseline, regressions, type ServerId } from './matrix';
-import { CompatFailure, makeCtx, newAdmin, type Scenario } from './scenario';
+import { CompatFailure, CompatNotApplicable, makeCtx, newAdmin, type Scenario } from './scenario';
 import { externalServer, startJavaServer, startOurServer, type ServerHandle } from './servers';
 import { OURS_ROWS } from './rows-ours';
 import { JAVA_ROWS } from './rows-java';
 import { MIXED_ROWS } from './rows-mixed';
 import { POP_TIMER_ROWS } from './rows-pop-timer';
 import { REPLY_TRACE_ROWS } from './rows-reply-trace';
+import { COMPRESS_NS_ROWS } from './rows-compress-ns';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const BASELINE = path.join(ROOT, 'test', 'compat', 'baseline.json');
@@ -97,19 +98,19 @@ async function runScenario(s: Scenario, server: ServerHandle, shared: Map<string
   const defers: Array<() => unknown> = [];
   const admin = await newAdmin(server.namesrvAddr);
   const t0 = Date.now();
-  let cell: { outcome: 'pass' | 'fail'; reason?: string; ms?: number };
+  let cell: { outcome: 'pass' | 'fail' | 'na'; reason?: string; ms?: number };
   try {
     await withTimeout(s.run(makeCtx(server, admin, shared, defers)), s.timeoutMs ?? 60_000, s.row);
     cell = { outcome: 'pass', ms: Date.now() - t0 };
   } catch (err) {
-    cell = { outcome: 'fail', reason: reasonOf(err), ms: Date.now() - t0 };
+    cell = err instanceof CompatNotApplicable ? { outcome: 'na', reason: err.message } : { outcome: 'fail', reason: reasonOf(err), ms: Date.now() - t0 };
   }
   for (const d of defers.reverse()) {
     try { await withTimeout(Promise.resolve(d()), 20_000, 'cleanup'); } catch (err) { log(`cleanup after "${s.row}": ${reasonOf(err)}`); }
   }
   await admin.shutdown().catch(() => undefined);
   for (const row of rows) for (const c of clients) m.set(row, c, server.id, cell);
-  log(`${cell.outcome === 'pass' ? 'pass' : 'FAIL'} ${CLIENT_LABEL[s.client]} → ${SERVER_LABEL[server.id]}: ${s.row} (${((Date.now() - t0) / 1000).toFixed(1)} s)${cell.reason ? ` — ${cell.reason}` : ''}`);
+  log(`${cell.outcome === 'pass' ? 'pass' : cell.outcome === 'na' ? 'n.a.' : 'FAIL'} ${CLIENT_LABEL[s.client]} → ${SERVER_LABEL[server.id]}: ${s.row} (${((Date.now() - t0) / 1000).toFixed(1)} s)${cell.reason ? ` — ${cell.reason}` : ''}`);
 }
 
 /**
@@ -133,7 +134,7 @@ async function main(): Promise<number> {
   }
   const all: Scenario[] = args.namesrv
     ? [...OURS_ROWS, ...POP_TIMER_ROWS, ...REPLY_TRACE_ROWS.filter((s) => s.client === 'ours')]
-    : [...OURS_ROWS, ...POP_TIMER_ROWS, ...JAVA_ROWS, ...MIXED_ROWS, ...REPLY_TRACE_ROWS];
+    : [...OURS_ROWS, ...POP_TIMER_ROWS, ...JAVA_ROWS, ...MIXED_ROWS, ...REPLY_TRACE_ROWS, ...COMPRESS_NS_ROWS];
   const scenarios = all.filter((s) => (!args.rows || args.rows.test(s.row) || args.rows.test(s.section)) && !(args.ci && s.slow));
   let servers: ServerId[] = args.namesrv ? ['external'] : args.servers;
   if (!args.namesrv) {

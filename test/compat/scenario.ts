@@ -39,6 +39,9 @@ export interface Scenario {
 
 export class CompatFailure extends Error {}
 
+/** Thrown by a scenario that finds at run time it cannot apply here (a missing native library of Java's): an n.a. cell. */
+export class CompatNotApplicable extends Error {}
+
 /** Throws a CompatFailure with `why` unless `cond`. */
 export function check(cond: unknown, why: string): asserts cond {
   if (!cond) throw new CompatFailure(why);

@@ -354,3 +354,60 @@ export function runJavaDriver(args: string[], opts: { runDir?: string; timeoutMs
 export function startJavaDriver(args: string[], opts: { runDir?: string; readyPattern?: RegExp; readyTimeoutMs?: number } = {}): Promise<JavaProcess> {
   return spawnJava(path.join(DRIVER_DIR, 'run-driver.sh'), driverArgs(args), { runDir: opts.runDir, readyPattern: opts.readyPattern, readyTimeoutMs: opts.readyTimeoutMs });
 }
+
+const TOOL533_SRC = (): string => path.resolve(__dirname, '..', '..', '..', 'test', 'helpers', 'java', 'Rmq533Tool.java');
+let tool533: { dir: string } | { skip: string } | undefined;
+
+/**
+ * Compiles test/helpers/java/Rmq533Tool.java (a Java 5.3.3 client/codec driver: `codec`, `produce`, `consume`, see
+ * its header) with `javac` against ../shared/javaref/5.3.3's jars, once per process. Null when ready, else the
+ * reason to skip (no javac, no 5.3.3 client jar, a compile error).
+ */
+export function java533ToolSkipReason(): string | null {
+  if (!tool533) tool533 = compileTool533();
+  return 'skip' in tool533 ? tool533.skip : null;
+}
+
+function compileTool533(): { dir: string } | { skip: string } {
+  const javaSkip = javaSkipReason('5.3.3');
+  if (javaSkip) return { skip: javaSkip };
+  const lib = path.join(JAVAREF_DIR, '5.3.3', 'lib');
+  if (!fs.existsSync(path.join(lib, 'rocketmq-client.jar'))) return { skip: `skipped: no rocketmq-client.jar in ${lib}` };
+  try {
+    execFileSync('javac', ['-version'], { stdio: 'ignore' });
+  } catch {
+    return { skip: 'skipped: no `javac` on PATH (the Java 5.3.3 client driver is compiled at test time)' };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmq533tool-'));
+  const cp = `${lib}/*:${lib}/deb/*`;
+  try {
+    execFileSync('javac', ['-nowarn', '-d', dir, '-cp', cp, TOOL533_SRC()], { stdio: 'pipe' });
+  } catch (e) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { skip: `skipped: javac failed on Rmq533Tool.java: ${String((e as { stderr?: Buffer }).stderr ?? e).slice(0, 500)}` };
+  }
+  // A launcher in the same shape as the javaref scripts (exec java, RMQ_RUN as user.home), so spawnJava / runToEnd apply.
+  fs.writeFileSync(path.join(dir, 'tool.sh'), [
+    '#!/usr/bin/env bash',
+    `exec java -Xms64m -Xmx256m -Duser.home="\${RMQ_RUN:-/tmp}" -Drocketmq.client.logRoot="\${RMQ_RUN:-/tmp}/logs" -cp '${cp}:${dir}' Rmq533Tool "$@"`,
+    '',
+  ].join('\n'));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return { dir };
+}
+
+function tool533Script(): string {
+  const reason = java533ToolSkipReason();
+  if (reason) throw new Error(reason);
+  return path.join((tool533 as { dir: string }).dir, 'tool.sh');
+}
+
+/** Runs the Java 5.3.3 driver (`codec ...`, `produce ...`, `consume ...`) to its end. */
+export function runJava533Tool(args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return runToEnd(tool533Script(), args, opts);
+}
+
+/** Starts the Java 5.3.3 driver in the background (a consumer); `output()` grows as it prints. */
+export function startJava533Tool(args: string[], opts: { runDir?: string; readyPattern?: RegExp } = {}): Promise<JavaProcess> {
+  return spawnJava(tool533Script(), args, { runDir: opts.runDir, readyPattern: opts.readyPattern });
+}
