@@ -2,9 +2,9 @@
  * One error hierarchy for the whole package. `RocketMQError` and `ProtocolError` are defined in `protocol/`
  * (which imports nothing of the repo) and re-exported here.
  */
-import { ProtocolError, RocketMQError, type RocketMQErrorOptions } from '../protocol/errors';
+import { MQBrokerError, ProtocolError, RocketMQError, type RocketMQErrorOptions } from '../protocol/errors';
 
-export { ProtocolError, RocketMQError, type RocketMQErrorOptions };
+export { MQBrokerError, ProtocolError, RocketMQError, type RocketMQErrorOptions };
 
 /** A connection to `addr` could not be made. */
 export class RemotingConnectError extends RocketMQError {
@@ -38,18 +38,6 @@ export class RemotingTooMuchRequestError extends RocketMQError {
 export class MQClientError extends RocketMQError {
   constructor(readonly responseCode: number, message: string, options: RocketMQErrorOptions = {}) {
     super(message, options);
-  }
-}
-
-/** A broker (or name server) answered with a failure code. */
-export class MQBrokerError extends RocketMQError {
-  constructor(
-    readonly responseCode: number,
-    readonly remark: string | null,
-    readonly brokerAddr?: string,
-    options: RocketMQErrorOptions = {},
-  ) {
-    super(`CODE: ${responseCode} DESC: ${remark ?? ''}${brokerAddr ? ` BROKER: ${brokerAddr}` : ''}`, options);
   }
 }
 

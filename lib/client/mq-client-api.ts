@@ -34,7 +34,7 @@ import {
   MQBrokerError, MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError,
 } from '../errors';
 import { type Logger, componentLogger } from '../logger';
-import { RemotingClient, type RemotingClientOptions, type RPCHook, type RemotingProcessor } from '../transport';
+import { type InvokeOptions, RemotingClient, type RemotingClientOptions, type RPCHook, type RemotingProcessor } from '../transport';
 export type { RPCHook };
 import type { ClientConfig } from './client-config';
 import * as consumerApi from './mq-client-api-consumer';
@@ -104,6 +104,7 @@ export class MQClientAPI implements RequestInvoker {
   readonly #clientConfig: ClientConfig;
   readonly #options: MQClientAPIOptions;
   readonly #topAddressing: TopAddressing;
+  readonly #invokeOptions: InvokeOptions;
   #namesrvAddrList: string[] = [];
   #namesrvAddrChoosed: string | null = null;
   #namesrvIndex = Math.floor(Math.random() * 999);
@@ -114,6 +115,7 @@ export class MQClientAPI implements RequestInvoker {
     this.#options = options;
     this.#logger = componentLogger('mq-client-api', options.logger);
     this.language = clientConfig.language;
+    this.#invokeOptions = { language: this.language };
     this.remotingClient = new RemotingClient({ useTLS: clientConfig.useTLS, logger: options.logger, ...options.remotingOptions });
     if (options.rpcHook) this.remotingClient.registerRPCHook(options.rpcHook);
     this.remotingClient.on('close', (addr) => {
@@ -212,9 +214,8 @@ export class MQClientAPI implements RequestInvoker {
   // ---------------------------------------------------------------- raw invocation
 
   async invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
-    request.language = this.language;
     try {
-      return await this.remotingClient.invoke(addr, request, timeoutMillis);
+      return await this.remotingClient.invoke(addr, request, timeoutMillis, this.#invokeOptions);
     } catch (err) {
       if (err instanceof RemotingTimeoutError) this.#options.onRequestTimeout?.(addr, request.code, timeoutMillis);
       throw err;
@@ -222,9 +223,8 @@ export class MQClientAPI implements RequestInvoker {
   }
 
   async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void> {
-    request.language = this.language;
     request.markOneway();
-    await this.remotingClient.invokeOneway(addr, request, timeoutMillis);
+    await this.remotingClient.invokeOneway(addr, request, timeoutMillis, this.#invokeOptions);
   }
 
   // ---------------------------------------------------------------- routes

@@ -19,7 +19,7 @@
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder, DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
-import { RemotingCommand } from '../../protocol/remoting-command';
+import { type EncodeOptions, RPC_ONEWAY, RPC_TYPE_RESPONSE, RemotingCommand } from '../../protocol/remoting-command';
 import { ProtocolError, RemotingSendRequestError, RemotingTimeoutError } from '../errors';
 import type { Logger } from '../logger';
 import { TypedEmitter } from './typed-emitter';
@@ -178,40 +178,43 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
    * after `timeoutMillis`, or RemotingSendRequestError if the connection closes first. `reportedTimeoutMillis`
    * is the timeout named in the error (the caller's whole budget, when connecting used part of it).
    */
-  request(request: RemotingCommand, timeoutMillis: number, reportedTimeoutMillis = timeoutMillis): Promise<RemotingCommand> {
+  request(
+    request: RemotingCommand, timeoutMillis: number, reportedTimeoutMillis = timeoutMillis, options?: EncodeOptions,
+  ): Promise<RemotingCommand> {
     if (!this.#active) {
       return Promise.reject(new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> is closed`));
     }
     const opaque = nextOpaque();
-    request.opaque = opaque;
-    request.flag &= ~1; // a request, even if the command was built from a response
     return new Promise<RemotingCommand>((resolve, reject) => {
       const deadline = this.#now() + Math.max(0, timeoutMillis);
       this.#pending.set(opaque, { resolve, reject, deadline, timeoutMillis: reportedTimeoutMillis });
       try {
-        this.#enqueue(request);
+        // a request, even if the command was built from a response
+        this.#enqueue(request, undefined, { ...options, opaque, flag: request.flag & ~RPC_TYPE_RESPONSE });
       } catch (err) {
         this.#pending.delete(opaque);
         reject(err);
         return;
       }
+      // The command records the opaque it went out with, so its author can match the response to it.
+      request.opaque = opaque;
       this.#armTimer(deadline);
     });
   }
 
   /** Sends a oneway request (fresh opaque, oneway flag); resolves once the frame is handed to the socket. */
-  oneway(request: RemotingCommand): Promise<void> {
+  oneway(request: RemotingCommand, options?: EncodeOptions): Promise<void> {
     if (!this.#active) {
       return Promise.reject(new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> is closed`));
     }
-    request.opaque = nextOpaque();
-    request.flag &= ~1;
-    request.markOneway();
+    const opaque = nextOpaque();
+    const flag = (request.flag & ~RPC_TYPE_RESPONSE) | RPC_ONEWAY;
+    request.opaque = opaque;
     return new Promise<void>((resolve, reject) => {
       this.#enqueue(request, (err) => {
         if (err) reject(new RemotingSendRequestError(this.remoteAddress, undefined, { cause: err }));
         else resolve();
-      });
+      }, { ...options, opaque, flag });
     });
   }
 
@@ -230,8 +233,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#close();
   }
 
-  #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void): void {
-    const head = command.encodeHeaderFrame();
+  #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void, options?: EncodeOptions): void {
+    const head = command.encodeHeaderFrame(options);
     const body = command.bodyParts ?? (command.body && command.body.length > 0 ? command.body : null);
     this.#queue.push({ head, body, onWritten });
     if (this.#flushOnTick) {

@@ -12,6 +12,7 @@ export {
 } from './processor';
 export {
   DEFAULT_REMOTING_CLIENT_OPTIONS,
+  type InvokeOptions,
   type RemotingChannelEvents,
   RemotingClient,
   type RemotingClientOptions,

@@ -16,12 +16,18 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
-import { type RemotingCommand, SerializeType } from '../../protocol/remoting-command';
+import { type EncodeOptions, type RemotingCommand, SerializeType } from '../../protocol/remoting-command';
 import { RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { type Channel, Connection, trackTimer } from './connection';
 import { ProcessorTable, type RPCHook, type RemotingProcessor } from './processor';
 import { TypedEmitter } from './typed-emitter';
+
+/** Per-request choices of the layer above (MQClientAPI): given to the encoder, never written into the command. */
+export interface InvokeOptions {
+  /** The LanguageCode name the frame carries (the command's own when left out). */
+  language?: string;
+}
 
 export interface RemotingClientOptions {
   /** Java NettyClientConfig.connectTimeoutMillis. */
@@ -107,19 +113,19 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
   }
 
   /** Sends `request` to `addr` and resolves with the response. */
-  async invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+  async invoke(addr: string, request: RemotingCommand, timeoutMillis: number, options?: InvokeOptions): Promise<RemotingCommand> {
     const begin = Date.now();
     this.#processors.runBefore(addr, request);
     const conn = await this.#getOrConnect(addr);
     const remaining = timeoutMillis - (Date.now() - begin);
     if (remaining <= 0) throw new RemotingTimeoutError(addr, timeoutMillis);
     // The client's serialize type applies to commands built with the default (JSON); a command built with
-    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it.
-    if (request.serializeType === SerializeType.JSON) request.serializeType = this.options.serializeType;
+    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it. Given to the encoder, not written into the command.
+    const encode = this.#encodeOptions(request, options);
     let response: RemotingCommand;
     const framesBefore = conn.framesReceived;
     try {
-      response = await conn.request(request, remaining, timeoutMillis);
+      response = await conn.request(request, remaining, timeoutMillis, encode);
     } catch (err) {
       if (err instanceof RemotingTimeoutError) {
         // Java 5.x NettyRemotingClient.invokeSync closes when left > MIN_CLOSE_TIMEOUT_MILLIS (100) || left >
@@ -140,15 +146,20 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
   }
 
   /** Sends a oneway request to `addr`; resolves once written. */
-  async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void> {
+  async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number, options?: InvokeOptions): Promise<void> {
     const begin = Date.now();
     this.#processors.runBefore(addr, request);
     const conn = await this.#getOrConnect(addr);
     if (Date.now() - begin > timeoutMillis) throw new RemotingTimeoutError(addr, timeoutMillis);
     // The client's serialize type applies to commands built with the default (JSON); a command built with
-    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it.
-    if (request.serializeType === SerializeType.JSON) request.serializeType = this.options.serializeType;
-    await conn.oneway(request);
+    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it. Given to the encoder, not written into the command.
+    const encode = this.#encodeOptions(request, options);
+    await conn.oneway(request, encode);
+  }
+
+  #encodeOptions(request: RemotingCommand, options: InvokeOptions | undefined): EncodeOptions {
+    const serializeType = request.serializeType === SerializeType.JSON ? this.options.serializeType : request.serializeType;
+    return options?.language !== undefined ? { serializeType, language: options.language } : { serializeType };
   }
 
   /** Closes the connection to `addr`, if any; the next call reconnects. */
