@@ -41,6 +41,46 @@ export class MQClientError extends RocketMQError {
   }
 }
 
+/**
+ * The named client errors below replace Java's `new MQClientException(-1, msg)`: each keeps responseCode -1 (so
+ * `instanceof MQClientError` and the code read as before) and says by its class what went wrong.
+ */
+
+/** A broker name with no address in the route (Java: "The broker[x] not exist"). */
+export class BrokerNotFoundError extends MQClientError {
+  constructor(readonly brokerName: string, options: RocketMQErrorOptions = {}) {
+    super(-1, `The broker[${brokerName}] not exist`, options);
+  }
+}
+
+/** A call the client's state does not allow (not started, shut down, or only before start). */
+export class ServiceStateError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, { retriable: false, ...options });
+  }
+}
+
+/** An argument or configuration the client refuses (a reserved group name, a batch it cannot send, ...). */
+export class InvalidArgumentError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, { retriable: false, ...options });
+  }
+}
+
+/** Something looked up is not there (a topic's stats, a group's connections, a start offset). */
+export class ResourceNotFoundError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, options);
+  }
+}
+
+/** An operation over several calls failed as a whole; `cause` is the last failure. */
+export class OperationFailedError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, options);
+  }
+}
+
 /** A store-level failure (corrupt file, I/O error). */
 export class MessageStoreError extends RocketMQError {}
 

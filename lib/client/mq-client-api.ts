@@ -39,6 +39,7 @@ export type { RPCHook };
 import type { ClientConfig } from './client-config';
 import * as consumerApi from './mq-client-api-consumer';
 import { type RequestInvoker, call } from './request-invoker';
+import { retry } from '../util/retry';
 export type { RequestInvoker };
 import { MixAll } from './mix-all';
 import { withoutNamespace } from './namespace';
@@ -175,10 +176,10 @@ export class MQClientAPI implements RequestInvoker {
   /** Sends a request to a name server (see the class comment for the selection). */
   async invokeNameServer(request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
     const begin = Date.now();
-    let lastError: unknown;
-    for (const addr of this.#nameServerCandidates()) {
-      const remaining = timeoutMillis - (Date.now() - begin);
-      if (remaining <= 0) break;
+    const candidates = this.#nameServerCandidates();
+    let remaining = 0;
+    const outcome = await retry(async (i) => {
+      const addr = candidates[i];
       try {
         const response = await this.invoke(addr, request, remaining);
         if (this.#namesrvAddrChoosed !== addr) {
@@ -190,14 +191,19 @@ export class MQClientAPI implements RequestInvoker {
         if (this.#namesrvAddrChoosed === addr) this.#namesrvAddrChoosed = null;
         if (err instanceof RemotingConnectError) {
           this.#logger.warn({ namesrvAddr: addr }, 'name server unreachable, trying the next one');
-          lastError = err;
-          continue;
+        } else if (err instanceof RemotingSendRequestError) {
+          this.remotingClient.closeChannel(addr);
         }
-        if (err instanceof RemotingSendRequestError) this.remotingClient.closeChannel(addr);
         throw err;
       }
-    }
-    throw lastError ?? new RemotingTimeoutError(this.#namesrvAddrList.join(';'), timeoutMillis);
+    }, {
+      attempts: candidates.length,
+      beforeAttempt: () => (remaining = timeoutMillis - (Date.now() - begin)) > 0,
+      // A name server that refused the connection is skipped for the next one; any other failure ends the call.
+      onError: (err) => (err instanceof RemotingConnectError ? 'retry' : 'throw'),
+    });
+    if (outcome.end === 'accepted') return outcome.result!;
+    throw outcome.lastError ?? new RemotingTimeoutError(this.#namesrvAddrList.join(';'), timeoutMillis);
   }
 
   // ---------------------------------------------------------------- raw invocation

@@ -18,7 +18,9 @@ import type { HeartbeatData, ProducerData, ConsumerData } from '../../protocol/b
 import type { TopicRouteData as RouteBody } from '../../protocol/body/topic-route-data';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { configureUniqIdGenerator } from '../../protocol/message/message-id';
-import { MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError } from '../errors';
+import {
+  MQClientError, OperationFailedError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError,
+} from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
@@ -373,7 +375,7 @@ export class MQClientInstance {
           await this.api.checkClientInBroker(addr, group, this.clientId, sd, this.clientConfig.mqClientApiTimeout);
         } catch (err) {
           if (err instanceof MQClientError) throw err;
-          throw new MQClientError(-1, `Check client in broker error, maybe because you use ${sd.expressionType} to filter message, but server has not been upgraded to support!`
+          throw new OperationFailedError(`Check client in broker error, maybe because you use ${sd.expressionType} to filter message, but server has not been upgraded to support!`
             + 'This error would not affect the launch of consumer, but may has impact on message receiving if you have use the new features which are not supported by server, please check the log!', { cause: err });
         }
       }

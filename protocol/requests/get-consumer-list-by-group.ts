@@ -2,7 +2,7 @@
 import { RequestCode } from '../code/request-code';
 import { decodeGetConsumerListByGroupResponseBody } from '../body/get-consumer-list-by-group-response-body';
 import { GetConsumerListByGroupRequestHeader } from '../header/get-consumer-list-by-group-request-header';
-import { MQBrokerError } from '../errors';
+import { createBrokerError } from '../code/response-code-table';
 import { ResponseCode } from '../code/response-code';
 import { defineRequest } from './request';
 
@@ -14,6 +14,6 @@ export const GetConsumerListByGroup = defineRequest({
     if (response.code === ResponseCode.SUCCESS && response.body) {
       return decodeGetConsumerListByGroupResponseBody(response.body).consumerIdList;
     }
-    throw new MQBrokerError(response.code, response.remark, addr);
+    throw createBrokerError(response.code, response.remark, addr);
   },
 });

@@ -7,7 +7,8 @@
  * Modelled on KafkaJS src/protocol/requests/<api>/ (`{ apiKey, encode }` + `{ decode, parse }`).
  */
 import { ResponseCode } from '../code/response-code';
-import { MQBrokerError, ProtocolError } from '../errors';
+import { createBrokerError } from '../code/response-code-table';
+import { ProtocolError } from '../errors';
 import type { ExtFields } from '../command-fields';
 import { RemotingCommand } from '../remoting-command';
 
@@ -49,7 +50,7 @@ export interface RequestSpec<Req, Res, Out> {
 /** Throws the MQBrokerError of a response whose code is not one of `ok` (SUCCESS by default). */
 export function expectCode(response: RemotingCommand, addr: string | undefined, ...ok: number[]): void {
   if (ok.length === 0 ? response.code !== ResponseCode.SUCCESS : !ok.includes(response.code)) {
-    throw new MQBrokerError(response.code, response.remark, addr);
+    throw createBrokerError(response.code, response.remark, addr);
   }
 }
 
@@ -59,7 +60,7 @@ export function decodeResponseHeader<V>(codec: HeaderCodecOf<V>, response: Remot
     return codec.decode(response.extFields);
   } catch (err) {
     if (!(err instanceof ProtocolError)) throw err;
-    throw new MQBrokerError(response.code, `malformed response: ${err.message}`, addr, { cause: err });
+    throw createBrokerError(response.code, `malformed response: ${err.message}`, addr, { cause: err });
   }
 }
 
