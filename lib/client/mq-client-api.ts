@@ -106,7 +106,13 @@ export class MQClientAPI implements RequestInvoker {
     this.#logger = componentLogger('mq-client-api', options.logger);
     this.language = clientConfig.language;
     this.#invokeOptions = { language: this.language };
-    this.remotingClient = new RemotingClient({ useTLS: clientConfig.useTLS, logger: options.logger, ...options.remotingOptions });
+    this.remotingClient = new RemotingClient({
+      useTLS: clientConfig.useTLS,
+      maxInflightRequests: clientConfig.maxInflightRequests,
+      shutdownDrainMillis: clientConfig.shutdownDrainMillis,
+      logger: options.logger,
+      ...options.remotingOptions,
+    });
     if (options.rpcHook) this.remotingClient.registerRPCHook(options.rpcHook);
     this.remotingClient.on('close', (addr) => {
       if (addr === this.#namesrvAddrChoosed) this.#namesrvAddrChoosed = null;

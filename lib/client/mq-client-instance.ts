@@ -27,6 +27,7 @@ import { ServiceLoop } from '../util/service-loop';
 import type { ClientConfig } from './client-config';
 import { registerClientProcessors } from './client-remoting-processor';
 import type { ClientEvents } from './events';
+import type { RequestObserver } from '../transport';
 import type { MQConsumerInner, MQProducerInner } from './inner';
 import { MixAll, TopicValidator } from './mix-all';
 import { MQClientAPI, type MQClientAPIOptions } from './mq-client-api';
@@ -97,8 +98,15 @@ export class MQClientInstance {
     this.clientConfig = clientConfig;
     this.clientId = clientId;
     this.#logger = componentLogger('mq-client-instance', options.logger).child({ clientId });
+    const observer: RequestObserver = {
+      hasListeners: (type) => this.#listening(type),
+      emit: (type: 'network.request' | 'network.request_queue_size', payload: object) => {
+        this.emit(type, () => ({ clientId, ...payload }) as ClientEvents[typeof type]);
+      },
+    };
     this.api = new MQClientAPI(clientConfig, {
       ...options,
+      remotingOptions: { observer, ...options.remotingOptions },
       onRequestTimeout: (addr, code, timeoutMillis) => {
         options.onRequestTimeout?.(addr, code, timeoutMillis);
         this.emit('network.request_timeout', () => ({ clientId, addr, code, timeoutMillis }));
@@ -175,6 +183,11 @@ export class MQClientInstance {
 
   detachEmitter(sink: EventSink): void {
     this.#sinks.delete(sink);
+  }
+
+  #listening(type: string): boolean {
+    for (const s of this.#sinks) if (s.hasListeners(type)) return true;
+    return false;
   }
 
   emit<K extends keyof ClientEvents & string>(type: K, payload: () => ClientEvents[K]): void {

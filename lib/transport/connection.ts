@@ -112,6 +112,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   inflight = 0;
   /** Frames received so far: a client tells a silent peer (half-open connection) from a slow one by it. */
   framesReceived = 0;
+  /** Bytes of the last frame queued (length prefix included): read right after `request()` returns, it is that request's size. */
+  lastEncodedLength = 0;
 
   readonly #socket: Socket;
   readonly #logger: Logger;
@@ -236,6 +238,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void, options?: EncodeOptions): void {
     const head = command.encodeHeaderFrame(options);
     const body = command.bodyParts ?? (command.body && command.body.length > 0 ? command.body : null);
+    this.lastEncodedLength = head.length + (body ? command.bodyLength : 0);
     this.#queue.push({ head, body, onWritten });
     if (this.#flushOnTick) {
       if (!this.#flushTickQueued && !this.#waitingDrain) {

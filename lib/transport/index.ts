@@ -16,7 +16,10 @@ export {
   type RemotingChannelEvents,
   RemotingClient,
   type RemotingClientOptions,
+  type RequestInfo,
+  type RequestObserver,
   parseAddress,
 } from './remoting-client';
 export { DEFAULT_REMOTING_SERVER_OPTIONS, RemotingServer, type RemotingServerOptions } from './remoting-server';
+export { RequestQueue } from './request-queue';
 export { TypedEmitter } from './typed-emitter';
