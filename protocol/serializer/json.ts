@@ -67,6 +67,7 @@ export function decodeJsonHeader(header: Buffer): RemotingCommandInit {
     flag: int(h.flag, 'flag', 0),
     remark: typeof h.remark === 'string' ? h.remark : null,
     extFields,
+    body: null,
     serializeType: SerializeType.JSON,
   };
 }

@@ -95,5 +95,5 @@ export function decodeRocketMQHeader(header: Buffer): RemotingCommandInit {
       extFields[key] = header.toString('utf8', o, o + vl); o += vl;
     }
   }
-  return { code, language, version, opaque, flag, remark, extFields, serializeType: SerializeType.ROCKETMQ };
+  return { code, language, version, opaque, flag, remark, extFields, body: null, serializeType: SerializeType.ROCKETMQ };
 }
