@@ -236,6 +236,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   }
 
   #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void, options?: EncodeOptions): void {
+    this.lastEncodedLength = 0;
     const head = command.encodeHeaderFrame(options);
     const body = command.bodyParts ?? (command.body && command.body.length > 0 ? command.body : null);
     this.lastEncodedLength = head.length + (body ? command.bodyLength : 0);
