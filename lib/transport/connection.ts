@@ -104,6 +104,11 @@ export interface ConnectionOptions {
 
 let connectionIds = 0;
 
+/** The caller's EncodeOptions with the transport's opaque and flag (a literal of one shape: no object spread per request). */
+function encodeOptions(options: EncodeOptions | undefined, opaque: number, flag: number): EncodeOptions {
+  return { opaque, flag, language: options?.language, serializeType: options?.serializeType };
+}
+
 export class Connection extends TypedEmitter<ConnectionEvents> implements Channel {
   readonly id = ++connectionIds;
   readonly remoteAddress: string;
@@ -192,7 +197,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       this.#pending.set(opaque, { resolve, reject, deadline, timeoutMillis: reportedTimeoutMillis });
       try {
         // a request, even if the command was built from a response
-        this.#enqueue(request, undefined, { ...options, opaque, flag: request.flag & ~RPC_TYPE_RESPONSE });
+        this.#enqueue(request, undefined, encodeOptions(options, opaque, request.flag & ~RPC_TYPE_RESPONSE));
       } catch (err) {
         this.#pending.delete(opaque);
         reject(err);
@@ -216,7 +221,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       this.#enqueue(request, (err) => {
         if (err) reject(new RemotingSendRequestError(this.remoteAddress, undefined, { cause: err }));
         else resolve();
-      }, { ...options, opaque, flag });
+      }, encodeOptions(options, opaque, flag));
     });
   }
 

@@ -233,9 +233,15 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
     await conn.oneway(request, encode);
   }
 
+  /** The last EncodeOptions made, reused while the serialize type and language stay the same (one client, one language). */
+  #lastEncode: EncodeOptions = { serializeType: SerializeType.JSON, language: undefined };
+
   #encodeOptions(request: RemotingCommand, options: InvokeOptions | undefined): EncodeOptions {
     const serializeType = request.serializeType === SerializeType.JSON ? this.options.serializeType : request.serializeType;
-    return options?.language !== undefined ? { serializeType, language: options.language } : { serializeType };
+    const language = options?.language;
+    const last = this.#lastEncode;
+    if (last.serializeType === serializeType && last.language === language) return last;
+    return (this.#lastEncode = { serializeType, language });
   }
 
   /** Closes the connection to `addr`, if any; the next call reconnects. */
