@@ -2,9 +2,9 @@
  * One error hierarchy for the whole package. `RocketMQError` and `ProtocolError` are defined in `protocol/`
  * (which imports nothing of the repo) and re-exported here.
  */
-import { CompressionCodecUnavailableError, ProtocolError, RocketMQError, type RocketMQErrorOptions } from '../protocol/errors';
+import { CompressionCodecUnavailableError, MQBrokerError, ProtocolError, RocketMQError, type RocketMQErrorOptions } from '../protocol/errors';
 
-export { CompressionCodecUnavailableError, ProtocolError, RocketMQError, type RocketMQErrorOptions };
+export { CompressionCodecUnavailableError, MQBrokerError, ProtocolError, RocketMQError, type RocketMQErrorOptions };
 
 /** A connection to `addr` could not be made. */
 export class RemotingConnectError extends RocketMQError {
@@ -51,15 +51,43 @@ export class RequestTimeoutError extends RocketMQError {
   }
 }
 
-/** A broker (or name server) answered with a failure code. */
-export class MQBrokerError extends RocketMQError {
-  constructor(
-    readonly responseCode: number,
-    readonly remark: string | null,
-    readonly brokerAddr?: string,
-    options: RocketMQErrorOptions = {},
-  ) {
-    super(`CODE: ${responseCode} DESC: ${remark ?? ''}${brokerAddr ? ` BROKER: ${brokerAddr}` : ''}`, options);
+/**
+ * The named client errors below replace Java's `new MQClientException(-1, msg)`: each keeps responseCode -1 (so
+ * `instanceof MQClientError` and the code read as before) and says by its class what went wrong.
+ */
+
+/** A broker name with no address in the route (Java: "The broker[x] not exist"). */
+export class BrokerNotFoundError extends MQClientError {
+  constructor(readonly brokerName: string, options: RocketMQErrorOptions = {}) {
+    super(-1, `The broker[${brokerName}] not exist`, options);
+  }
+}
+
+/** A call the client's state does not allow (not started, shut down, or only before start). */
+export class ServiceStateError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, { retriable: false, ...options });
+  }
+}
+
+/** An argument or configuration the client refuses (a reserved group name, a batch it cannot send, ...). */
+export class InvalidArgumentError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, { retriable: false, ...options });
+  }
+}
+
+/** Something looked up is not there (a topic's stats, a group's connections, a start offset). */
+export class ResourceNotFoundError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, options);
+  }
+}
+
+/** An operation over several calls failed as a whole; `cause` is the last failure. */
+export class OperationFailedError extends MQClientError {
+  constructor(message: string, options: RocketMQErrorOptions = {}) {
+    super(-1, message, options);
   }
 }
 

@@ -45,3 +45,18 @@ export class CompressionCodecUnavailableError extends RocketMQError {
     this.packageName = packageName;
   }
 }
+
+/**
+ * A broker (or name server) answered with a failure code. Defined here so a request module (protocol/requests/)
+ * can raise it from its `parse`; lib/errors.ts re-exports it.
+ */
+export class MQBrokerError extends RocketMQError {
+  constructor(
+    readonly responseCode: number,
+    readonly remark: string | null,
+    readonly brokerAddr?: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super(`CODE: ${responseCode} DESC: ${remark ?? ''}${brokerAddr ? ` BROKER: ${brokerAddr}` : ''}`, options);
+  }
+}

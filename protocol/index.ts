@@ -10,3 +10,6 @@ export * from './header/index';
 export * from './body/index';
 export * from './message/index';
 export * from './ha/ha-codec';
+export * from './codec';
+export * from './code/response-code-table';
+export * from './requests/index';

@@ -6,51 +6,19 @@
  *
  * @see org.apache.rocketmq.remoting.protocol.RemotingCommand
  */
+import {
+  type CommandFields, DEFAULT_VERSION, type EncodeOptions, type ExtFields, RPC_ONEWAY, RPC_TYPE_RESPONSE, type RemotingCommandInit,
+  SerializeType,
+} from './command-fields';
+import { decodePayload, encodeFrame, encodeHeaderFrame } from './codec';
 import { ProtocolError } from './errors';
-import { decodeJsonHeader, encodeJsonHeader } from './serializer/json';
-import { decodeRocketMQHeader, encodeRocketMQHeader } from './serializer/rocketmq';
 
-export const SerializeType = { JSON: 0, ROCKETMQ: 1 } as const;
-export type SerializeType = (typeof SerializeType)[keyof typeof SerializeType];
+export {
+  DEFAULT_VERSION, type EncodeOptions, type ExtFields, LanguageCode, type LanguageName, RPC_ONEWAY, RPC_TYPE_RESPONSE,
+  type RemotingCommandInit, SerializeType, languageCode, languageName,
+} from './command-fields';
 
-/** Java's LanguageCode. NODE_JS exists only from 5.x: a 4.9 peer does not know it. */
-export const LanguageCode = {
-  JAVA: 0, CPP: 1, DOTNET: 2, PYTHON: 3, DELPHI: 4, ERLANG: 5, RUBY: 6, OTHER: 7, HTTP: 8, GO: 9, PHP: 10, OMS: 11,
-  RUST: 12, NODE_JS: 13,
-} as const;
-export type LanguageName = keyof typeof LanguageCode;
-
-const LANGUAGE_BY_CODE: string[] = [];
-for (const [name, code] of Object.entries(LanguageCode)) LANGUAGE_BY_CODE[code] = name;
-
-export function languageName(code: number): string {
-  return LANGUAGE_BY_CODE[code] ?? 'OTHER';
-}
-export function languageCode(name: string): number {
-  return (LanguageCode as Record<string, number>)[name] ?? LanguageCode.OTHER;
-}
-
-export const RPC_TYPE_RESPONSE = 1; // flag bit 0
-export const RPC_ONEWAY = 2; // flag bit 1
-
-/** The MQVersion ordinal a 4.9.8 Java client sends (`MQVersion.Version.V4_9_8`). */
-export const DEFAULT_VERSION = 409;
-
-export type ExtFields = Record<string, string>;
-
-export interface RemotingCommandInit {
-  code: number;
-  language?: string;
-  version?: number;
-  opaque?: number;
-  flag?: number;
-  remark?: string | null;
-  extFields?: ExtFields | null;
-  body?: Buffer | null;
-  serializeType?: SerializeType;
-}
-
-export class RemotingCommand {
+export class RemotingCommand implements CommandFields {
   code: number;
   /** The LanguageCode name ("JAVA", "GO", ...). */
   language: string;
@@ -145,45 +113,25 @@ export class RemotingCommand {
     return this.body;
   }
 
-  /** Encodes the whole frame, length prefix included, as one Buffer. */
-  encode(): Buffer {
-    const head = this.encodeHeaderFrame();
-    if (this.bodyParts) return Buffer.concat([head, ...this.bodyParts], head.length + this.bodyLength);
-    if (!this.body || this.body.length === 0) return head;
-    return Buffer.concat([head, this.body], head.length + this.body.length);
+  /**
+   * Encodes the whole frame, length prefix included, as one Buffer. `options` overrides the opaque, flag, language
+   * or serialize type for this encoding only; the command is not changed.
+   */
+  encode(options?: EncodeOptions): Buffer {
+    return encodeFrame(this, options);
   }
 
   /**
    * Encodes the frame's length prefix, mark and header; the body (if any) must be written right after it.
    * Lets a server write a large body (a pull response's stored records) without copying it.
    */
-  encodeHeaderFrame(): Buffer {
-    const header = this.serializeType === SerializeType.ROCKETMQ ? encodeRocketMQHeader(this) : encodeJsonHeader(this);
-    const bodyLength = this.bodyLength;
-    const out = Buffer.allocUnsafe(8 + header.length);
-    out.writeInt32BE(4 + header.length + bodyLength, 0);
-    out.writeInt32BE((this.serializeType << 24) | header.length, 4);
-    header.copy(out, 8);
-    return out;
+  encodeHeaderFrame(options?: EncodeOptions): Buffer {
+    return encodeHeaderFrame(this, options);
   }
 
   /** Decodes a frame payload (the bytes after the 4-byte total length). The body is a view, not a copy. */
   static decode(payload: Buffer): RemotingCommand {
-    if (payload.length < 4) throw new ProtocolError(`frame payload too short: ${payload.length} bytes`);
-    const mark = payload.readInt32BE(0);
-    const type = (mark >>> 24) & 0xff;
-    const headerLength = mark & 0x00ffffff;
-    if (headerLength > payload.length - 4) {
-      throw new ProtocolError(`header length ${headerLength} exceeds frame payload of ${payload.length - 4} bytes`);
-    }
-    const header = payload.subarray(4, 4 + headerLength);
-    let cmd: RemotingCommand;
-    if (type === SerializeType.JSON) cmd = decodeJsonHeader(header);
-    else if (type === SerializeType.ROCKETMQ) cmd = decodeRocketMQHeader(header);
-    else throw new ProtocolError(`unknown serialize type ${type}`);
-    const bodyLength = payload.length - 4 - headerLength;
-    cmd.body = bodyLength > 0 ? payload.subarray(4 + headerLength) : null;
-    return cmd;
+    return new RemotingCommand(decodePayload(payload));
   }
 
   /** Decodes a whole frame, length prefix included (as recorded in the golden captures). */

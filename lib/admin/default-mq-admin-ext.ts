@@ -37,7 +37,7 @@ import type { MQClientAPI, MQClientAPIOptions } from '../client/mq-client-api';
 import * as adminApi from '../client/mq-client-api-admin';
 import type { MQClientInstance } from '../client/mq-client-instance';
 import { MQClientManager } from '../client/mq-client-manager';
-import { MQBrokerError, MQClientError } from '../errors';
+import { BrokerNotFoundError, MQBrokerError, MQClientError, OperationFailedError, ResourceNotFoundError, ServiceStateError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 
 export interface DefaultMQAdminExtOptions extends ClientConfigOptions {
@@ -153,7 +153,7 @@ export class DefaultMQAdminExt extends ClientConfig {
   }
 
   get #api(): MQClientAPI {
-    if (!this.#instance) throw new MQClientError(-1, 'The admin client is not started; call start() first', { retriable: false });
+    if (!this.#instance) throw new ServiceStateError('The admin client is not started; call start() first', { retriable: false });
     return this.#instance.api;
   }
 
@@ -243,7 +243,7 @@ export class DefaultMQAdminExt extends ClientConfig {
   async createTopic(key: string, newTopic: string, queueNum: number, topicSysFlag = 0): Promise<void> {
     const route = await this.#api.getTopicRouteInfoFromNameServer(key, this.timeoutMillis);
     const brokers = [...route.brokerDatas].sort((a, b) => (a.brokerName < b.brokerName ? -1 : a.brokerName > b.brokerName ? 1 : 0));
-    if (brokers.length === 0) throw new MQClientError(-1, 'Not found broker, maybe key is wrong');
+    if (brokers.length === 0) throw new ResourceNotFoundError('Not found broker, maybe key is wrong');
     let okOnce = false;
     let lastError: unknown = null;
     for (const bd of brokers) {
@@ -260,7 +260,7 @@ export class DefaultMQAdminExt extends ClientConfig {
         }
       }
     }
-    if (lastError && !okOnce) throw new MQClientError(-1, 'create topic to broker exception', { cause: lastError });
+    if (lastError && !okOnce) throw new OperationFailedError('create topic to broker exception', { cause: lastError });
   }
 
   /** Deletes the topic on the given brokers. */
@@ -276,7 +276,7 @@ export class DefaultMQAdminExt extends ClientConfig {
       const addr = selectBrokerAddr(bd);
       if (addr) putAll(merged, (await adminApi.getTopicStatsInfo(this.#api, addr, this.#ns(topic), this.timeoutMillis)).offsetTable);
     }
-    if (merged.size === 0) throw new MQClientError(-1, 'Not found the topic stats info');
+    if (merged.size === 0) throw new ResourceNotFoundError('Not found the topic stats info');
     return { offsetTable: [...merged.values()] };
   }
 
@@ -334,7 +334,7 @@ export class DefaultMQAdminExt extends ClientConfig {
     const bd = randomOf(route.brokerDatas);
     const addr = bd ? selectBrokerAddr(bd) : undefined;
     const result = addr ? await adminApi.getProducerConnectionList(this.#api, addr, this.#ns(producerGroup), this.timeoutMillis) : null;
-    if (!result || result.connectionSet.length === 0) throw new MQClientError(-1, 'Not found the producer group connection');
+    if (!result || result.connectionSet.length === 0) throw new ResourceNotFoundError('Not found the producer group connection');
     return result;
   }
 
@@ -447,7 +447,7 @@ export class DefaultMQAdminExt extends ClientConfig {
   async #masterOf(mq: MessageQueue): Promise<string> {
     const route = await this.examineTopicRouteInfo(mq.topic);
     const addr = route.brokerDatas.find((b) => b.brokerName === mq.brokerName)?.brokerAddrs.get(MASTER_ID);
-    if (!addr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    if (!addr) throw new BrokerNotFoundError(mq.brokerName);
     return addr;
   }
 

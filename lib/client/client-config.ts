@@ -52,6 +52,19 @@ export interface ClientConfigOptions {
   language: LanguageName;
   /** Adds "@STREAM" to the client id (4.9.8's enableStreamRequestType). */
   enableStreamRequestType: boolean;
+  /**
+   * At most this many requests of the client instance wait for an answer at once; more queue (FIFO), report
+   * `network.request_queue_size`, and fail with RemotingTooMuchRequestError when their timeout passes in the queue.
+   * 0 means no cap (as Java's synchronous calls).
+   * @default 0
+   */
+  maxInflightRequests: number;
+  /**
+   * On shutdown, wait up to this long (ms) for the requests in flight to be answered before closing the
+   * connections; 0 rejects them at once.
+   * @default 0
+   */
+  shutdownDrainMillis: number;
 }
 
 export const DEFAULT_CLIENT_CONFIG: Readonly<ClientConfigOptions> = Object.freeze({
@@ -71,6 +84,8 @@ export const DEFAULT_CLIENT_CONFIG: Readonly<ClientConfigOptions> = Object.freez
   mqClientApiTimeout: 3_000,
   language: 'JAVA',
   enableStreamRequestType: false,
+  maxInflightRequests: 0,
+  shutdownDrainMillis: 0,
 });
 
 const NAMESRV_ENDPOINT_PATTERN = /^http:\/\/.*$/s;
@@ -122,6 +137,8 @@ export class ClientConfig implements ClientConfigOptions {
   mqClientApiTimeout: number;
   language: LanguageName;
   enableStreamRequestType: boolean;
+  maxInflightRequests: number;
+  shutdownDrainMillis: number;
   #namespaceInitialized: boolean;
 
   constructor(options: Partial<ClientConfigOptions> = {}, env: NodeJS.ProcessEnv = process.env) {
@@ -142,6 +159,8 @@ export class ClientConfig implements ClientConfigOptions {
     this.mqClientApiTimeout = o.mqClientApiTimeout;
     this.language = o.language;
     this.enableStreamRequestType = o.enableStreamRequestType;
+    this.maxInflightRequests = o.maxInflightRequests;
+    this.shutdownDrainMillis = o.shutdownDrainMillis;
     this.#namespaceInitialized = options.namespace !== undefined;
   }
 
@@ -236,6 +255,8 @@ export class ClientConfig implements ClientConfigOptions {
       mqClientApiTimeout: this.mqClientApiTimeout,
       language: this.language,
       enableStreamRequestType: this.enableStreamRequestType,
+      maxInflightRequests: this.maxInflightRequests,
+      shutdownDrainMillis: this.shutdownDrainMillis,
     };
   }
 }

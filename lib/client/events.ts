@@ -13,6 +13,13 @@ export interface ClientEvents extends Record<string, unknown> {
   'client.namesrv_changed': { clientId: string; namesrvAddr: string };
   /** A request got no answer in time. */
   'network.request_timeout': { clientId: string; addr: string; code: number; timeoutMillis: number };
+  /** A request finished: answered (responseCode) or failed (error). size: request frame bytes. */
+  'network.request': {
+    clientId: string; addr: string; code: number; responseCode: number | null; durationMs: number; size: number; responseSize: number;
+    error?: Error;
+  };
+  /** The queue of requests waiting for a slot (ClientConfig maxInflightRequests) changed length. */
+  'network.request_queue_size': { clientId: string; size: number; maxInflightRequests: number };
 }
 
 export interface ProducerEvents extends ClientEvents {

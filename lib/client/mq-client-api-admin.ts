@@ -60,7 +60,7 @@ import type { MessageQueue } from '../../protocol/message/message-queue';
 import { RemotingCommand } from '../../protocol/remoting-command';
 import { MQBrokerError, MQClientError } from '../errors';
 import { parseProperties } from '../util/properties-file';
-import type { RequestInvoker } from './mq-client-api';
+import type { RequestInvoker } from './request-invoker';
 
 /** What the name-server admin calls need of MQClientAPI besides plain invocation. */
 export interface NameServerInvoker extends RequestInvoker {

@@ -23,7 +23,7 @@ import { MessageConst } from '../../protocol/message/message-const';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import { RemotingCommand } from '../../protocol/remoting-command';
 import { MQBrokerError } from '../errors';
-import type { RequestInvoker } from './mq-client-api';
+import type { RequestInvoker } from './request-invoker';
 
 /** @see org.apache.rocketmq.client.consumer.PopStatus */
 export const PopStatus = {

@@ -13,8 +13,8 @@
  *
  * @see org.apache.rocketmq.client.impl.MQClientAPIImpl
  */
-import { RequestCode } from '../../protocol/code/request-code';
 import { ResponseCode } from '../../protocol/code/response-code';
+import { RequestCode } from '../../protocol/code/request-code';
 import { type HeartbeatData, encodeHeartbeatData } from '../../protocol/body/heartbeat-data';
 import { type TopicRouteData as RouteBody, decodeTopicRouteData } from '../../protocol/body/topic-route-data';
 import { type CheckClientRequestBody, encodeCheckClientRequestBody } from '../../protocol/body/check-client-request-body';
@@ -24,17 +24,18 @@ import type { EndTransactionRequestHeader } from '../../protocol/header/end-tran
 import type { PullMessageRequestHeader } from '../../protocol/header/pull-message-request-header';
 import type { QueryConsumerOffsetRequestHeader } from '../../protocol/header/query-consumer-offset-request-header';
 import type { UpdateConsumerOffsetRequestHeader } from '../../protocol/header/update-consumer-offset-request-header';
-import { GetRouteInfoRequestHeader } from '../../protocol/header/get-route-info-request-header';
-import { UnregisterClientRequestHeader } from '../../protocol/header/unregister-client-request-header';
-import { MessageConst } from '../../protocol/message/message-const';
 import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
-import { type ExtFields, RemotingCommand, SerializeType } from '../../protocol/remoting-command';
+import { RemotingCommand, SerializeType } from '../../protocol/remoting-command';
 import {
-  MQBrokerError, MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError,
+  CheckClientConfig, GetRouteInfoByTopic, HeartBeat, SendBatchMessage, SendMessageV2, UnregisterClient,
+} from '../../protocol/requests/index';
+import { SendMessageRequestHeaderV2 } from '../../protocol/header/send-message-request-header-v2';
+import {
+  MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError,
 } from '../errors';
 import { type Logger, componentLogger } from '../logger';
-import { RemotingClient, type RemotingClientOptions, type RPCHook, type RemotingProcessor } from '../transport';
+import { type InvokeOptions, RemotingClient, type RemotingClientOptions, type RPCHook, type RemotingProcessor } from '../transport';
 export type { RPCHook };
 import type { ClientConfig } from './client-config';
 import * as consumerApi from './mq-client-api-consumer';
@@ -43,30 +44,30 @@ import type { AckMessageRequestHeader } from '../../protocol/header/ack-message-
 import type { ChangeInvisibleTimeRequestHeader } from '../../protocol/header/change-invisible-time-request-header';
 import type { NotificationRequestHeader } from '../../protocol/header/notification-request-header';
 import type { PopMessageRequestHeader } from '../../protocol/header/pop-message-request-header';
+import { type RequestInvoker, call } from './request-invoker';
+import { retry } from '../util/retry';
+export type { RequestInvoker };
 import { MixAll } from './mix-all';
 import { withoutNamespace } from './namespace';
 import { ClientErrorCode, type SendResult, SendStatus } from './send-result';
 import { TopAddressing, getWSAddr } from './top-addressing';
 
-/** The fields of a SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request (SendMessageRequestHeader, Java names). */
-export interface SendMessageHeader {
-  producerGroup: string;
-  topic: string;
-  defaultTopic: string;
-  defaultTopicQueueNums: number;
-  queueId: number;
-  sysFlag: number;
-  bornTimestamp: number;
-  flag: number;
+/**
+ * The fields of a SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request: SendMessageRequestHeaderV2's values (Java names),
+ * without the broker name (the target's) and with the fields a send always sets made required.
+ */
+export type SendMessageHeader = Omit<SendMessageRequestHeaderV2, 'brokerName' | 'properties' | 'reconsumeTimes' | 'unitMode' | 'batch'> & {
   /** Already encoded (name \u0001 value \u0002 ...). */
   properties: string;
   reconsumeTimes: number;
   unitMode: boolean;
-  maxReconsumeTimes?: number;
   batch: boolean;
   /** A reply message (MSG_TYPE=reply): sent with SEND_REPLY_MESSAGE_V2 (325) instead of SEND_MESSAGE_V2. */
   reply?: boolean;
-}
+};
+
+/** The extFields key of SendMessageRequestHeaderV2.brokerName ("n"). */
+const BROKER_NAME_KEY = SendMessageRequestHeaderV2.schema.brokerName.key;
 
 /** What a send needs besides its header. */
 export interface SendMessageTarget {
@@ -97,13 +98,6 @@ export interface MQClientAPIOptions {
   sendSerializeType?: SerializeType;
 }
 
-/** The invocation surface the per-family request modules use. */
-export interface RequestInvoker {
-  readonly language: string;
-  invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand>;
-  invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void>;
-}
-
 export class MQClientAPI implements RequestInvoker {
   readonly remotingClient: RemotingClient;
   readonly language: string;
@@ -111,6 +105,7 @@ export class MQClientAPI implements RequestInvoker {
   readonly #clientConfig: ClientConfig;
   readonly #options: MQClientAPIOptions;
   readonly #topAddressing: TopAddressing;
+  readonly #invokeOptions: InvokeOptions;
   #namesrvAddrList: string[] = [];
   #namesrvAddrChoosed: string | null = null;
   #namesrvIndex = Math.floor(Math.random() * 999);
@@ -121,7 +116,14 @@ export class MQClientAPI implements RequestInvoker {
     this.#options = options;
     this.#logger = componentLogger('mq-client-api', options.logger);
     this.language = clientConfig.language;
-    this.remotingClient = new RemotingClient({ useTLS: clientConfig.useTLS, logger: options.logger, ...options.remotingOptions });
+    this.#invokeOptions = { language: this.language };
+    this.remotingClient = new RemotingClient({
+      useTLS: clientConfig.useTLS,
+      maxInflightRequests: clientConfig.maxInflightRequests,
+      shutdownDrainMillis: clientConfig.shutdownDrainMillis,
+      logger: options.logger,
+      ...options.remotingOptions,
+    });
     if (options.rpcHook) this.remotingClient.registerRPCHook(options.rpcHook);
     this.remotingClient.on('close', (addr) => {
       if (addr === this.#namesrvAddrChoosed) this.#namesrvAddrChoosed = null;
@@ -191,10 +193,10 @@ export class MQClientAPI implements RequestInvoker {
   /** Sends a request to a name server (see the class comment for the selection). */
   async invokeNameServer(request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
     const begin = Date.now();
-    let lastError: unknown;
-    for (const addr of this.#nameServerCandidates()) {
-      const remaining = timeoutMillis - (Date.now() - begin);
-      if (remaining <= 0) break;
+    const candidates = this.#nameServerCandidates();
+    let remaining = 0;
+    const outcome = await retry(async (i) => {
+      const addr = candidates[i];
       try {
         const response = await this.invoke(addr, request, remaining);
         if (this.#namesrvAddrChoosed !== addr) {
@@ -206,22 +208,26 @@ export class MQClientAPI implements RequestInvoker {
         if (this.#namesrvAddrChoosed === addr) this.#namesrvAddrChoosed = null;
         if (err instanceof RemotingConnectError) {
           this.#logger.warn({ namesrvAddr: addr }, 'name server unreachable, trying the next one');
-          lastError = err;
-          continue;
+        } else if (err instanceof RemotingSendRequestError) {
+          this.remotingClient.closeChannel(addr);
         }
-        if (err instanceof RemotingSendRequestError) this.remotingClient.closeChannel(addr);
         throw err;
       }
-    }
-    throw lastError ?? new RemotingTimeoutError(this.#namesrvAddrList.join(';'), timeoutMillis);
+    }, {
+      attempts: candidates.length,
+      beforeAttempt: () => (remaining = timeoutMillis - (Date.now() - begin)) > 0,
+      // A name server that refused the connection is skipped for the next one; any other failure ends the call.
+      onError: (err) => (err instanceof RemotingConnectError ? 'retry' : 'throw'),
+    });
+    if (outcome.end === 'accepted') return outcome.result!;
+    throw outcome.lastError ?? new RemotingTimeoutError(this.#namesrvAddrList.join(';'), timeoutMillis);
   }
 
   // ---------------------------------------------------------------- raw invocation
 
   async invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
-    request.language = this.language;
     try {
-      return await this.remotingClient.invoke(addr, request, timeoutMillis);
+      return await this.remotingClient.invoke(addr, request, timeoutMillis, this.#invokeOptions);
     } catch (err) {
       if (err instanceof RemotingTimeoutError) this.#options.onRequestTimeout?.(addr, request.code, timeoutMillis);
       throw err;
@@ -229,9 +235,8 @@ export class MQClientAPI implements RequestInvoker {
   }
 
   async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void> {
-    request.language = this.language;
     request.markOneway();
-    await this.remotingClient.invokeOneway(addr, request, timeoutMillis);
+    await this.remotingClient.invokeOneway(addr, request, timeoutMillis, this.#invokeOptions);
   }
 
   // ---------------------------------------------------------------- routes
@@ -241,8 +246,7 @@ export class MQClientAPI implements RequestInvoker {
    * `allowTopicNotExist`); any other failure code an MQClientError with that code.
    */
   async getTopicRouteInfoFromNameServer(topic: string, timeoutMillis: number, allowTopicNotExist = true): Promise<RouteBody> {
-    const request = RemotingCommand.createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, GetRouteInfoRequestHeader.encode({ topic }));
-    const response = await this.invokeNameServer(request, timeoutMillis);
+    const response = GetRouteInfoByTopic.parse(await this.invokeNameServer(GetRouteInfoByTopic.request({ topic }), timeoutMillis));
     if (response.code === ResponseCode.SUCCESS && response.body && response.body.length > 0) {
       return decodeTopicRouteData(response.body);
     }
@@ -260,30 +264,15 @@ export class MQClientAPI implements RequestInvoker {
 
   // ---------------------------------------------------------------- producer
 
-  /** Builds the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request (the V2 short keys, written directly). */
+  /** Builds the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request (SendMessageRequestHeaderV2's short keys a..n). */
   buildSendRequest(header: SendMessageHeader, brokerName: string, body: Buffer): RemotingCommand {
-    const ext: ExtFields = {
-      a: header.producerGroup,
-      b: header.topic,
-      c: header.defaultTopic,
-      d: String(header.defaultTopicQueueNums),
-      e: String(header.queueId),
-      f: String(header.sysFlag),
-      g: String(header.bornTimestamp),
-      h: String(header.flag),
-      i: header.properties,
-      j: String(header.reconsumeTimes),
-      k: header.unitMode ? 'true' : 'false',
-      m: header.batch ? 'true' : 'false',
-      n: brokerName,
-    };
-    if (header.maxReconsumeTimes !== undefined) ext.l = String(header.maxReconsumeTimes);
-    return new RemotingCommand({
-      code: header.batch ? RequestCode.SEND_BATCH_MESSAGE : header.reply ? RequestCode.SEND_REPLY_MESSAGE_V2 : RequestCode.SEND_MESSAGE_V2,
-      extFields: ext,
-      body,
-      serializeType: this.#options.sendSerializeType ?? SerializeType.ROCKETMQ,
-    });
+    const type = header.batch ? SendBatchMessage : SendMessageV2;
+    // brokerName is the target's: added after encoding rather than spread into a copy of the header (a 14-field
+    // object spread costs more than the whole encoding).
+    const extFields = type.requestHeader.encode(header);
+    extFields[BROKER_NAME_KEY] = brokerName;
+    const code = header.reply ? RequestCode.SEND_REPLY_MESSAGE_V2 : type.code;
+    return new RemotingCommand({ code, extFields, body, serializeType: this.#options.sendSerializeType ?? SerializeType.ROCKETMQ });
   }
 
   /** A synchronous (or Promise-based asynchronous) send: resolves with the SendResult or rejects. */
@@ -301,31 +290,25 @@ export class MQClientAPI implements RequestInvoker {
 
   /** A send response to a SendResult; a failure code is an MQBrokerError. */
   processSendResponse(target: SendMessageTarget, response: RemotingCommand): SendResult {
+    const h = SendMessageV2.parse(response, target.brokerAddr);
     let sendStatus: SendStatus;
     switch (response.code) {
       case ResponseCode.FLUSH_DISK_TIMEOUT: sendStatus = SendStatus.FLUSH_DISK_TIMEOUT; break;
       case ResponseCode.FLUSH_SLAVE_TIMEOUT: sendStatus = SendStatus.FLUSH_SLAVE_TIMEOUT; break;
       case ResponseCode.SLAVE_NOT_AVAILABLE: sendStatus = SendStatus.SLAVE_NOT_AVAILABLE; break;
-      case ResponseCode.SUCCESS: sendStatus = SendStatus.SEND_OK; break;
-      default: throw new MQBrokerError(response.code, response.remark, target.brokerAddr);
+      default: sendStatus = SendStatus.SEND_OK; break; // SUCCESS (parse let no other code through)
     }
-    const ext = response.extFields ?? {};
-    const queueId = Number(ext.queueId);
-    const queueOffset = Number(ext.queueOffset);
-    if (ext.msgId === undefined || !Number.isFinite(queueId) || !Number.isFinite(queueOffset)) {
-      throw new MQBrokerError(response.code, 'send response without msgId/queueId/queueOffset', target.brokerAddr);
-    }
-    const regionId = ext[MessageConst.PROPERTY_MSG_REGION];
+    const regionId = h.msgRegion;
     const result: SendResult = {
       sendStatus,
       msgId: target.uniqMsgId,
-      offsetMsgId: ext.msgId,
-      messageQueue: { topic: target.userTopic, brokerName: target.brokerName, queueId },
-      queueOffset,
+      offsetMsgId: h.msgId,
+      messageQueue: { topic: target.userTopic, brokerName: target.brokerName, queueId: h.queueId },
+      queueOffset: h.queueOffset,
       regionId: regionId ? regionId : MixAll.DEFAULT_TRACE_REGION_ID,
-      traceOn: ext[MessageConst.PROPERTY_TRACE_SWITCH] !== 'false',
+      traceOn: h.traceOn !== 'false',
     };
-    if (ext.transactionId !== undefined) result.transactionId = ext.transactionId;
+    if (h.transactionId !== undefined) result.transactionId = h.transactionId;
     return result;
   }
 
@@ -333,24 +316,18 @@ export class MQClientAPI implements RequestInvoker {
 
   /** HEART_BEAT to one broker; resolves with the broker's version (the response header's version). */
   async sendHeartbeat(addr: string, heartbeatData: HeartbeatData, timeoutMillis: number): Promise<number> {
-    const request = RemotingCommand.createRequest(RequestCode.HEART_BEAT, null, encodeHeartbeatData(heartbeatData));
-    const response = await this.invoke(addr, request, timeoutMillis);
-    if (response.code === ResponseCode.SUCCESS) return response.version;
-    throw new MQBrokerError(response.code, response.remark, addr);
+    return call(this, addr, HeartBeat, undefined, timeoutMillis, encodeHeartbeatData(heartbeatData));
   }
 
   /** UNREGISTER_CLIENT for one group of this client. */
   async unregisterClient(addr: string, clientID: string, producerGroup: string | undefined, consumerGroup: string | undefined, timeoutMillis: number): Promise<void> {
-    const ext = UnregisterClientRequestHeader.encode({ clientID, producerGroup, consumerGroup });
-    const response = await this.invoke(addr, RemotingCommand.createRequest(RequestCode.UNREGISTER_CLIENT, ext), timeoutMillis);
-    if (response.code !== ResponseCode.SUCCESS) throw new MQBrokerError(response.code, response.remark, addr);
+    await call(this, addr, UnregisterClient, { clientID, producerGroup, consumerGroup }, timeoutMillis);
   }
 
   /** CHECK_CLIENT_CONFIG: whether the broker accepts this subscription (SQL92 support...). */
   async checkClientInBroker(addr: string, group: string, clientId: string, subscriptionData: SubscriptionData, timeoutMillis: number): Promise<void> {
     const body: CheckClientRequestBody = { clientId, group, subscriptionData };
-    const request = RemotingCommand.createRequest(RequestCode.CHECK_CLIENT_CONFIG, null, encodeCheckClientRequestBody(body));
-    const response = await this.invoke(addr, request, timeoutMillis);
+    const response = await this.invoke(addr, CheckClientConfig.request(undefined, encodeCheckClientRequestBody(body)), timeoutMillis);
     if (response.code !== ResponseCode.SUCCESS) throw new MQClientError(response.code, response.remark ?? 'check client in broker failed');
   }
 

@@ -18,13 +18,16 @@ import type { HeartbeatData, ProducerData, ConsumerData } from '../../protocol/b
 import type { TopicRouteData as RouteBody } from '../../protocol/body/topic-route-data';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { configureUniqIdGenerator } from '../../protocol/message/message-id';
-import { MQClientError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError } from '../errors';
+import {
+  MQClientError, OperationFailedError, RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError, TopicNotExistError,
+} from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
 import type { ClientConfig } from './client-config';
 import { registerClientProcessors } from './client-remoting-processor';
 import type { ClientEvents } from './events';
+import type { RequestObserver } from '../transport';
 import type { MQConsumerInner, MQProducerInner } from './inner';
 import { MixAll, TopicValidator } from './mix-all';
 import { MQClientAPI, type MQClientAPIOptions } from './mq-client-api';
@@ -95,8 +98,15 @@ export class MQClientInstance {
     this.clientConfig = clientConfig;
     this.clientId = clientId;
     this.#logger = componentLogger('mq-client-instance', options.logger).child({ clientId });
+    const observer: RequestObserver = {
+      hasListeners: (type) => this.#listening(type),
+      emit: (type: 'network.request' | 'network.request_queue_size', payload: object) => {
+        this.emit(type, () => ({ clientId, ...payload }) as ClientEvents[typeof type]);
+      },
+    };
     this.api = new MQClientAPI(clientConfig, {
       ...options,
+      remotingOptions: { observer, ...options.remotingOptions },
       onRequestTimeout: (addr, code, timeoutMillis) => {
         options.onRequestTimeout?.(addr, code, timeoutMillis);
         this.emit('network.request_timeout', () => ({ clientId, addr, code, timeoutMillis }));
@@ -173,6 +183,11 @@ export class MQClientInstance {
 
   detachEmitter(sink: EventSink): void {
     this.#sinks.delete(sink);
+  }
+
+  #listening(type: string): boolean {
+    for (const s of this.#sinks) if (s.hasListeners(type)) return true;
+    return false;
   }
 
   emit<K extends keyof ClientEvents & string>(type: K, payload: () => ClientEvents[K]): void {
@@ -373,7 +388,7 @@ export class MQClientInstance {
           await this.api.checkClientInBroker(addr, group, this.clientId, sd, this.clientConfig.mqClientApiTimeout);
         } catch (err) {
           if (err instanceof MQClientError) throw err;
-          throw new MQClientError(-1, `Check client in broker error, maybe because you use ${sd.expressionType} to filter message, but server has not been upgraded to support!`
+          throw new OperationFailedError(`Check client in broker error, maybe because you use ${sd.expressionType} to filter message, but server has not been upgraded to support!`
             + 'This error would not affect the launch of consumer, but may has impact on message receiving if you have use the new features which are not supported by server, please check the log!', { cause: err });
         }
       }

@@ -4,7 +4,7 @@
  *
  * @see org.apache.rocketmq.client.impl.producer.TopicPublishInfo
  */
-import { MQClientError } from '../errors';
+import { ResourceNotFoundError } from '../errors';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { isWriteable, type RouteQueues as TopicRouteData } from './route-types';
 import { ThreadLocalIndex, javaAbs } from './thread-local-index';
@@ -50,7 +50,7 @@ export class TopicPublishInfo {
   /** The writeQueueNums of the first writable QueueData of `brokerName`, or -1. */
   getQueueIdByBroker(brokerName: string | null | undefined): number {
     // Java dereferences topicRouteData without a check; MQFaultStrategy catches the failure.
-    if (!this.topicRouteData) throw new MQClientError(-1, 'TopicPublishInfo has no topicRouteData');
+    if (!this.topicRouteData) throw new ResourceNotFoundError('TopicPublishInfo has no topicRouteData');
     for (const queueData of this.topicRouteData.queueDatas) {
       if (isWriteable(queueData.perm) && queueData.brokerName === brokerName) return queueData.writeQueueNums;
     }

@@ -12,7 +12,7 @@ import { MessageConst } from '../../protocol/message/message-const';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
-import { MQClientError } from '../errors';
+import { BrokerNotFoundError } from '../errors';
 import { PullStatus } from '../client/mq-client-api-consumer';
 import type { ConsumerClient, PullResultRaw } from './consumer-client';
 
@@ -84,7 +84,7 @@ export class PullAPIWrapper {
       await this.client.updateTopicRouteInfoFromNameServer(a.mq.topic);
       found = this.client.findBrokerAddressInSubscribe(a.mq.brokerName, this.recalculatePullFromWhichNode(a.mq), false);
     }
-    if (!found) throw new MQClientError(-1, `The broker[${a.mq.brokerName}] not exist`);
+    if (!found) throw new BrokerNotFoundError(a.mq.brokerName);
     const sysFlag = found.slave ? clearCommitOffsetFlag(a.sysFlag) : a.sysFlag;
     return this.client.api.pullMessage(found.brokerAddr, {
       consumerGroup: this.consumerGroup,

@@ -9,7 +9,7 @@
 import { ConsumeFromWhere } from '../../protocol/body/heartbeat-data';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { MixAll } from '../client/mix-all';
-import { MQClientError } from '../errors';
+import { BrokerNotFoundError } from '../errors';
 import type { ConsumerClient } from './consumer-client';
 import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
 import { parseConsumeTimestamp } from './consume-timestamp';
@@ -25,7 +25,7 @@ export class QueueOffsets {
       await client.updateTopicRouteInfoFromNameServer(mq.topic);
       addr = client.findBrokerAddressInPublish(mq.brokerName);
     }
-    if (!addr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    if (!addr) throw new BrokerNotFoundError(mq.brokerName);
     return addr;
   }
 

@@ -13,8 +13,8 @@
  * @see org.apache.rocketmq.client.producer.DefaultMQProducer
  * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl
  */
-import { ResponseCode } from '../../protocol/code/response-code';
 import { type CompressionType, type CompressionTypeName, compressBodyWith, compressionFlag, compressionTypeName, compressionTypeOf } from '../../protocol/message/compression';
+import { retriableResponseCodes } from '../../protocol/code/response-code-table';
 import { MessageConst } from '../../protocol/message/message-const';
 import { createUniqId } from '../../protocol/message/message-id';
 import type { Message, MessageExt } from '../../protocol/message/message';
@@ -37,12 +37,13 @@ import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import { sendTraceAfter, sendTraceBefore } from '../client/trace/trace-hooks';
 import { checkGroup, checkMessage } from '../client/validators';
 import {
-  ConfigError, MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError,
+  BrokerNotFoundError, ConfigError, InvalidArgumentError, MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError, ServiceStateError,
 } from '../errors';
 import { type InstrumentationEvent, InstrumentationEmitter } from '../instrumentation/emitter';
 import { type Logger, componentLogger } from '../logger';
 import type { RPCHook } from '../client/mq-client-api';
 import { Lifecycle } from '../util/lifecycle';
+import { type RetryDecision, retry } from '../util/retry';
 import { MQFaultStrategy } from './latency/mq-fault-strategy';
 import { TimedSemaphore } from './back-pressure';
 import { checkBatch } from './message-batch';
@@ -132,17 +133,25 @@ export interface SendCallback {
   onException(err: Error): void;
 }
 
-/** The response codes a sync send retries on (DefaultMQProducer.retryResponseCodes). */
-export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze([
-  ResponseCode.TOPIC_NOT_EXIST,
-  ResponseCode.SERVICE_NOT_AVAILABLE,
-  ResponseCode.SYSTEM_ERROR,
-  ResponseCode.NO_PERMISSION,
-  ResponseCode.NO_BUYER_ID,
-  ResponseCode.NOT_IN_CURRENT_UNIT,
-]);
+/** The response codes a sync send retries on (DefaultMQProducer.retryResponseCodes): the retriable rows of protocol/code/response-code-table.ts. */
+export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze(retriableResponseCodes());
 
 type Mode = CommunicationMode;
+
+/**
+ * What a failed send attempt leads to (Java DefaultMQProducerImpl.sendDefaultImpl): too many requests (the time
+ * budget used up) ends the loop; an async send retries network failures only (MQClientAPIImpl.onExceptionImpl); a
+ * sync send retries everything of ours but broker codes outside `retryCodes`, which end it (with the earlier
+ * stored-but-not-OK result when there is one).
+ */
+export function sendRetryDecision(err: unknown, mode: Mode, retryCodes: ReadonlySet<number>, haveResult: boolean): RetryDecision {
+  if (err instanceof RemotingTooMuchRequestError) return 'stop';
+  if (mode === CommunicationMode.ASYNC) {
+    return !(err instanceof RocketMQError) || err instanceof MQBrokerError || err instanceof MQClientError ? 'throw' : 'retry';
+  }
+  if (err instanceof MQBrokerError && !retryCodes.has(err.responseCode)) return haveResult ? 'stop' : 'throw';
+  return err instanceof RocketMQError ? 'retry' : 'throw';
+}
 type Target = { kind: 'default' } | { kind: 'queue'; mq: MessageQueue } | { kind: 'selector'; selector: MessageQueueSelector; arg: unknown };
 
 /** A message as prepared for the wire: topic with namespace, body maybe compressed, properties encoded once. */
@@ -293,14 +302,14 @@ export class DefaultMQProducer implements MQProducerInner {
     const group = this.options.producerGroup;
     checkGroup(group);
     if (group === MixAll.DEFAULT_PRODUCER_GROUP) {
-      throw new MQClientError(-1, `producerGroup can not equal ${MixAll.DEFAULT_PRODUCER_GROUP}, please specify another one.`);
+      throw new InvalidArgumentError(`producerGroup can not equal ${MixAll.DEFAULT_PRODUCER_GROUP}, please specify another one.`);
     }
     if (group !== MixAll.CLIENT_INNER_PRODUCER_GROUP) this.clientConfig.changeInstanceNameToPID();
     const instance = this.#manager.acquire(this.clientConfig, this.#instanceOptions);
     const wireGroup = this.#wireGroup();
     if (!instance.registerProducer(wireGroup, this)) {
       await this.#manager.release(instance);
-      throw new MQClientError(-1, `The producer group[${group}] has been created before, specify another name please.`);
+      throw new InvalidArgumentError(`The producer group[${group}] has been created before, specify another name please.`);
     }
     this.#instance = instance;
     this.#topicPublishInfoTable.set(this.options.createTopicKey, new TopicPublishInfo());
@@ -537,7 +546,7 @@ export class DefaultMQProducer implements MQProducerInner {
 
   #makeSureStateOK(): void {
     if (!this.#instance || !this.#lifecycle.isRunning) {
-      throw new MQClientError(-1, `The producer service state not OK, ${this.#lifecycle.current.toUpperCase()}`);
+      throw new ServiceStateError(`The producer service state not OK, ${this.#lifecycle.current.toUpperCase()}`);
     }
   }
 
@@ -586,50 +595,44 @@ export class DefaultMQProducer implements MQProducerInner {
       : mode === CommunicationMode.ASYNC ? 1 + this.options.retryTimesWhenSendAsyncFailed : 1;
     const brokersSent: string[] = [];
     let mq: MessageQueue | null = null;
-    let lastError: unknown;
-    let sendResult: SendResult | null = null;
-    let callTimeout = false;
-    let times = 0;
-    for (; times < timesTotal; times++) {
-      mq = this.#faultStrategy.selectOneMessageQueue(info, mq ? mq.brokerName : null);
-      brokersSent.push(mq.brokerName);
-      const attemptBegin = Date.now();
-      const cost = attemptBegin - begin;
-      if (timeout < cost) {
-        callTimeout = true;
-        break;
-      }
+    let cost = 0;
+    const outcome = await retry<SendResult | null>(async (times) => {
+      const chosen = mq!;
       setAttempts(times + 1);
       const latencyBegin = this.#now();
       try {
-        sendResult = await this.#sendKernel(out, mq, mode, timeout - cost);
-        this.#faultStrategy.updateFaultItem(mq.brokerName, this.#now() - latencyBegin, false);
-        if (mode === CommunicationMode.SYNC && sendResult && sendResult.sendStatus !== SendStatus.SEND_OK && this.options.retryAnotherBrokerWhenNotStoreOK) {
-          continue;
-        }
-        return sendResult;
+        const r = await this.#sendKernel(out, chosen, mode, timeout - cost);
+        this.#faultStrategy.updateFaultItem(chosen.brokerName, this.#now() - latencyBegin, false);
+        return r;
       } catch (err) {
-        this.#faultStrategy.updateFaultItem(mq.brokerName, this.#now() - latencyBegin, true);
-        lastError = err;
-        this.#logger.warn({ err, attempt: times + 1, brokerName: mq.brokerName, topic: out.topic }, 'send failed');
-        if (err instanceof RemotingTooMuchRequestError) {
-          callTimeout = true;
-          break;
-        }
-        if (mode === CommunicationMode.ASYNC) {
-          // Java retries an async send only when no response came back (network failure or timeout).
-          if (!(err instanceof RocketMQError) || err instanceof MQBrokerError || err instanceof MQClientError) throw err;
-          continue;
-        }
-        if (err instanceof MQBrokerError && !this.retryResponseCodes.has(err.responseCode)) {
-          if (sendResult) return sendResult;
-          throw err;
-        }
-        if (!(err instanceof RocketMQError)) throw err;
+        this.#faultStrategy.updateFaultItem(chosen.brokerName, this.#now() - latencyBegin, true);
+        throw err;
       }
-    }
+    }, {
+      attempts: timesTotal,
+      // Each attempt on a queue of another broker than the last one where possible; none starts once the
+      // timeout has elapsed.
+      beforeAttempt: () => {
+        mq = this.#faultStrategy.selectOneMessageQueue(info, mq ? mq.brokerName : null);
+        brokersSent.push(mq.brokerName);
+        cost = Date.now() - begin;
+        return timeout >= cost;
+      },
+      // A stored-but-not-OK sync send tries another broker only with retryAnotherBrokerWhenNotStoreOK.
+      accept: (r) => !(mode === CommunicationMode.SYNC && r && r.sendStatus !== SendStatus.SEND_OK && this.options.retryAnotherBrokerWhenNotStoreOK),
+      onError: (err, times, state) => {
+        this.#logger.warn({ err, attempt: times + 1, brokerName: mq!.brokerName, topic: out.topic }, 'send failed');
+        return sendRetryDecision(err, mode, this.retryResponseCodes, state.hasResult && !!state.result);
+      },
+    });
+    if (outcome.end === 'accepted') return outcome.result!;
+    const sendResult = outcome.result;
+    const lastError = outcome.lastError;
+    const times = outcome.attempts;
     if (sendResult) return sendResult;
-    if (callTimeout) throw new RemotingTooMuchRequestError(`sendDefaultImpl call timeout after ${Date.now() - begin} ms`, { cause: lastError });
+    if (outcome.end === 'budget' || outcome.end === 'stopped') {
+      throw new RemotingTooMuchRequestError(`sendDefaultImpl call timeout after ${Date.now() - begin} ms`, { cause: lastError });
+    }
     let code: number = -1;
     if (lastError instanceof MQBrokerError) code = lastError.responseCode;
     else if (lastError instanceof RemotingConnectError) code = ClientErrorCode.CONNECT_BROKER_EXCEPTION;
@@ -648,7 +651,7 @@ export class DefaultMQProducer implements MQProducerInner {
     let mq: MessageQueue | null;
     if (target.kind === 'queue') {
       mq = this.clientConfig.queueWithNamespace(target.mq);
-      if (mq.topic !== out.topic) throw new MQClientError(-1, "message's topic not equal mq's topic");
+      if (mq.topic !== out.topic) throw new InvalidArgumentError("message's topic not equal mq's topic");
     } else {
       if (!info || !info.ok()) {
         this.#validateNameServerSetting();
@@ -658,7 +661,7 @@ export class DefaultMQProducer implements MQProducerInner {
       const userMessage: Message = { ...out.msg, topic: withoutNamespace(out.msg.topic, namespace) };
       const chosen = target.selector.select(info.messageQueueList, userMessage, target.arg);
       mq = chosen ? this.clientConfig.queueWithNamespace(chosen) : null;
-      if (!mq) throw new MQClientError(-1, 'select message queue return null.');
+      if (!mq) throw new InvalidArgumentError('select message queue return null.');
     }
     const cost = Date.now() - begin;
     if (timeout < cost) throw new RemotingTooMuchRequestError('sendSelectImpl call timeout');
@@ -703,7 +706,7 @@ export class DefaultMQProducer implements MQProducerInner {
       await this.#tryToFindTopicPublishInfo(mq.topic);
       brokerAddr = instance.findBrokerAddressInPublish(mq.brokerName);
     }
-    if (!brokerAddr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    if (!brokerAddr) throw new BrokerNotFoundError(mq.brokerName);
     brokerAddr = brokerVIPChannel(this.clientConfig.vipChannelEnabled, brokerAddr);
 
     const msg = out.msg;

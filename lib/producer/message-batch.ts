@@ -7,22 +7,22 @@
 import { MessageConst } from '../../protocol/message/message-const';
 import { type Message, getDelayTimeLevel, isWaitStoreMsgOK } from '../../protocol/message/message';
 import { propertiesToString } from '../../protocol/message/properties';
-import { MQClientError } from '../errors';
+import { InvalidArgumentError, MQClientError } from '../errors';
 import { MixAll } from '../client/mix-all';
 
 /** Java's batch rules: no delay level, no retry topic, one topic, one waitStoreMsgOK. Throws MQClientError. */
 export function checkBatch(messages: readonly Message[]): void {
-  if (messages.length === 0) throw new MQClientError(-1, 'Failed to initiate the MessageBatch: the batch is empty');
+  if (messages.length === 0) throw new InvalidArgumentError('Failed to initiate the MessageBatch: the batch is empty');
   const first = messages[0];
   for (const m of messages) {
-    if (getDelayTimeLevel(m) > 0) throw new MQClientError(-1, 'Failed to initiate the MessageBatch: TimeDelayLevel is not supported for batching');
+    if (getDelayTimeLevel(m) > 0) throw new InvalidArgumentError('Failed to initiate the MessageBatch: TimeDelayLevel is not supported for batching');
     if (m.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX)) {
-      throw new MQClientError(-1, 'Failed to initiate the MessageBatch: Retry Group is not supported for batching');
+      throw new InvalidArgumentError('Failed to initiate the MessageBatch: Retry Group is not supported for batching');
     }
     if (m !== first) {
-      if (m.topic !== first.topic) throw new MQClientError(-1, 'Failed to initiate the MessageBatch: The topic of the messages in one batch should be the same');
+      if (m.topic !== first.topic) throw new InvalidArgumentError('Failed to initiate the MessageBatch: The topic of the messages in one batch should be the same');
       if (isWaitStoreMsgOK(m) !== isWaitStoreMsgOK(first)) {
-        throw new MQClientError(-1, 'Failed to initiate the MessageBatch: The waitStoreMsgOK of the messages in one batch should the same');
+        throw new InvalidArgumentError('Failed to initiate the MessageBatch: The waitStoreMsgOK of the messages in one batch should the same');
       }
     }
   }

@@ -23,7 +23,7 @@ import { MessageConst } from '../../protocol/message/message-const';
 import type { Message, MessageExt } from '../../protocol/message/message';
 import { decodeOffsetMessageId } from '../../protocol/message/message-id';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
-import { MQClientError } from '../errors';
+import { BrokerNotFoundError, InvalidArgumentError, OperationFailedError, ServiceStateError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { SendStatus, type SendResult } from '../client/send-result';
 import { DefaultMQProducer, type DefaultMQProducerOptions } from './default-mq-producer';
@@ -133,7 +133,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
    */
   async sendMessageInTransaction(msg: Message, arg?: unknown): Promise<TransactionSendResult> {
     const listener = this.transactionListener;
-    if (!listener) throw new MQClientError(-1, 'TransactionListener is null');
+    if (!listener) throw new InvalidArgumentError('TransactionListener is null');
     if (msg.properties[MessageConst.PROPERTY_DELAY_TIME_LEVEL] !== undefined) delete msg.properties[MessageConst.PROPERTY_DELAY_TIME_LEVEL];
     msg.properties[MessageConst.PROPERTY_TRANSACTION_PREPARED] = 'true';
     msg.properties[MessageConst.PROPERTY_PRODUCER_GROUP] = this.clientConfig.withNamespace(this.producerGroup);
@@ -141,7 +141,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
     try {
       sendResult = await this.send(msg);
     } catch (err) {
-      throw new MQClientError(-1, 'send message Exception', { cause: err });
+      throw new OperationFailedError('send message Exception', { cause: err });
     }
     let state: LocalTransactionState = LocalTransactionState.UNKNOW;
     let localException: unknown = null;
@@ -174,11 +174,11 @@ export class TransactionMQProducer extends DefaultMQProducer {
   /** END_TRANSACTION (oneway) for a half message just sent (DefaultMQProducerImpl.endTransaction). */
   async endTransaction(sendResult: SendResult, state: LocalTransactionState, localException: unknown = null, msg?: Message): Promise<void> {
     const instance = this.clientInstance;
-    if (!instance) throw new MQClientError(-1, 'The producer service state not OK');
+    if (!instance) throw new ServiceStateError('The producer service state not OK');
     const id = decodeOffsetMessageId(sendResult.offsetMsgId || sendResult.msgId);
     const brokerName = sendResult.messageQueue.brokerName;
     const brokerAddr = instance.findBrokerAddressInPublish(brokerName);
-    if (!brokerAddr) throw new MQClientError(-1, `The broker[${brokerName}] not exist`);
+    if (!brokerAddr) throw new BrokerNotFoundError(brokerName);
     const header: EndTransactionRequestHeader = {
       producerGroup: this.clientConfig.withNamespace(this.producerGroup),
       tranStateTableOffset: sendResult.queueOffset,

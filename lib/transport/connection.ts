@@ -23,7 +23,7 @@
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder, DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
-import { RemotingCommand } from '../../protocol/remoting-command';
+import { type EncodeOptions, RPC_ONEWAY, RPC_TYPE_RESPONSE, RemotingCommand } from '../../protocol/remoting-command';
 import { ProtocolError, RemotingSendRequestError, RemotingTimeoutError } from '../errors';
 import type { Logger } from '../logger';
 import { TypedEmitter } from './typed-emitter';
@@ -118,6 +118,11 @@ export interface ConnectionOptions {
 
 let connectionIds = 0;
 
+/** The caller's EncodeOptions with the transport's opaque and flag (a literal of one shape: no object spread per request). */
+function encodeOptions(options: EncodeOptions | undefined, opaque: number, flag: number): EncodeOptions {
+  return { opaque, flag, language: options?.language, serializeType: options?.serializeType };
+}
+
 export class Connection extends TypedEmitter<ConnectionEvents> implements Channel {
   readonly id = ++connectionIds;
   readonly remoteAddress: string;
@@ -128,6 +133,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   inflightBytes = 0;
   /** Frames received so far: a client tells a silent peer (half-open connection) from a slow one by it. */
   framesReceived = 0;
+  /** Bytes of the last frame queued (length prefix included): read right after `request()` returns, it is that request's size. */
+  lastEncodedLength = 0;
 
   readonly #socket: Socket;
   readonly #logger: Logger;
@@ -214,40 +221,43 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
    * after `timeoutMillis`, or RemotingSendRequestError if the connection closes first. `reportedTimeoutMillis`
    * is the timeout named in the error (the caller's whole budget, when connecting used part of it).
    */
-  request(request: RemotingCommand, timeoutMillis: number, reportedTimeoutMillis = timeoutMillis): Promise<RemotingCommand> {
+  request(
+    request: RemotingCommand, timeoutMillis: number, reportedTimeoutMillis = timeoutMillis, options?: EncodeOptions,
+  ): Promise<RemotingCommand> {
     if (!this.#active) {
       return Promise.reject(new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> is closed`));
     }
     const opaque = nextOpaque();
-    request.opaque = opaque;
-    request.flag &= ~1; // a request, even if the command was built from a response
     return new Promise<RemotingCommand>((resolve, reject) => {
       const deadline = this.#now() + Math.max(0, timeoutMillis);
       this.#pending.set(opaque, { resolve, reject, deadline, timeoutMillis: reportedTimeoutMillis });
       try {
-        this.#enqueue(request);
+        // a request, even if the command was built from a response
+        this.#enqueue(request, undefined, encodeOptions(options, opaque, request.flag & ~RPC_TYPE_RESPONSE));
       } catch (err) {
         this.#pending.delete(opaque);
         reject(err);
         return;
       }
+      // The command records the opaque it went out with, so its author can match the response to it.
+      request.opaque = opaque;
       this.#armTimer(deadline);
     });
   }
 
   /** Sends a oneway request (fresh opaque, oneway flag); resolves once the frame is handed to the socket. */
-  oneway(request: RemotingCommand): Promise<void> {
+  oneway(request: RemotingCommand, options?: EncodeOptions): Promise<void> {
     if (!this.#active) {
       return Promise.reject(new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> is closed`));
     }
-    request.opaque = nextOpaque();
-    request.flag &= ~1;
-    request.markOneway();
+    const opaque = nextOpaque();
+    const flag = (request.flag & ~RPC_TYPE_RESPONSE) | RPC_ONEWAY;
+    request.opaque = opaque;
     return new Promise<void>((resolve, reject) => {
       this.#enqueue(request, (err) => {
         if (err) reject(new RemotingSendRequestError(this.remoteAddress, undefined, { cause: err }));
         else resolve();
-      });
+      }, encodeOptions(options, opaque, flag));
     });
   }
 
@@ -266,8 +276,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#close();
   }
 
-  #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void): void {
-    const head = command.encodeHeaderFrame();
+  #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void, options?: EncodeOptions): void {
+    this.lastEncodedLength = 0;
+    const head = command.encodeHeaderFrame(options);
     const body = command.bodyParts ?? (command.body && command.body.length > 0 ? command.body : null);
     let size = head.length;
     if (body !== null) {
@@ -276,6 +287,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     }
     // The limit counts what the peer left unread before this frame: one large answer alone never closes.
     const backlogBefore = this.#maxBacklog > 0 ? this.writeBacklogBytes : 0;
+    this.lastEncodedLength = size;
     this.#queue.push({ head, body, onWritten, size });
     this.#queuedBytes += size;
     if (this.#highWater > 0 || this.#maxBacklog > 0) this.#checkBacklog(backlogBefore);

@@ -15,11 +15,15 @@ export {
 } from './processor';
 export {
   DEFAULT_REMOTING_CLIENT_OPTIONS,
+  type InvokeOptions,
   type RemotingChannelEvents,
   RemotingClient,
   type RemotingClientOptions,
+  type RequestInfo,
+  type RequestObserver,
   parseAddress,
 } from './remoting-client';
 export { DEFAULT_REMOTING_SERVER_OPTIONS, RemotingServer, type RemotingServerOptions } from './remoting-server';
 export { type ExecutorTask, RequestExecutor, type RequestExecutorOptions } from './request-executor';
+export { RequestQueue } from './request-queue';
 export { TypedEmitter } from './typed-emitter';

@@ -16,12 +16,19 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame';
-import { type RemotingCommand, SerializeType } from '../../protocol/remoting-command';
+import { type EncodeOptions, type RemotingCommand, SerializeType } from '../../protocol/remoting-command';
 import { RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { type Channel, Connection, trackTimer } from './connection';
 import { ProcessorTable, type RPCHook, type RemotingProcessor } from './processor';
+import { RequestQueue } from './request-queue';
 import { TypedEmitter } from './typed-emitter';
+
+/** Per-request choices of the layer above (MQClientAPI): given to the encoder, never written into the command. */
+export interface InvokeOptions {
+  /** The LanguageCode name the frame carries (the command's own when left out). */
+  language?: string;
+}
 
 export interface RemotingClientOptions {
   /** Java NettyClientConfig.connectTimeoutMillis. */
@@ -43,6 +50,41 @@ export interface RemotingClientOptions {
   /** Header serialization of the requests we send (Java rocketmq.serialize.type); responses follow the request. */
   serializeType: SerializeType;
   logger?: Logger;
+  /**
+   * At most this many requests of this client wait for an answer at once; more wait in a queue (FIFO) and fail
+   * with RemotingTooMuchRequestError when their timeout passes there. 0 (the default) means no cap.
+   */
+  maxInflightRequests: number;
+  /**
+   * `shutdown()` first waits up to this long for the requests in flight and queued to finish (new ones are
+   * refused meanwhile); 0 (the default) rejects them at once, as before.
+   */
+  shutdownDrainMillis: number;
+  /** Instrumentation: `network.request` and `network.request_queue_size` go here, built only when it listens. */
+  observer?: RequestObserver;
+}
+
+/** A finished request (the `network.request` event). */
+export interface RequestInfo {
+  addr: string;
+  /** The request code. */
+  code: number;
+  /** The response code, or null when no response came (error set). */
+  responseCode: number | null;
+  /** From the call to the answer (or failure), waiting for a connection or a slot included. */
+  durationMs: number;
+  /** Bytes of the request frame (length prefix included); 0 when it was never encoded. */
+  size: number;
+  /** Body bytes of the response. */
+  responseSize: number;
+  error?: Error;
+}
+
+/** Where a RemotingClient reports its requests (MQClientInstance forwards to the producers' and consumers' emitters). */
+export interface RequestObserver {
+  hasListeners(type: 'network.request' | 'network.request_queue_size'): boolean;
+  emit(type: 'network.request', payload: RequestInfo): void;
+  emit(type: 'network.request_queue_size', payload: { size: number; maxInflightRequests: number }): void;
 }
 
 export const DEFAULT_REMOTING_CLIENT_OPTIONS: Readonly<RemotingClientOptions> = Object.freeze({
@@ -53,6 +95,8 @@ export const DEFAULT_REMOTING_CLIENT_OPTIONS: Readonly<RemotingClientOptions> = 
   tlsOptions: Object.freeze({ rejectUnauthorized: false }),
   maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
   serializeType: SerializeType.JSON,
+  maxInflightRequests: 0,
+  shutdownDrainMillis: 0,
 });
 
 /** Channel events, Java's ChannelEventListener shape: the peer address and the channel. */
@@ -80,12 +124,25 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
   readonly #connections = new Map<string, Connection>();
   readonly #connecting = new Map<string, { promise: Promise<Connection>; abort: () => void }>();
   #shutdown = false;
+  #draining = false;
+  #shutdownDone: Promise<void> | null = null;
+  readonly #requests: RequestQueue;
 
   constructor(options: Partial<RemotingClientOptions> = {}) {
     super();
     this.options = Object.freeze({ ...DEFAULT_REMOTING_CLIENT_OPTIONS, ...options });
     this.#logger = componentLogger('remoting-client', options.logger);
     this.#processors = new ProcessorTable(this.#logger);
+    const observer = this.options.observer;
+    const max = this.options.maxInflightRequests;
+    this.#requests = new RequestQueue(max, observer
+      ? (size) => { if (observer.hasListeners('network.request_queue_size')) observer.emit('network.request_queue_size', { size, maxInflightRequests: max }); }
+      : null);
+  }
+
+  /** Requests waiting for an answer, and requests queued for a slot (see maxInflightRequests). */
+  get inflightRequests(): { inflight: number; queued: number } {
+    return { inflight: this.#requests.inflight, queued: this.#requests.queued };
   }
 
   /** Handles requests with `code` that servers send to this client. */
@@ -107,48 +164,84 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
   }
 
   /** Sends `request` to `addr` and resolves with the response. */
-  async invoke(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand> {
+  async invoke(addr: string, request: RemotingCommand, timeoutMillis: number, options?: InvokeOptions): Promise<RemotingCommand> {
     const begin = Date.now();
-    this.#processors.runBefore(addr, request);
-    const conn = await this.#getOrConnect(addr);
-    const remaining = timeoutMillis - (Date.now() - begin);
-    if (remaining <= 0) throw new RemotingTimeoutError(addr, timeoutMillis);
-    // The client's serialize type applies to commands built with the default (JSON); a command built with
-    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it.
-    if (request.serializeType === SerializeType.JSON) request.serializeType = this.options.serializeType;
-    let response: RemotingCommand;
-    const framesBefore = conn.framesReceived;
-    try {
-      response = await conn.request(request, remaining, timeoutMillis);
-    } catch (err) {
-      if (err instanceof RemotingTimeoutError) {
-        // Java 5.x NettyRemotingClient.invokeSync closes when left > MIN_CLOSE_TIMEOUT_MILLIS (100) || left >
-        // timeoutMillis / 4. Java does it for synchronous calls only (its async sends and pulls keep the channel); we
-        // close when the peer also stayed silent meanwhile: a half-open connection is dropped, while a busy broker
-        // that answers other requests keeps the connection and the requests in flight on it.
-        const silent = conn.framesReceived === framesBefore;
-        if (this.options.clientCloseSocketIfTimeout && silent && (remaining > 100 || remaining > timeoutMillis / 4)) conn.close();
-        this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
-      } else if (err instanceof RemotingSendRequestError) {
-        // Requests cut off by our own shutdown (a consumer's long polls) are expected, not worth a warning.
-        if (!this.#shutdown) this.#logger.warn({ remoteAddr: addr, code: request.code, err }, 'invoke send request failed');
-      }
-      throw err;
+    if (this.#draining && !this.#shutdown) {
+      throw new RemotingSendRequestError(addr, 'the remoting client is shutting down', { retriable: false });
     }
-    this.#processors.runAfter(addr, request, response);
-    return response;
+    const observer = this.options.observer;
+    const observed = observer !== undefined && observer.hasListeners('network.request');
+    const slot = this.#requests.acquire(timeoutMillis);
+    if (slot) {
+      try {
+        await slot;
+      } catch (err) {
+        if (observed) observer.emit('network.request', requestInfo(addr, request, begin, 0, null, err));
+        throw err;
+      }
+    }
+    let size = 0;
+    let response: RemotingCommand | null = null;
+    try {
+      this.#processors.runBefore(addr, request);
+      const conn = await this.#getOrConnect(addr);
+      const remaining = timeoutMillis - (Date.now() - begin);
+      if (remaining <= 0) throw new RemotingTimeoutError(addr, timeoutMillis);
+      // The client's serialize type applies to commands built with the default (JSON); a command built with
+      // ROCKETMQ on purpose (sends, whose headers are hot) keeps it. Given to the encoder, not written into the command.
+      const encode = this.#encodeOptions(request, options);
+      const framesBefore = conn.framesReceived;
+      try {
+        const answer = conn.request(request, remaining, timeoutMillis, encode);
+        size = conn.lastEncodedLength;
+        response = await answer;
+      } catch (err) {
+        if (err instanceof RemotingTimeoutError) {
+          // Java 5.x NettyRemotingClient.invokeSync closes when left > MIN_CLOSE_TIMEOUT_MILLIS (100) || left >
+          // timeoutMillis / 4. Java does it for synchronous calls only (its async sends and pulls keep the channel); we
+          // close when the peer also stayed silent meanwhile: a half-open connection is dropped, while a busy broker
+          // that answers other requests keeps the connection and the requests in flight on it.
+          const silent = conn.framesReceived === framesBefore;
+          if (this.options.clientCloseSocketIfTimeout && silent && (remaining > 100 || remaining > timeoutMillis / 4)) conn.close();
+          this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
+        } else if (err instanceof RemotingSendRequestError) {
+          // Requests cut off by our own shutdown (a consumer's long polls) are expected, not worth a warning.
+          if (!this.#shutdown) this.#logger.warn({ remoteAddr: addr, code: request.code, err }, 'invoke send request failed');
+        }
+        throw err;
+      }
+      this.#processors.runAfter(addr, request, response);
+      if (observed) observer.emit('network.request', requestInfo(addr, request, begin, size, response, null));
+      return response;
+    } catch (err) {
+      if (observed) observer.emit('network.request', requestInfo(addr, request, begin, size, response, err));
+      throw err;
+    } finally {
+      this.#requests.release();
+    }
   }
 
   /** Sends a oneway request to `addr`; resolves once written. */
-  async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void> {
+  async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number, options?: InvokeOptions): Promise<void> {
     const begin = Date.now();
     this.#processors.runBefore(addr, request);
     const conn = await this.#getOrConnect(addr);
     if (Date.now() - begin > timeoutMillis) throw new RemotingTimeoutError(addr, timeoutMillis);
     // The client's serialize type applies to commands built with the default (JSON); a command built with
-    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it.
-    if (request.serializeType === SerializeType.JSON) request.serializeType = this.options.serializeType;
-    await conn.oneway(request);
+    // ROCKETMQ on purpose (sends, whose headers are hot) keeps it. Given to the encoder, not written into the command.
+    const encode = this.#encodeOptions(request, options);
+    await conn.oneway(request, encode);
+  }
+
+  /** The last EncodeOptions made, reused while the serialize type and language stay the same (one client, one language). */
+  #lastEncode: EncodeOptions = { serializeType: SerializeType.JSON, language: undefined };
+
+  #encodeOptions(request: RemotingCommand, options: InvokeOptions | undefined): EncodeOptions {
+    const serializeType = request.serializeType === SerializeType.JSON ? this.options.serializeType : request.serializeType;
+    const language = options?.language;
+    const last = this.#lastEncode;
+    if (last.serializeType === serializeType && last.language === language) return last;
+    return (this.#lastEncode = { serializeType, language });
   }
 
   /** Closes the connection to `addr`, if any; the next call reconnects. */
@@ -156,9 +249,21 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
     this.#connections.get(addr)?.close();
   }
 
-  /** Closes every connection (pending requests reject), aborts connecting attempts. Idempotent. */
-  async shutdown(): Promise<void> {
-    if (this.#shutdown) return;
+  /**
+   * Closes every connection, aborts connecting attempts. With `drainMillis` (default: the shutdownDrainMillis
+   * option) > 0 it first refuses new requests and waits up to that long for those in flight or queued to finish;
+   * whatever is still pending then rejects with RemotingSendRequestError. Idempotent: later calls wait for the first.
+   */
+  shutdown(options: { drainMillis?: number } = {}): Promise<void> {
+    this.#shutdownDone ??= this.#doShutdown(options.drainMillis ?? this.options.shutdownDrainMillis);
+    return this.#shutdownDone;
+  }
+
+  async #doShutdown(drainMillis: number): Promise<void> {
+    this.#draining = true;
+    if (drainMillis > 0 && !(await this.#requests.drain(drainMillis))) {
+      this.#logger.warn({ drainMillis, ...this.inflightRequests }, 'requests still pending after the shutdown drain; they are rejected');
+    }
     this.#shutdown = true;
     for (const { abort } of [...this.#connecting.values()]) abort();
     for (const conn of [...this.#connections.values()]) conn.close();
@@ -255,4 +360,13 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
   protected override onListenerError(event: string, err: unknown): void {
     this.#logger.error({ err, event }, 'remoting client listener failed');
   }
+}
+
+function requestInfo(addr: string, request: RemotingCommand, begin: number, size: number, response: RemotingCommand | null, err: unknown): RequestInfo {
+  const info: RequestInfo = {
+    addr, code: request.code, responseCode: response ? response.code : null, durationMs: Date.now() - begin, size,
+    responseSize: response ? response.bodyLength : 0,
+  };
+  if (err) info.error = err instanceof Error ? err : new Error(String(err));
+  return info;
 }

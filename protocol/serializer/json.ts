@@ -5,10 +5,10 @@
  * @see org.apache.rocketmq.remoting.protocol.RemotingSerializable
  */
 import { ProtocolError } from '../errors';
-import type { ExtFields, RemotingCommand } from '../remoting-command';
-import { RemotingCommand as Command, SerializeType } from '../remoting-command';
+import { type CommandFields, type ExtFields, type RemotingCommandInit, SerializeType } from '../command-fields';
 
-export function encodeJsonHeader(cmd: RemotingCommand): Buffer {
+/** The header as a JSON string; opaque, flag, language and serialize type are given (see EncodeOptions). */
+export function jsonHeaderString(cmd: CommandFields, opaque: number, flag: number, language: string, serializeType: SerializeType): string {
   let s = '{"code":' + cmd.code;
   if (cmd.extFields) {
     s += ',"extFields":{';
@@ -21,11 +21,11 @@ export function encodeJsonHeader(cmd: RemotingCommand): Buffer {
     }
     s += '}';
   }
-  s += ',"flag":' + cmd.flag + ',"language":"' + cmd.language + '","opaque":' + cmd.opaque;
+  s += ',"flag":' + flag + ',"language":"' + language + '","opaque":' + opaque;
   if (cmd.remark !== null && cmd.remark !== undefined) s += ',"remark":' + JSON.stringify(cmd.remark);
-  s += ',"serializeTypeCurrentRPC":"' + (cmd.serializeType === SerializeType.ROCKETMQ ? 'ROCKETMQ' : 'JSON') + '"';
+  s += ',"serializeTypeCurrentRPC":"' + (serializeType === SerializeType.ROCKETMQ ? 'ROCKETMQ' : 'JSON') + '"';
   s += ',"version":' + cmd.version + '}';
-  return Buffer.from(s, 'utf8');
+  return s;
 }
 
 function int(value: unknown, field: string, fallback: number): number {
@@ -35,7 +35,8 @@ function int(value: unknown, field: string, fallback: number): number {
   throw new ProtocolError(`JSON header field ${field} is not an integer`);
 }
 
-export function decodeJsonHeader(header: Buffer): RemotingCommand {
+/** A JSON header to the command's fields (no body). */
+export function decodeJsonHeader(header: Buffer): RemotingCommandInit {
   let obj: unknown;
   try {
     obj = JSON.parse(header.toString('utf8'));
@@ -58,7 +59,7 @@ export function decodeJsonHeader(header: Buffer): RemotingCommand {
     extFields = ext as ExtFields;
   }
   if (h.code === undefined) throw new ProtocolError('JSON header has no code');
-  return new Command({
+  return {
     code: int(h.code, 'code', 0),
     language: typeof h.language === 'string' ? h.language : 'JAVA',
     version: int(h.version, 'version', 0),
@@ -66,6 +67,7 @@ export function decodeJsonHeader(header: Buffer): RemotingCommand {
     flag: int(h.flag, 'flag', 0),
     remark: typeof h.remark === 'string' ? h.remark : null,
     extFields,
+    body: null,
     serializeType: SerializeType.JSON,
-  });
+  };
 }

@@ -5,31 +5,39 @@
  * @see org.apache.rocketmq.remoting.protocol.RocketMQSerializable
  */
 import { ProtocolError } from '../errors';
-import type { ExtFields, RemotingCommand } from '../remoting-command';
-import { RemotingCommand as Command, SerializeType, languageCode, languageName } from '../remoting-command';
+import { type CommandFields, type ExtFields, type RemotingCommandInit, SerializeType, languageCode, languageName } from '../command-fields';
 
-export function encodeRocketMQHeader(cmd: RemotingCommand): Buffer {
-  // Two passes over the fields: sizes, then one buffer written in place (no per-entry buffers).
-  const remarkLength = cmd.remark ? Buffer.byteLength(cmd.remark, 'utf8') : 0;
+/** The header's length in bytes. */
+export function rocketMQHeaderLength(cmd: CommandFields): number {
+  let n = 13 + 4 + 4;
+  if (cmd.remark) n += Buffer.byteLength(cmd.remark, 'utf8');
   const ext = cmd.extFields;
-  let extLength = 0;
   if (ext) {
     for (const key in ext) {
       const value = ext[key];
       if (value === undefined || value === null) continue;
-      extLength += 6 + Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
+      n += 6 + Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
     }
   }
-  const out = Buffer.allocUnsafe(13 + 4 + remarkLength + 4 + extLength);
-  let o = 0;
+  return n;
+}
+
+/**
+ * Writes the header into `out` at `offset` (room for rocketMQHeaderLength bytes is the caller's): strings are
+ * written first and their lengths filled in after, so nothing is measured twice. Returns the end offset.
+ */
+export function writeRocketMQHeader(cmd: CommandFields, out: Buffer, offset: number, opaque: number, flag: number, language: string): number {
+  let o = offset;
   out.writeInt16BE(cmd.code, o); o += 2;
-  out.writeUInt8(languageCode(cmd.language), o); o += 1;
+  out.writeUInt8(languageCode(language), o); o += 1;
   out.writeInt16BE(cmd.version, o); o += 2;
-  out.writeInt32BE(cmd.opaque, o); o += 4;
-  out.writeInt32BE(cmd.flag, o); o += 4;
-  out.writeInt32BE(remarkLength, o); o += 4;
-  if (remarkLength > 0) o += out.write(cmd.remark!, o, 'utf8');
-  out.writeInt32BE(extLength, o); o += 4;
+  out.writeInt32BE(opaque, o); o += 4;
+  out.writeInt32BE(flag, o); o += 4;
+  const remarkLength = cmd.remark ? out.write(cmd.remark, o + 4, 'utf8') : 0;
+  out.writeInt32BE(remarkLength, o); o += 4 + remarkLength;
+  const extAt = o;
+  o += 4;
+  const ext = cmd.extFields;
   if (ext) {
     for (const key in ext) {
       const value = ext[key];
@@ -42,7 +50,8 @@ export function encodeRocketMQHeader(cmd: RemotingCommand): Buffer {
       o += 4 + vl;
     }
   }
-  return out;
+  out.writeInt32BE(o - extAt - 4, extAt);
+  return o;
 }
 
 function need(header: Buffer, offset: number, n: number, what: string): void {
@@ -51,7 +60,8 @@ function need(header: Buffer, offset: number, n: number, what: string): void {
   }
 }
 
-export function decodeRocketMQHeader(header: Buffer): RemotingCommand {
+/** A ROCKETMQ header to the command's fields (no body). */
+export function decodeRocketMQHeader(header: Buffer): RemotingCommandInit {
   need(header, 0, 17, 'fixed fields');
   let o = 0;
   const code = header.readInt16BE(o); o += 2;
@@ -85,5 +95,5 @@ export function decodeRocketMQHeader(header: Buffer): RemotingCommand {
       extFields[key] = header.toString('utf8', o, o + vl); o += vl;
     }
   }
-  return new Command({ code, language, version, opaque, flag, remark, extFields, serializeType: SerializeType.ROCKETMQ });
+  return { code, language, version, opaque, flag, remark, extFields, body: null, serializeType: SerializeType.ROCKETMQ };
 }

@@ -11,12 +11,9 @@ import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { GetMaxOffsetRequestHeader } from '../../../protocol/header/get-max-offset-request-header';
-import { GetMaxOffsetResponseHeader } from '../../../protocol/header/get-max-offset-response-header';
-import { GetMinOffsetRequestHeader } from '../../../protocol/header/get-min-offset-request-header';
-import { GetMinOffsetResponseHeader } from '../../../protocol/header/get-min-offset-response-header';
-import { SearchOffsetRequestHeader } from '../../../protocol/header/search-offset-request-header';
-import { SearchOffsetResponseHeader } from '../../../protocol/header/search-offset-response-header';
+import { GetMaxOffset } from '../../../protocol/requests/get-max-offset';
+import { GetMinOffset } from '../../../protocol/requests/get-min-offset';
+import { SearchOffset } from '../../../protocol/requests/search-offset';
 import { GetEarliestMsgStoretimeRequestHeader } from '../../../protocol/header/get-earliest-msg-storetime-request-header';
 import { GetEarliestMsgStoretimeResponseHeader } from '../../../protocol/header/get-earliest-msg-storetime-response-header';
 
@@ -39,16 +36,16 @@ export class QueueOffsetProcessor implements BrokerProcessor {
     const ok = (extFields: Record<string, string> | null, body?: Buffer) => RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, extFields, body);
     switch (request.code) {
       case RequestCode.GET_MAX_OFFSET: {
-        const h = GetMaxOffsetRequestHeader.decode(request.extFields);
-        return ok(GetMaxOffsetResponseHeader.encode({ offset: store.getMaxOffsetInQueue(h.topic, h.queueId) }));
+        const h = GetMaxOffset.requestHeader.decode(request.extFields);
+        return ok(GetMaxOffset.responseHeader.encode({ offset: store.getMaxOffsetInQueue(h.topic, h.queueId) }));
       }
       case RequestCode.GET_MIN_OFFSET: {
-        const h = GetMinOffsetRequestHeader.decode(request.extFields);
-        return ok(GetMinOffsetResponseHeader.encode({ offset: store.getMinOffsetInQueue(h.topic, h.queueId) }));
+        const h = GetMinOffset.requestHeader.decode(request.extFields);
+        return ok(GetMinOffset.responseHeader.encode({ offset: store.getMinOffsetInQueue(h.topic, h.queueId) }));
       }
       case RequestCode.SEARCH_OFFSET_BY_TIMESTAMP: {
-        const h = SearchOffsetRequestHeader.decode(request.extFields);
-        return ok(SearchOffsetResponseHeader.encode({ offset: await store.getOffsetInQueueByTime(h.topic, h.queueId, h.timestamp) }));
+        const h = SearchOffset.requestHeader.decode(request.extFields);
+        return ok(SearchOffset.responseHeader.encode({ offset: await store.getOffsetInQueueByTime(h.topic, h.queueId, h.timestamp) }));
       }
       case RequestCode.GET_EARLIEST_MSG_STORETIME: {
         const h = GetEarliestMsgStoretimeRequestHeader.decode(request.extFields);

@@ -6,7 +6,7 @@
  */
 import { ResponseCode } from '../../../protocol/code/response-code';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
-import { MQBrokerError, MQClientError } from '../../errors';
+import { BrokerNotFoundError, MQBrokerError } from '../../errors';
 import { type Logger, componentLogger } from '../../logger';
 import type { ConsumerClient } from '../consumer-client';
 import { type OffsetStore, OffsetTable, ReadOffsetType } from './offset-store';
@@ -108,7 +108,7 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
       await this.client.updateTopicRouteInfoFromNameServer(mq.topic);
       found = this.client.findBrokerAddressInSubscribe(mq.brokerName, MASTER_ID, false);
     }
-    if (!found) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    if (!found) throw new BrokerNotFoundError(mq.brokerName);
     return found.brokerAddr;
   }
 }

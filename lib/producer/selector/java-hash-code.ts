@@ -5,7 +5,7 @@
  * bits); boolean → Boolean.hashCode (1231 / 1237); an object with a `hashCode()` method → its result.
  */
 import { javaStringHashCode } from '../../../protocol/message/java-hash';
-import { MQClientError } from '../../errors';
+import { InvalidArgumentError } from '../../errors';
 
 const scratch = new DataView(new ArrayBuffer(8));
 
@@ -43,5 +43,5 @@ export function javaHashCode(arg: unknown): number {
     default:
       break;
   }
-  throw new MQClientError(-1, `no Java hashCode for a ${arg === null ? 'null' : typeof arg} argument`);
+  throw new InvalidArgumentError(`no Java hashCode for a ${arg === null ? 'null' : typeof arg} argument`);
 }

@@ -1,0 +1,16 @@
+/** GET_MIN_OFFSET (31): the queue's min offset. @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor#getMinOffset */
+import { RequestCode } from '../code/request-code';
+import { GetMinOffsetRequestHeader } from '../header/get-min-offset-request-header';
+import { GetMinOffsetResponseHeader } from '../header/get-min-offset-response-header';
+import { decodeResponseHeader, defineRequest, expectCode } from './request';
+
+export const GetMinOffset = defineRequest({
+  code: RequestCode.GET_MIN_OFFSET,
+  name: 'GET_MIN_OFFSET',
+  requestHeader: GetMinOffsetRequestHeader,
+  responseHeader: GetMinOffsetResponseHeader,
+  parse: (response, addr, self): number => {
+    expectCode(response, addr);
+    return decodeResponseHeader(self.responseHeader, response, addr).offset;
+  },
+});
