@@ -1,6 +1,6 @@
 /**
  * Part 5: compressed bodies (5.x compressType: ZLIB, LZ4, ZSTD in sysFlag bits 8-10) and namespaces, against every
- * server, with the Java 5.3.3 client (test/helpers/java/Rmq533Tool.java, compiled with javac at run time against
+ * server, with the Java 5.3.3 client (test/java/Rmq533Tool.java, compiled with javac at run time against
  * ../shared/javaref/5.3.3/lib) and the Java 4.9.8 client driver on the other side. The Java 4.9.8 client knows
  * neither LZ4/ZSTD nor a namespace flag: it reads the namespaced topic by its full name `ns%topic`.
  */

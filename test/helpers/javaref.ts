@@ -313,15 +313,6 @@ export function runHarness(args: string[], opts: { runDir?: string; timeoutMs?: 
 }
 
 /** Starts the Java client driver in the background (a consumer to run beside ours); `output()` grows as it prints. */
-/**
- * Runs a single-file Java program (Java's source mode) on the classpath of the Java `version` build, to the end:
- * for client calls the 4.9.8 harness has no command for (test/fixtures/java/*.java).
- */
-export function runJavaSource(version: JavaVersion, sourceFile: string, args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  const script = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'java', 'run-java-source.sh');
-  return runToEnd(script, [path.join(JAVAREF_DIR, version), sourceFile, ...args], opts);
-}
-
 export function startHarness(args: string[], opts: { runDir?: string; readyPattern?: RegExp; heap?: string } = {}): Promise<JavaProcess> {
   return spawnJava(HARNESS(), args, {
     runDir: opts.runDir,
@@ -335,31 +326,43 @@ export function harnessLines(stdout: string, kind: string): string[][] {
   return stdout.split('\n').filter((l) => l.startsWith(kind + ' ')).map((l) => l.trim().split(' '));
 }
 
-/** test/java/ReplyTraceDriver.java: the Java 4.9.8 client's request-reply and message trace (what harness.sh lacks). */
-const DRIVER_DIR = path.resolve(__dirname, '..', '..', '..', 'test', 'java');
+/** test/java/: the single-file Java drivers for client calls the 4.9.8 harness has no command for, and their launcher. */
+const JAVA_DRIVERS = path.resolve(__dirname, '..', '..', '..', 'test', 'java');
+const RUN_JAVA_SOURCE = (): string => path.join(JAVA_DRIVERS, 'run-java-source.sh');
 
-function driverArgs(args: string[]): string[] {
-  return [path.join(JAVAREF_DIR, '4.9.8'), path.join(DRIVER_DIR, 'ReplyTraceDriver.java'), ...args];
+/** A driver of test/java/ by file name, or a path as given. */
+function driverSource(sourceFile: string): string {
+  return path.isAbsolute(sourceFile) ? sourceFile : path.join(JAVA_DRIVERS, sourceFile);
 }
 
 /**
- * Runs test/java/ReplyTraceDriver.java (`request|reply|produce|consume ...`, see its header) on the Java 4.9.8
- * client jars, to its end. Java's source launcher compiles it on each run (a few seconds).
+ * Runs a single-file Java driver of test/java/ (Java's source launcher, which compiles it on each run: a few seconds)
+ * on the client jars of the Java `version` build, to its end.
  */
+export function runJavaSource(version: JavaVersion, sourceFile: string, args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return runToEnd(RUN_JAVA_SOURCE(), [path.join(JAVAREF_DIR, version), driverSource(sourceFile), ...args], opts);
+}
+
+/** Starts a single-file Java driver of test/java/ in the background; `output()` grows as it prints. */
+export function startJavaSource(version: JavaVersion, sourceFile: string, args: string[], opts: { runDir?: string; readyPattern?: RegExp; readyTimeoutMs?: number } = {}): Promise<JavaProcess> {
+  return spawnJava(RUN_JAVA_SOURCE(), [path.join(JAVAREF_DIR, version), driverSource(sourceFile), ...args], opts);
+}
+
+/** test/java/ReplyTraceDriver.java (`request|reply|produce|consume ...`, see its header) on the Java 4.9.8 client. */
 export function runJavaDriver(args: string[], opts: { runDir?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  return runToEnd(path.join(DRIVER_DIR, 'run-driver.sh'), driverArgs(args), opts);
+  return runJavaSource('4.9.8', 'ReplyTraceDriver.java', args, opts);
 }
 
 /** Starts test/java/ReplyTraceDriver.java in the background (e.g. `reply`, which prints STARTED once consuming). */
 export function startJavaDriver(args: string[], opts: { runDir?: string; readyPattern?: RegExp; readyTimeoutMs?: number } = {}): Promise<JavaProcess> {
-  return spawnJava(path.join(DRIVER_DIR, 'run-driver.sh'), driverArgs(args), { runDir: opts.runDir, readyPattern: opts.readyPattern, readyTimeoutMs: opts.readyTimeoutMs });
+  return startJavaSource('4.9.8', 'ReplyTraceDriver.java', args, opts);
 }
 
-const TOOL533_SRC = (): string => path.resolve(__dirname, '..', '..', '..', 'test', 'helpers', 'java', 'Rmq533Tool.java');
+const TOOL533_SRC = (): string => path.join(JAVA_DRIVERS, 'Rmq533Tool.java');
 let tool533: { dir: string } | { skip: string } | undefined;
 
 /**
- * Compiles test/helpers/java/Rmq533Tool.java (a Java 5.3.3 client/codec driver: `codec`, `produce`, `consume`, see
+ * Compiles test/java/Rmq533Tool.java (a Java 5.3.3 client/codec driver: `codec`, `produce`, `consume`, see
  * its header) with `javac` against ../shared/javaref/5.3.3's jars, once per process. Null when ready, else the
  * reason to skip (no javac, no 5.3.3 client jar, a compile error).
  */

@@ -1,7 +1,7 @@
 /**
  * Byte compatibility of compressed bodies with Java 5.3.3's own compressors, run live: the Java classes
  * (CompressorFactory → ZlibCompressor, Lz4Compressor over lz4-java, ZstdCompressor over zstd-jni) compress bodies
- * that ours decompress, and decompress what ours compressed. Test/helpers/java/Rmq533Tool.java is compiled with javac
+ * that ours decompress, and decompress what ours compressed. test/java/Rmq533Tool.java is compiled with javac
  * against ../shared/javaref/5.3.3/lib at test time; skipped with a clear line without javac or the jars. zstd-jni
  * needs its native library (Debian: libzstd-jni1): without it the ZSTD cases skip, saying so.
  */

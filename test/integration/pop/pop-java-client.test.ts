@@ -1,10 +1,9 @@
 /**
  * The Java 5.3.3 client's own POP code (MQClientAPIImpl popMessageAsync / ackMessageAsync / changeInvisibleTimeAsync
- * and processPopResponse, run from test/fixtures/java/PopClient.java) against our broker: it pops every message,
+ * and processPopResponse, run from test/java/PopClient.java) against our broker: it pops every message,
  * changes the invisible time of one, acks all but one, and sees that one again from the retry topic.
  */
 import { expect } from 'chai';
-import path from 'node:path';
 import { startCluster, type Cluster } from '../../../lib/server';
 import { DefaultMQProducer } from '../../../lib/producer/default-mq-producer';
 import { createMessage } from '../../../protocol/message/message';
@@ -44,7 +43,7 @@ describe('compat: the Java 5.3.3 client popping from our broker', function () {
     } finally {
       await producer.shutdown();
     }
-    const src = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'java', 'PopClient.java');
+    const src = 'PopClient.java';
     const r = await runJavaSource('5.3.3', src, [cluster.namesrvAddr, topic, group, '4', '2000'], { timeoutMs: 150_000 });
     const lines = r.stdout.split('\n').filter((l) => /^(POP|ACK|CHANGE|AGAIN|DONE|FAIL)\b/.test(l));
     expect(lines, r.stdout.slice(-3000) + r.stderr.slice(-2000)).to.include('DONE');

@@ -1,6 +1,6 @@
 /*
  * A tiny Java program run by the tests against the Java RocketMQ 5.3.3 jars (../shared/javaref/5.3.3/lib), compiled
- * at test time by test/helpers/javaref533-tool.ts. It uses Java's own classes only:
+ * at test time by test/helpers/javaref.ts (java533ToolSkipReason). It uses Java's own classes only:
  *
  *   codec compress <ZLIB|LZ4|ZSTD> <level> (<in> <out>)...   file -> file through CompressorFactory.getCompressor(type).compress
  *   codec decompress <ZLIB|LZ4|ZSTD> (<in> <out>)...         file -> file through ...decompress
