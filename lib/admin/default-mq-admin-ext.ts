@@ -338,6 +338,11 @@ export class DefaultMQAdminExt extends ClientConfig {
     return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable.get(group);
   }
 
+  /** Every subscription group config of one broker (GET_ALL_SUBSCRIPTIONGROUP_CONFIG). */
+  async getAllSubscriptionGroup(addr: string): Promise<Map<string, SubscriptionGroupConfig>> {
+    return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable;
+  }
+
   deleteSubscriptionGroup(addr: string, groupName: string, removeOffset = false): Promise<void> {
     return adminApi.deleteSubscriptionGroup(this.#api, addr, groupName, removeOffset, this.timeoutMillis);
   }
