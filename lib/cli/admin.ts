@@ -32,6 +32,7 @@ import { MESSAGE_COMMANDS, printMessageDetail } from './admin/message';
 import { CONSUMER_COMMANDS } from './admin/consumer';
 import { BROKER_COMMANDS } from './admin/broker';
 import { EXPORT_COMMANDS } from './admin/export';
+import { ACL_COMMANDS } from './admin/acl';
 
 export { topicConfigToString };
 
@@ -479,6 +480,7 @@ const COMMANDS: Command[] = [
   ...BROKER_COMMANDS,
   ...NAMESRV_COMMANDS,
   ...EXPORT_COMMANDS,
+  ...ACL_COMMANDS,
 ];
 
 /** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */

@@ -277,6 +277,10 @@ export class AdminBrokerProcessor {
     };
     add(this.controller.brokerConfig);
     add(this.controller.messageStoreConfig);
+    // Java keys we have no setting for, at Java's defaults: mqadmin exportConfigs copies them (a missing one is a
+    // NullPointerException there). BrokerConfig.filterServerNums; NettyClientConfig.useTLS (false without -Dtls.enable).
+    const have = new Set(lines.map((l) => l.slice(0, l.indexOf('='))));
+    for (const [k, v] of [['filterServerNums', '0'], ['useTLS', 'false']]) if (!have.has(k)) lines.push(`${k}=${v}`);
     return lines.map((l) => `${l}\n`).join('');
   }
 

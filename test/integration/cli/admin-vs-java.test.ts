@@ -6,6 +6,9 @@
  *
  * Errors are left out: Java prints a stack trace where we print one line.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { startCluster, type Cluster } from '../../../lib/server';
 import { runAdmin } from '../../../lib/cli/admin';
@@ -17,6 +20,7 @@ import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { createMessage } from '../../../protocol/message/message';
 import { waitFor } from '../../helpers/cluster';
 import { javaSkipReason, runMqadmin } from '../../helpers/javaref';
+import { AclClientRPCHook } from '../../../lib/client/acl/acl-client-rpc-hook';
 
 const JAVA_TIMEOUT_MS = 180_000;
 
@@ -49,6 +53,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
   const group = 'AdminJavaGroup';
   let brokerAddr = '';
   let last: { msgId: string; offsetMsgId: string; queueId: number; queueOffset: number };
+  const exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-vs-java-export-'));
 
   before(async function () {
     if (skip) {
@@ -92,6 +97,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
   after(async () => {
     await admin?.shutdown();
     await cluster?.stop();
+    fs.rmSync(exportDir, { recursive: true, force: true });
   });
 
   it('prints what Java prints, command by command', async function () {
@@ -122,6 +128,8 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
       { args: ['consumeMessage', '-t', topic, '-c', '3'] },
       { args: ['consumeMessage', '-t', topic, '-b', 'broker-a', '-i', '1', '-o', '1'] },
       { args: ['printMsgByQueue', '-t', topic, '-a', 'broker-a', '-i', '1', '-p', 'true', '-d', 'true', '-f', 'true'] },
+      // Java's exportConfigs copies filterServerNums and useTLS from GET_BROKER_CONFIG (a missing key was a NullPointerException)
+      { args: ['exportConfigs', '-c', 'DefaultCluster', '-f', exportDir] },
     ];
     this.timeout(cases.length * JAVA_TIMEOUT_MS);
     const mismatches: string[] = [];
@@ -141,5 +149,77 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
       else if (mask(ours) !== mask(java.stdout)) mismatches.push(`${name}:\n--- java\n${java.stdout}\n--- ours\n${ours}`);
     }
     expect(mismatches, mismatches.join('\n')).to.deep.equal([]);
+  });
+});
+
+/** PlainAccessConfig has no toString in 4.9.8: Java prints Object.toString, whose identity hash differs per run. */
+const maskIdentityHash = (s: string) => s.replace(/PlainAccessConfig@[0-9a-f]+/g, 'PlainAccessConfig@#');
+
+/** clusterAclConfigVersion: the data version moves with every write (each run of a row writes). */
+const maskAclVersion = (s: string) => s.replace(/(plain_acl\.yml)\s+\d+\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, '$1 # #');
+
+describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: the ACL commands on a broker with aclEnable', function () {
+  const skip = javaSkipReason('4.9.8');
+  let cluster: Cluster;
+  let admin: DefaultMQAdminExt;
+  let brokerAddr = '';
+  let home = '';
+  // Java's mqadmin signs with its conf/tools.yml account rocketmq2; ours with the same account by --access-key
+  const SIGN = ['--access-key', 'rocketmq2', '--secret-key', '12345678'];
+
+  before(async function () {
+    if (skip) {
+      console.log(`      ${skip}`);
+      this.skip();
+    }
+    this.timeout(60_000);
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-vs-java-acl-'));
+    fs.mkdirSync(path.join(home, 'conf'));
+    fs.writeFileSync(path.join(home, 'conf', 'plain_acl.yml'),
+      'globalWhiteRemoteAddresses:\n  - 10.10.10.*\naccounts:\n  - accessKey: rocketmq2\n    secretKey: 12345678\n    admin: true\n');
+    cluster = await startCluster({ brokerConfig: { aclEnable: true, rocketmqHome: home } });
+    admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: 'admin-vs-java-acl' }, { rpcHook: new AclClientRPCHook({ accessKey: 'rocketmq2', secretKey: '12345678' }) });
+    await admin.start();
+    brokerAddr = (await admin.examineBrokerClusterInfo()).brokerAddrTable.get('broker-a')!.brokerAddrs.get(0)!;
+  });
+
+  after(async () => {
+    await admin?.shutdown();
+    await cluster?.stop();
+    if (home) fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('prints what Java prints, and leaves the broker in the same state', async function () {
+    const account = (key: string) => async () => { await admin.createAndUpdatePlainAccessConfig(brokerAddr, { accessKey: key, secretKey: 'secret123' }); };
+    const cases: Array<Case & { setup?: () => Promise<void> }> = [
+      { args: ['updateAclConfig', '-b', brokerAddr, '-a', 'madeByAdmin', '-s', 'secret123', '-i', 'PUB', '-u', 'SUB', '-t', 'TopicA=DENY,TopicB=PUB', '-g', 'GroupA=SUB', '-w', '192.168.1.*', '-m', 'false'], mask: maskIdentityHash },
+      { args: ['updateAclConfig', '-c', 'DefaultCluster', '-a', 'madeByAdmin2', '-s', 'secret123'], mask: maskIdentityHash },
+      { args: ['deleteAclConfig', '-b', brokerAddr, '-a', 'toDelete'], setup: account('toDelete') },
+      { args: ['deleteAclConfig', '-c', 'DefaultCluster', '-a', 'toDelete2'], setup: account('toDelete2') },
+      { args: ['updateGlobalWhiteAddr', '-b', brokerAddr, '-g', '10.10.103.*,192.168.0.*'] },
+      { args: ['updateGlobalWhiteAddr', '-c', 'DefaultCluster', '-g', '10.10.104.*'] },
+      { args: ['clusterAclConfigVersion', '-b', brokerAddr], mask: maskAclVersion },
+      { args: ['clusterAclConfigVersion', '-c', 'DefaultCluster'], mask: maskAclVersion },
+    ];
+    this.timeout(cases.length * JAVA_TIMEOUT_MS);
+    const mismatches: string[] = [];
+    for (const c of cases) {
+      const args = [...c.args, '-n', cluster.namesrvAddr];
+      await c.setup?.();
+      const java = await runMqadmin('4.9.8', args, { timeoutMs: JAVA_TIMEOUT_MS });
+      await c.setup?.();
+      let ours = '';
+      let oursErr = '';
+      const code = await runAdmin([...args, ...SIGN], { out: (s) => { ours += s; }, err: (s) => { oursErr += s; }, env: {} });
+      const mask = c.mask ?? ((x: string) => x);
+      const name = c.args.join(' ');
+      if (java.code !== 0) mismatches.push(`${name}: Java exited ${java.code}: ${java.stderr.slice(0, 500)}`);
+      else if (code !== 0) mismatches.push(`${name}: ours exited ${code}: ${oursErr}`);
+      else if (mask(ours) !== mask(java.stdout)) mismatches.push(`${name}:\n--- java\n${java.stdout}\n--- ours\n${ours}`);
+    }
+    expect(mismatches, mismatches.join('\n')).to.deep.equal([]);
+    const acl = fs.readFileSync(path.join(home, 'conf', 'plain_acl.yml'), 'utf8');
+    expect(acl).to.contain('madeByAdmin').and.to.contain('madeByAdmin2').and.to.contain('10.10.104.*');
+    expect(acl).not.to.contain('toDelete');
   });
 });
