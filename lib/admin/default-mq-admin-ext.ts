@@ -21,6 +21,8 @@ import type { GroupList } from '../../protocol/body/group-list';
 import type { KVTable } from '../../protocol/body/kv-table';
 import type { SubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
 import type { BrokerStatsData } from '../../protocol/body/broker-stats-data';
+import type { ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
+import type { ProducerTableInfo } from '../../protocol/body/producer-table-info';
 import { PullStatus } from '../client/mq-client-api-consumer';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import { type TopicConfig, newTopicConfig } from '../../protocol/body/topic-config';
@@ -415,6 +417,70 @@ export class DefaultMQAdminExt extends ClientConfig {
   /** One BrokerStatsManager counter of a broker (VIEW_BROKER_STATS_DATA), e.g. TOPIC_PUT_NUMS / topic. */
   viewBrokerStatsData(brokerAddr: string, statsName: string, statsKey: string): Promise<BrokerStatsData> {
     return adminApi.viewBrokerStatsData(this.#api, brokerAddr, statsName, statsKey, this.timeoutMillis);
+  }
+
+  /** Every producer group of one broker with its instances (GET_ALL_PRODUCER_INFO). */
+  getAllProducerInfo(brokerAddr: string): Promise<ProducerTableInfo> {
+    return adminApi.getAllProducerInfo(this.#api, brokerAddr, this.timeoutMillis);
+  }
+
+  // ---------------------------------------------------------------- store maintenance
+
+  /** CLEAN_EXPIRED_CONSUMEQUEUE on one broker. */
+  cleanExpiredConsumerQueueByAddr(addr: string): Promise<boolean> {
+    return adminApi.cleanExpiredConsumeQueue(this.#api, addr, this.timeoutMillis);
+  }
+
+  /** CLEAN_EXPIRED_CONSUMEQUEUE on every broker (masters and slaves) of `cluster`, or of every cluster; the last answer. */
+  cleanExpiredConsumerQueue(cluster?: string | null): Promise<boolean> {
+    return this.#everyBroker(cluster, (addr) => this.cleanExpiredConsumerQueueByAddr(addr));
+  }
+
+  /** DELETE_EXPIRED_COMMITLOG on one broker. */
+  deleteExpiredCommitLogByAddr(addr: string): Promise<boolean> {
+    return adminApi.deleteExpiredCommitLog(this.#api, addr, this.timeoutMillis);
+  }
+
+  deleteExpiredCommitLog(cluster?: string | null): Promise<boolean> {
+    return this.#everyBroker(cluster, (addr) => this.deleteExpiredCommitLogByAddr(addr));
+  }
+
+  /** CLEAN_UNUSED_TOPIC on one broker. */
+  cleanUnusedTopicByAddr(addr: string): Promise<boolean> {
+    return adminApi.cleanUnusedTopicByAddr(this.#api, addr, this.timeoutMillis);
+  }
+
+  cleanUnusedTopic(cluster?: string | null): Promise<boolean> {
+    return this.#everyBroker(cluster, (addr) => this.cleanUnusedTopicByAddr(addr));
+  }
+
+  /** ClusterInfo.retrieveAllAddrByCluster over the cluster (or every cluster when empty), as DefaultMQAdminExtImpl. */
+  async #everyBroker(cluster: string | null | undefined, call: (addr: string) => Promise<boolean>): Promise<boolean> {
+    const info = await this.examineBrokerClusterInfo();
+    let result = false;
+    for (const [name, brokerNames] of info.clusterAddrTable) {
+      if (cluster && name !== cluster) continue;
+      for (const brokerName of brokerNames) {
+        for (const addr of info.brokerAddrTable.get(brokerName)?.brokerAddrs.values() ?? []) result = await call(addr);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Has one consumer of the group consume the message now (CONSUME_MESSAGE_DIRECTLY through the broker that stored
+   * it). `msgId` is an offset msgId or, with `topic`, a unique key (DefaultMQAdminExtImpl.consumeMessageDirectly).
+   */
+  async consumeMessageDirectly(consumerGroup: string, clientId: string, topic: string | null, msgId: string): Promise<ConsumeMessageDirectlyResult> {
+    let msg: MessageExt;
+    try {
+      msg = await this.viewMessage(msgId);
+    } catch (err) {
+      if (!topic) throw err;
+      msg = await this.queryMessageByUniqKey(topic, msgId);
+    }
+    const host = msg.storeHost.address.includes(':') ? `[${msg.storeHost.address}]` : msg.storeHost.address;
+    return adminApi.consumeMessageDirectly(this.#api, `${host}:${msg.storeHost.port}`, consumerGroup, clientId, msg.offsetMsgId, this.timeoutMillis * 3);
   }
 
   // ---------------------------------------------------------------- queues (what mqadmin does with a DefaultMQPullConsumer)

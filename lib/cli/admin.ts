@@ -33,6 +33,7 @@ import { CONSUMER_COMMANDS } from './admin/consumer';
 import { BROKER_COMMANDS } from './admin/broker';
 import { EXPORT_COMMANDS } from './admin/export';
 import { ACL_COMMANDS } from './admin/acl';
+import { STORE_COMMANDS } from './admin/store';
 
 export { topicConfigToString };
 
@@ -481,6 +482,7 @@ const COMMANDS: Command[] = [
   ...NAMESRV_COMMANDS,
   ...EXPORT_COMMANDS,
   ...ACL_COMMANDS,
+  ...STORE_COMMANDS,
 ];
 
 /** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */

@@ -37,6 +37,10 @@ import { newDataVersion, nextVersion, dataVersionToJson, type DataVersion } from
 import { encodeFastjson, javaDoubleString } from '../../../protocol/body/fastjson';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { RemotingCommand } from '../../../protocol/remoting-command';
+import { ConsumeMessageDirectlyResultRequestHeader } from '../../../protocol/header/consume-message-directly-result-request-header';
+import { decodeOffsetMessageId } from '../../../protocol/message/message-id';
+import { type ProducerInfo, encodeProducerTableInfo } from '../../../protocol/body/producer-table-info';
+import { RemotingTimeoutError } from '../../errors';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties, applyProperties } from '../../util/properties-file';
 import { validateTopic, isSystemTopic } from '../topic/topic-validator';
@@ -56,6 +60,8 @@ const ADMIN_CODES = [
   RequestCode.GET_BROKER_CONFIG, RequestCode.UPDATE_BROKER_CONFIG, RequestCode.GET_CONSUMER_RUNNING_INFO,
   RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
   RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
+  RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE, RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC,
+  RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -109,6 +115,34 @@ export class AdminBrokerProcessor {
         const data = this.controller.brokerStatsManager.statsData(h.statsName, h.statsKey);
         if (!data) return this.error(request, ResponseCode.SYSTEM_ERROR, `The stats <${h.statsName}> <${h.statsKey}> not exist`);
         return this.ok(request, encodeBrokerStatsData(data));
+      }
+      case RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE:
+        this.controller.logger.warn('invoke cleanExpiredConsumeQueue start.');
+        await this.controller.messageStore.cleanExpiredConsumerQueue();
+        this.controller.logger.warn('invoke cleanExpiredConsumeQueue end.');
+        return this.ok(request);
+      case RequestCode.DELETE_EXPIRED_COMMITLOG:
+        this.controller.logger.warn('invoke deleteExpiredCommitLog start.');
+        this.controller.messageStore.executeDeleteFilesManually();
+        this.controller.logger.warn('invoke deleteExpiredCommitLog end.');
+        return this.ok(request);
+      case RequestCode.CLEAN_UNUSED_TOPIC:
+        this.controller.logger.warn('invoke cleanUnusedTopic start.');
+        await this.controller.messageStore.cleanUnusedTopic(new Set(this.controller.topicConfigManager.topicConfigTable.keys()));
+        this.controller.logger.warn('invoke cleanUnusedTopic end.');
+        return this.ok(request);
+      case RequestCode.CONSUME_MESSAGE_DIRECTLY: return this.consumeMessageDirectly(request);
+      case RequestCode.GET_ALL_PRODUCER_INFO: {
+        // ProducerManager.getProducerTable: every group with one ProducerInfo per connection
+        const data = new Map<string, ProducerInfo[]>();
+        for (const [group, m] of this.controller.producerManager.groupChannelTable) {
+          if (m.size === 0) continue;
+          data.set(group, [...m.values()].map((info) => ({
+            clientId: info.clientId, remoteIP: `/${info.channel.remoteAddress}`, language: info.language, version: info.version,
+            lastUpdateTimestamp: info.lastUpdateTimestamp,
+          })));
+        }
+        return this.ok(request, encodeProducerTableInfo({ data }));
       }
       default:
         return RemotingCommand.createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ` request type ${request.code} not supported`);
@@ -323,6 +357,34 @@ export class AdminBrokerProcessor {
     } catch (err) {
       return this.error(request, ResponseCode.SYSTEM_ERROR,
         `invoke consumer <${h.consumerGroup}> <${h.clientId}> Exception: ${(err as Error).message ?? String(err)}`);
+    }
+  }
+
+  /**
+   * CONSUME_MESSAGE_DIRECTLY (309) from an admin: the stored record of the offset msgId goes as the body, with the
+   * broker's name added to the header, to the consumer `clientId` of the group, whose answer is returned as it is
+   * (AdminBrokerProcessor.consumeMessageDirectly and callConsumer).
+   */
+  private async consumeMessageDirectly(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = ConsumeMessageDirectlyResultRequestHeader.decode(request.extFields);
+    const extFields: Record<string, string> = { ...request.extFields, brokerName: this.controller.brokerConfig.brokerName };
+    let body: Buffer | null = request.body;
+    try {
+      body = await this.controller.messageStore.lookMessageByOffset(decodeOffsetMessageId(h.msgId ?? '').offset) ?? body;
+    } catch {
+      // not an offset msgId (Java catches the UnknownHostException): forwarded without the record
+    }
+    const clientId = h.clientId ?? '';
+    const info = this.controller.consumerManager.findChannel(h.consumerGroup, clientId);
+    if (!info) return this.error(request, ResponseCode.SYSTEM_ERROR, `The Consumer <${h.consumerGroup}> <${clientId}> not online`);
+    try {
+      const r = await this.controller.broker2Client.callClient(info.channel, RemotingCommand.createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, extFields, body));
+      return RemotingCommand.createResponse(request, r.code, r.remark ?? null, r.extFields ?? null, r.body);
+    } catch (err) {
+      if (err instanceof RemotingTimeoutError) {
+        return this.error(request, ResponseCode.CONSUME_MSG_TIMEOUT, `consumer <${h.consumerGroup}> <${clientId}> Timeout: ${err.message}`);
+      }
+      return this.error(request, ResponseCode.SYSTEM_ERROR, `invoke consumer <${h.consumerGroup}> <${clientId}> Exception: ${(err as Error).message ?? String(err)}`);
     }
   }
 
