@@ -23,6 +23,7 @@ import type { SubscriptionGroupConfig } from '../../protocol/body/subscription-g
 import type { BrokerStatsData } from '../../protocol/body/broker-stats-data';
 import type { ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import type { ProducerTableInfo } from '../../protocol/body/producer-table-info';
+import type { QueryConsumeQueueResponseBody } from '../../protocol/body/query-consume-queue-response-body';
 import { PullStatus } from '../client/mq-client-api-consumer';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import { type TopicConfig, newTopicConfig } from '../../protocol/body/topic-config';
@@ -422,6 +423,11 @@ export class DefaultMQAdminExt extends ClientConfig {
   /** Every producer group of one broker with its instances (GET_ALL_PRODUCER_INFO). */
   getAllProducerInfo(brokerAddr: string): Promise<ProducerTableInfo> {
     return adminApi.getAllProducerInfo(this.#api, brokerAddr, this.timeoutMillis);
+  }
+
+  /** `count` entries of one consume queue of a broker from `index`, with the group's subscription when given (QUERY_CONSUME_QUEUE). */
+  queryConsumeQueue(brokerAddr: string, topic: string, queueId: number, index: number, count: number, consumerGroup: string | null = null): Promise<QueryConsumeQueueResponseBody> {
+    return adminApi.queryConsumeQueue(this.#api, brokerAddr, topic, queueId, index, count, consumerGroup, this.timeoutMillis);
   }
 
   // ---------------------------------------------------------------- store maintenance

@@ -59,6 +59,8 @@ import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { RemotingCommand } from '../../protocol/remoting-command';
 import { type ProducerTableInfo, decodeProducerTableInfo } from '../../protocol/body/producer-table-info';
+import { type QueryConsumeQueueResponseBody, decodeQueryConsumeQueueResponseBody } from '../../protocol/body/query-consume-queue-response-body';
+import { QueryConsumeQueueRequestHeader } from '../../protocol/header/query-consume-queue-request-header';
 import { ConsumeMessageDirectlyResultRequestHeader } from '../../protocol/header/consume-message-directly-result-request-header';
 import { type ConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { MQBrokerError, MQClientError } from '../errors';
@@ -481,4 +483,14 @@ export async function consumeMessageDirectly(
 export async function getAllProducerInfo(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<ProducerTableInfo> {
   const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_ALL_PRODUCER_INFO), timeoutMillis);
   return response.body && response.body.length > 0 ? decodeProducerTableInfo(response.body) : { data: new Map() };
+}
+
+/** QUERY_CONSUME_QUEUE (321): `count` entries of one consume queue from `index` (and the group's subscription when given). */
+export async function queryConsumeQueue(
+  api: RequestInvoker, addr: string, topic: string, queueId: number, index: number, count: number, consumerGroup: string | null, timeoutMillis: number,
+): Promise<QueryConsumeQueueResponseBody> {
+  const ext = QueryConsumeQueueRequestHeader.encode({ topic, queueId, index, count, consumerGroup: consumerGroup ?? undefined });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.QUERY_CONSUME_QUEUE, ext), timeoutMillis);
+  if (!response.body || response.body.length === 0) throw new MQBrokerError(response.code, response.remark ?? 'response without body', addr);
+  return decodeQueryConsumeQueueResponseBody(response.body);
 }

@@ -40,6 +40,8 @@ import { RemotingCommand } from '../../../protocol/remoting-command';
 import { ConsumeMessageDirectlyResultRequestHeader } from '../../../protocol/header/consume-message-directly-result-request-header';
 import { decodeOffsetMessageId } from '../../../protocol/message/message-id';
 import { type ProducerInfo, encodeProducerTableInfo } from '../../../protocol/body/producer-table-info';
+import { type QueryConsumeQueueResponseBody, encodeQueryConsumeQueueResponseBody } from '../../../protocol/body/query-consume-queue-response-body';
+import { QueryConsumeQueueRequestHeader } from '../../../protocol/header/query-consume-queue-request-header';
 import { RemotingTimeoutError } from '../../errors';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties, applyProperties } from '../../util/properties-file';
@@ -61,7 +63,7 @@ const ADMIN_CODES = [
   RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
   RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
   RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE, RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC,
-  RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO,
+  RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO, RequestCode.QUERY_CONSUME_QUEUE,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -132,6 +134,7 @@ export class AdminBrokerProcessor {
         this.controller.logger.warn('invoke cleanUnusedTopic end.');
         return this.ok(request);
       case RequestCode.CONSUME_MESSAGE_DIRECTLY: return this.consumeMessageDirectly(request);
+      case RequestCode.QUERY_CONSUME_QUEUE: return this.queryConsumeQueue(request);
       case RequestCode.GET_ALL_PRODUCER_INFO: {
         // ProducerManager.getProducerTable: every group with one ProducerInfo per connection
         const data = new Map<string, ProducerInfo[]>();
@@ -386,6 +389,41 @@ export class AdminBrokerProcessor {
       }
       return this.error(request, ResponseCode.SYSTEM_ERROR, `invoke consumer <${h.consumerGroup}> <${clientId}> Exception: ${(err as Error).message ?? String(err)}`);
     }
+  }
+
+  /**
+   * QUERY_CONSUME_QUEUE (321), AdminBrokerProcessor.queryConsumeQueue: up to `count` entries of one consume queue from
+   * `index` (to the end of the file that holds it), its min/max index, and the group's subscription when one is named.
+   * Our consume queues have no extension file, so no entry carries ext data, a bit map or an evaluation.
+   */
+  private async queryConsumeQueue(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = QueryConsumeQueueRequestHeader.decode(request.extFields);
+    const topic = h.topic ?? '';
+    const queueId = h.queueId ?? 0;
+    const cq = this.controller.messageStore.findConsumeQueue(topic, queueId);
+    if (!cq) return this.error(request, ResponseCode.SYSTEM_ERROR, `${queueId}@${topic} is not exist!`);
+    const body: QueryConsumeQueueResponseBody = {
+      subscriptionData: null, filterData: null, queueData: null, maxQueueIndex: cq.getMaxOffsetInQueue(), minQueueIndex: cq.getMinOffsetInQueue(),
+    };
+    if (h.consumerGroup !== undefined) {
+      const sd = this.controller.consumerManager.findSubscriptionData(h.consumerGroup, topic);
+      body.subscriptionData = sd ?? null;
+      // ConsumerFilterManager holds data for SQL92 subscriptions only: JSON.toJSONString(null, true) for a tag one
+      body.filterData = sd ? 'null' : `${h.consumerGroup}@${topic} is not online!`;
+    }
+    const count = h.count ?? 0;
+    const buf = await cq.getIndexBuffer(h.index ?? 0, Math.max(0, count) * 20);
+    if (!buf) {
+      return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, `Index ${h.index ?? 0} of ${queueId}@${topic} is not exist!`);
+    }
+    body.queueData = [];
+    for (let i = 0; i + 20 <= buf.length; i += 20) {
+      body.queueData.push({
+        physicOffset: Number(buf.readBigInt64BE(i)), physicSize: buf.readInt32BE(i + 8), tagsCode: Number(buf.readBigInt64BE(i + 12)),
+        extendDataJson: null, bitMap: null, eval: false, msg: null,
+      });
+    }
+    return this.ok(request, encodeQueryConsumeQueueResponseBody(body));
   }
 
   /** GET_BROKER_RUNTIME_INFO keys, as Java's prepareRuntimeInfo. */

@@ -286,6 +286,9 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
       { args: ['cleanUnusedTopic', '-c', 'DefaultCluster'] },
       // the broker hands the stored message to the client, whose listener runs once more and answers
       { args: ['queryMsgByUniqueKey', '-t', topic, '-i', sent.msgId, '-g', group, '-d', clientId], mask: spent },
+      { args: ['queryCq', '-t', topic, '-q', '0', '-i', '0'] },
+      { args: ['queryCq', '-t', topic, '-q', '0', '-i', '0', '-c', '1', '-b', brokerAddr, '-g', group] },
+      { args: ['queryCq', '-t', topic, '-q', '0', '-i', '0', '-g', 'NoSuchGroup'] },
       // the producer stays online; its heartbeat time moves between the two runs
       { args: ['producer', '-b', brokerAddr], mask: (x) => x.replace(/lastUpdateTimestamp=\d+/g, 'lastUpdateTimestamp=#') },
     ];
