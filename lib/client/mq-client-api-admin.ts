@@ -61,6 +61,7 @@ import { RemotingCommand } from '../../protocol/remoting-command';
 import { type ProducerTableInfo, decodeProducerTableInfo } from '../../protocol/body/producer-table-info';
 import { type QueryConsumeQueueResponseBody, decodeQueryConsumeQueueResponseBody } from '../../protocol/body/query-consume-queue-response-body';
 import { QueryConsumeQueueRequestHeader } from '../../protocol/header/query-consume-queue-request-header';
+import { type TopicConfigSerializeWrapper, decodeTopicConfigSerializeWrapper } from '../../protocol/body/topic-config-serialize-wrapper';
 import { ConsumeMessageDirectlyResultRequestHeader } from '../../protocol/header/consume-message-directly-result-request-header';
 import { type ConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { MQBrokerError, MQClientError } from '../errors';
@@ -493,4 +494,16 @@ export async function queryConsumeQueue(
   const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.QUERY_CONSUME_QUEUE, ext), timeoutMillis);
   if (!response.body || response.body.length === 0) throw new MQBrokerError(response.code, response.remark ?? 'response without body', addr);
   return decodeQueryConsumeQueueResponseBody(response.body);
+}
+
+/** GET_ALL_TOPIC_CONFIG (21): every topic config of one broker. */
+export async function getAllTopicConfig(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<TopicConfigSerializeWrapper> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_ALL_TOPIC_CONFIG), timeoutMillis);
+  return decodeTopicConfigSerializeWrapper(bodyOf(response, addr));
+}
+
+/** GET_SYSTEM_TOPIC_LIST_FROM_BROKER (305): the broker's system topics. */
+export async function getSystemTopicListFromBroker(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<TopicList> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER), timeoutMillis);
+  return decodeTopicList(bodyOf(response, addr));
 }

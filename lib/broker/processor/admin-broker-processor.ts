@@ -42,6 +42,8 @@ import { decodeOffsetMessageId } from '../../../protocol/message/message-id';
 import { type ProducerInfo, encodeProducerTableInfo } from '../../../protocol/body/producer-table-info';
 import { type QueryConsumeQueueResponseBody, encodeQueryConsumeQueueResponseBody } from '../../../protocol/body/query-consume-queue-response-body';
 import { QueryConsumeQueueRequestHeader } from '../../../protocol/header/query-consume-queue-request-header';
+import { encodeTopicList } from '../../../protocol/body/topic-list';
+import { systemTopics } from '../../../protocol/mix-all';
 import { RemotingTimeoutError } from '../../errors';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties, applyProperties } from '../../util/properties-file';
@@ -64,6 +66,7 @@ const ADMIN_CODES = [
   RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
   RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE, RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC,
   RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO, RequestCode.QUERY_CONSUME_QUEUE,
+  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -135,6 +138,13 @@ export class AdminBrokerProcessor {
         return this.ok(request);
       case RequestCode.CONSUME_MESSAGE_DIRECTLY: return this.consumeMessageDirectly(request);
       case RequestCode.QUERY_CONSUME_QUEUE: return this.queryConsumeQueue(request);
+      case RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER: {
+        // TopicValidator's system topic set: the static ones plus what TopicConfigManager adds at start
+        const bc = this.controller.brokerConfig;
+        const topics = new Set([...systemTopics(), bc.brokerClusterName, bc.brokerName, `${bc.brokerClusterName}_REPLY_TOPIC`]);
+        if (bc.traceTopicEnable) topics.add(bc.msgTraceTopicName);
+        return this.ok(request, encodeTopicList({ topicList: javaHashOrderKeys(topics) }));
+      }
       case RequestCode.GET_ALL_PRODUCER_INFO: {
         // ProducerManager.getProducerTable: every group with one ProducerInfo per connection
         const data = new Map<string, ProducerInfo[]>();

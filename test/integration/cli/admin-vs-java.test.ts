@@ -240,6 +240,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
   const group = 'AdminJavaDirectGroup';
   let sent: { msgId: string; offsetMsgId: string };
   const consumed: string[] = [];
+  const exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-vs-java-metadata-'));
 
   before(async function () {
     if (skip) {
@@ -272,11 +273,12 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
     await producer?.shutdown();
     await admin?.shutdown();
     await cluster?.stop();
+    fs.rmSync(exportDir, { recursive: true, force: true });
   });
 
   it('prints what Java prints', async function () {
     const spent = (x: string) => x.replace(/spentTimeMills=\d+/, 'spentTimeMills=#');
-    const cases: Case[] = [
+    const cases: Array<Case & { file?: string }> = [
       { args: ['cleanExpiredCQ', '-b', brokerAddr] },
       { args: ['cleanExpiredCQ', '-c', 'DefaultCluster'] },
       { args: ['cleanExpiredCQ'] },
@@ -289,6 +291,12 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
       { args: ['queryCq', '-t', topic, '-q', '0', '-i', '0'] },
       { args: ['queryCq', '-t', topic, '-q', '0', '-i', '0', '-c', '1', '-b', brokerAddr, '-g', group] },
       { args: ['queryCq', '-t', topic, '-q', '0', '-i', '0', '-g', 'NoSuchGroup'] },
+      { args: ['exportMetadata', '-b', brokerAddr, '-t', '-f', exportDir], file: 'topic.json' },
+      { args: ['exportMetadata', '-b', brokerAddr, '-t', '-s', '-f', exportDir], file: 'topic.json' },
+      { args: ['exportMetadata', '-b', brokerAddr, '-g', '-f', exportDir], file: 'subscriptionGroup.json' },
+      { args: ['exportMetadata', '-c', 'DefaultCluster', '-f', exportDir], file: 'metadata.json' },
+      { args: ['exportMetadata', '-c', 'DefaultCluster', '-t', '-f', exportDir], file: 'topic.json' },
+      { args: ['exportMetadata', '-c', 'DefaultCluster', '-g', '-f', exportDir], file: 'subscriptionGroup.json' },
       // the producer stays online; its heartbeat time moves between the two runs
       { args: ['producer', '-b', brokerAddr], mask: (x) => x.replace(/lastUpdateTimestamp=\d+/g, 'lastUpdateTimestamp=#') },
     ];
@@ -297,10 +305,20 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
     const mismatches: string[] = [];
     for (const c of cases) {
       const args = [...c.args, '-n', cluster.namesrvAddr];
+      // an exported file is compared as JSON, its export time left out
+      const exported = () => {
+        if (!c.file) return null;
+        const doc = JSON.parse(fs.readFileSync(path.join(exportDir, c.file), 'utf8')) as Record<string, unknown>;
+        delete doc.exportTime;
+        fs.rmSync(path.join(exportDir, c.file));
+        return doc;
+      };
       const java = await runMqadmin('4.9.8', args, { timeoutMs: JAVA_TIMEOUT_MS });
+      const javaFile = java.code === 0 ? exported() : null;
       let ours = '';
       let oursErr = '';
       const code = await runAdmin(args, { out: (x) => { ours += x; }, err: (x) => { oursErr += x; }, env: {} });
+      if (code === 0 && c.file) expect(exported(), `${c.args.join(' ')}: the exported file`).to.deep.equal(javaFile);
       const mask = c.mask ?? ((x: string) => x);
       const name = c.args.join(' ');
       if (java.code !== 0 || java.stdout === '') mismatches.push(`${name}: Java exited ${java.code}: ${java.stderr.slice(0, 800)}`);
