@@ -34,6 +34,7 @@ import { BROKER_COMMANDS } from './admin/broker';
 import { EXPORT_COMMANDS } from './admin/export';
 import { ACL_COMMANDS } from './admin/acl';
 import { STORE_COMMANDS } from './admin/store';
+import { CONSUMER_STATUS_COMMANDS } from './admin/consumer-status';
 
 export { topicConfigToString };
 
@@ -483,6 +484,7 @@ const COMMANDS: Command[] = [
   ...EXPORT_COMMANDS,
   ...ACL_COMMANDS,
   ...STORE_COMMANDS,
+  ...CONSUMER_STATUS_COMMANDS,
 ];
 
 /** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */

@@ -297,11 +297,15 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
       { args: ['exportMetadata', '-c', 'DefaultCluster', '-f', exportDir], file: 'metadata.json' },
       { args: ['exportMetadata', '-c', 'DefaultCluster', '-t', '-f', exportDir], file: 'topic.json' },
       { args: ['exportMetadata', '-c', 'DefaultCluster', '-g', '-f', exportDir], file: 'subscriptionGroup.json' },
+      // what the consumer reports moves (timestamps, RT and TPS figures, the report file's folder): digits masked
+      { args: ['consumerStatus', '-g', group, '-i', clientId], mask: (x) => x.replace(/\d+(\.\d+)?/g, '#') },
+      { args: ['consumerStatus', '-g', group], mask: (x) => x.replace(/\d+(\.\d+)?/g, '#') },
       // the producer stays online; its heartbeat time moves between the two runs
       { args: ['producer', '-b', brokerAddr], mask: (x) => x.replace(/lastUpdateTimestamp=\d+/g, 'lastUpdateTimestamp=#') },
     ];
     this.timeout(cases.length * JAVA_TIMEOUT_MS);
     const before = consumed.length;
+    const reportDirs = new Set<string>();
     const mismatches: string[] = [];
     for (const c of cases) {
       const args = [...c.args, '-n', cluster.namesrvAddr];
@@ -321,10 +325,13 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
       if (code === 0 && c.file) expect(exported(), `${c.args.join(' ')}: the exported file`).to.deep.equal(javaFile);
       const mask = c.mask ?? ((x: string) => x);
       const name = c.args.join(' ');
+      for (const m of `${java.stdout}\n${ours}`.matchAll(/ (\d{13})\/\S+$/gm)) reportDirs.add(m[1]);
       if (java.code !== 0 || java.stdout === '') mismatches.push(`${name}: Java exited ${java.code}: ${java.stderr.slice(0, 800)}`);
       else if (code !== 0) mismatches.push(`${name}: ours exited ${code}: ${oursErr}`);
       else if (mask(ours) !== mask(java.stdout)) mismatches.push(`${name}:\n--- java\n${java.stdout}\n--- ours\n${ours}`);
     }
+    // consumerStatus writes each client's report to <now>/<clientId> under the working folder, as Java
+    for (const line of reportDirs) fs.rmSync(line, { recursive: true, force: true });
     expect(mismatches, mismatches.join('\n')).to.deep.equal([]);
     expect(consumed.slice(before), 'the listener ran once for Java and once for ours').to.deep.equal(['consume me directly', 'consume me directly']);
     // the topic of a config keeps its consume queue; the store still serves it
