@@ -35,6 +35,7 @@ import { EXPORT_COMMANDS } from './admin/export';
 import { ACL_COMMANDS } from './admin/acl';
 import { STORE_COMMANDS } from './admin/store';
 import { CONSUMER_STATUS_COMMANDS } from './admin/consumer-status';
+import { CLUSTER_RT_COMMANDS } from './admin/cluster-rt';
 
 export { topicConfigToString };
 
@@ -485,6 +486,7 @@ const COMMANDS: Command[] = [
   ...ACL_COMMANDS,
   ...STORE_COMMANDS,
   ...CONSUMER_STATUS_COMMANDS,
+  ...CLUSTER_RT_COMMANDS,
 ];
 
 /** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */

@@ -21,7 +21,7 @@ import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { createMessage } from '../../../protocol/message/message';
 import { waitFor } from '../../helpers/cluster';
-import { javaSkipReason, runMqadmin } from '../../helpers/javaref';
+import { javaSkipReason, runMqadmin, startMqadmin } from '../../helpers/javaref';
 import { AclClientRPCHook } from '../../../lib/client/acl/acl-client-rpc-hook';
 
 const JAVA_TIMEOUT_MS = 180_000;
@@ -334,6 +334,15 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
       else if (code !== 0) mismatches.push(`${name}: ours exited ${code}: ${oursErr}`);
       else if (mask(ours) !== mask(java.stdout)) mismatches.push(`${name}:\n--- java\n${java.stdout}\n--- ours\n${ours}`);
     }
+    // clusterRT runs until stopped: Java's first round (header and a row), ours with --rounds 1; RT figures masked
+    const rtArgs = ['clusterRT', '-a', '5', '-s', '16', '-n', cluster.namesrvAddr];
+    const rtJava = await startMqadmin('4.9.8', rtArgs, { readyPattern: /\nDefaultCluster +broker-a +\S+ +\d+ +\d+ *\n/, readyTimeoutMs: JAVA_TIMEOUT_MS });
+    const rtJavaLines = rtJava.output().split('\n').filter((l) => /^(#Cluster Name|DefaultCluster) /.test(l)).slice(0, 2).map((l) => `${l}\n`).join('');
+    await rtJava.stop();
+    let rtOurs = '';
+    expect(await runAdmin([...rtArgs, '--rounds', '1'], { out: (x) => { rtOurs += x; }, err: () => undefined, env: {} })).to.equal(0);
+    const maskRt = (x: string) => x.replace(/ \d+\.\d\d +/g, ' # ');
+    expect(maskRt(rtOurs).trimEnd()).to.equal(maskRt(rtJavaLines).trimEnd());
     // consumerStatus writes each client's report to <now>/<clientId> under the working folder, as Java
     for (const line of reportDirs) fs.rmSync(line, { recursive: true, force: true });
     expect(mismatches, mismatches.join('\n')).to.deep.equal([]);
