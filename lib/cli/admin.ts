@@ -36,6 +36,7 @@ import { ACL_COMMANDS } from './admin/acl';
 import { STORE_COMMANDS } from './admin/store';
 import { CONSUMER_STATUS_COMMANDS } from './admin/consumer-status';
 import { CLUSTER_RT_COMMANDS } from './admin/cluster-rt';
+import { MONITOR_COMMANDS } from './admin/monitor';
 
 export { topicConfigToString };
 
@@ -487,6 +488,7 @@ const COMMANDS: Command[] = [
   ...STORE_COMMANDS,
   ...CONSUMER_STATUS_COMMANDS,
   ...CLUSTER_RT_COMMANDS,
+  ...MONITOR_COMMANDS,
 ];
 
 /** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */

@@ -70,7 +70,7 @@ export function consumerRunningInfoFormatString(info: ConsumerRunningInfo): stri
 const isPush = (info: ConsumerRunningInfo) => info.properties.get(ConsumerRunningInfoProp.PROP_CONSUME_TYPE) === 'CONSUME_PASSIVELY';
 
 /** ConsumerRunningInfo.analyzeSubscription: every push client of a group started 2 minutes ago or more subscribes alike. */
-function analyzeSubscription(table: Array<[string, ConsumerRunningInfo]>, now: number): boolean {
+export function analyzeSubscription(table: Array<[string, ConsumerRunningInfo]>, now: number): boolean {
   const first = table[0][1];
   const started = Number(first.properties.get(ConsumerRunningInfoProp.PROP_CONSUMER_START_TIMESTAMP) ?? '0');
   if (!(isPush(first) && now - started > 120_000)) return true;
@@ -84,7 +84,7 @@ function analyzeSubscription(table: Array<[string, ConsumerRunningInfo]>, now: n
 }
 
 /** ConsumerRunningInfo.analyzeProcessQueue: queues that cannot lock (orderly) or have not consumed for a minute. */
-function analyzeProcessQueue(clientId: string, info: ConsumerRunningInfo, now: number): string {
+export function analyzeProcessQueue(clientId: string, info: ConsumerRunningInfo, now: number): string {
   if (!isPush(info)) return '';
   const orderly = (info.properties.get(ConsumerRunningInfoProp.PROP_CONSUME_ORDERLY) ?? '').toLowerCase() === 'true';
   let sb = '';

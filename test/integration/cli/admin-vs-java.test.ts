@@ -21,7 +21,7 @@ import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { createMessage } from '../../../protocol/message/message';
 import { waitFor } from '../../helpers/cluster';
-import { javaSkipReason, runMqadmin, startMqadmin } from '../../helpers/javaref';
+import { javaSkipReason, makeRunDir, runMqadmin, startMqadmin } from '../../helpers/javaref';
 import { AclClientRPCHook } from '../../../lib/client/acl/acl-client-rpc-hook';
 
 const JAVA_TIMEOUT_MS = 180_000;
@@ -343,6 +343,23 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
     expect(await runAdmin([...rtArgs, '--rounds', '1'], { out: (x) => { rtOurs += x; }, err: () => undefined, env: {} })).to.equal(0);
     const maskRt = (x: string) => x.replace(/ \d+\.\d\d +/g, ' # ');
     expect(maskRt(rtOurs).trimEnd()).to.equal(maskRt(rtJavaLines).trimEnd());
+    // startMonitoring: Java writes its rounds to the client log, ours prints them; the UndoneMsgs lines of the group compared
+    const monRun = makeRunDir('rmq-monitor-');
+    const monJava = await startMqadmin('4.9.8', ['startMonitoring', '-n', cluster.namesrvAddr], { runDir: monRun });
+    const monLog = path.join(monRun, 'logs', 'rocketmqlogs', 'rocketmq_client.log');
+    let javaUndone: string[] = [];
+    try {
+      await waitFor(() => fs.existsSync(monLog) && fs.readFileSync(monLog, 'utf8').includes('endRound'), JAVA_TIMEOUT_MS, 'a monitor round in the Java log');
+      javaUndone = fs.readFileSync(monLog, 'utf8').split(/\r?\n/).filter((l) => l.includes(`UndoneMsgs [consumerGroup=${group},`)).map((l) => l.slice(l.indexOf('[MONITOR]')));
+    } finally {
+      await monJava.stop();
+      fs.rmSync(monRun, { recursive: true, force: true });
+    }
+    let monOurs = '';
+    expect(await runAdmin(['startMonitoring', '--first-delay', '0', '--rounds', '1', '-n', cluster.namesrvAddr], { out: (x) => { monOurs += x; }, err: () => undefined, env: {} })).to.equal(0);
+    expect(monOurs).to.contain('[MONITOR] =========================================endRound');
+    expect(javaUndone).to.have.length.greaterThan(0);
+    expect(monOurs.split('\n').filter((l) => l.includes(`UndoneMsgs [consumerGroup=${group},`))).to.deep.equal(javaUndone);
     // consumerStatus writes each client's report to <now>/<clientId> under the working folder, as Java
     for (const line of reportDirs) fs.rmSync(line, { recursive: true, force: true });
     expect(mismatches, mismatches.join('\n')).to.deep.equal([]);
