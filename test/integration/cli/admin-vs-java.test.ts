@@ -311,13 +311,15 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
     const mismatches: string[] = [];
     for (const c of cases) {
       const args = [...c.args, '-n', cluster.namesrvAddr];
-      // an exported file is compared as JSON, its export time left out
+      // an exported file is compared as JSON, its export time and data version left out (the broker bumps the topic
+      // config's version when it creates RMQ_SYS_TRANS_HALF_TOPIC, a minute after start, a system topic the file leaves out)
       const exported = () => {
         if (!c.file) return null;
         let text = fs.readFileSync(path.join(exportDir, c.file), 'utf8');
         if (c.fileMask) text = text.replace(c.fileMask, '"$1":"#"');
         const doc = JSON.parse(text) as Record<string, unknown>;
         delete doc.exportTime;
+        delete doc.dataVersion;
         fs.rmSync(path.join(exportDir, c.file));
         return doc;
       };
