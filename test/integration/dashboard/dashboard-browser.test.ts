@@ -29,7 +29,16 @@ import { javaSkipReason, startJavaBroker, startJavaNamesrv, type JavaBroker, typ
 const SERIES_COLORS = ['#e8590c', '#1f6feb'];
 
 async function shot(page: Page, name: string, selector?: string): Promise<Image> {
-  const png = selector ? await page.locator(selector).screenshot() : await page.screenshot({ fullPage: true });
+  // An element is shot by its box on the page: the live charts are redrawn (replaced) every interval, so a shot of
+  // the element itself could find it detached.
+  let png: Buffer;
+  if (selector) {
+    const clip = await page.locator(selector).boundingBox();
+    if (!clip) throw new Error(`${selector} has no box on the page`);
+    png = await page.screenshot({ clip });
+  } else {
+    png = await page.screenshot({ fullPage: true });
+  }
   if (process.env.DASHBOARD_SCREENSHOTS) {
     fs.mkdirSync(process.env.DASHBOARD_SCREENSHOTS, { recursive: true });
     fs.writeFileSync(path.join(process.env.DASHBOARD_SCREENSHOTS, `${name}.png`), png);
