@@ -307,7 +307,6 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
     ];
     this.timeout(cases.length * JAVA_TIMEOUT_MS);
     const before = consumed.length;
-    const reportDirs = new Set<string>();
     const mismatches: string[] = [];
     for (const c of cases) {
       const args = [...c.args, '-n', cluster.namesrvAddr];
@@ -328,10 +327,11 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
       let ours = '';
       let oursErr = '';
       const code = await runAdmin(args, { out: (x) => { ours += x; }, err: (x) => { oursErr += x; }, env: {} });
+      // consumerStatus writes each client's report to <now>/<clientId> under the working folder, as Java: removed at once
+      for (const m of `${java.stdout}\n${ours}`.matchAll(/ (\d{13})\/\S+$/gm)) fs.rmSync(m[1], { recursive: true, force: true });
       if (code === 0 && c.file) expect(exported(), `${c.args.join(' ')}: the exported file`).to.deep.equal(javaFile);
       const mask = c.mask ?? ((x: string) => x);
       const name = c.args.join(' ');
-      for (const m of `${java.stdout}\n${ours}`.matchAll(/ (\d{13})\/\S+$/gm)) reportDirs.add(m[1]);
       if (java.code !== 0 || java.stdout === '') mismatches.push(`${name}: Java exited ${java.code}: ${java.stderr.slice(0, 800)}`);
       else if (code !== 0) mismatches.push(`${name}: ours exited ${code}: ${oursErr}`);
       else if (mask(ours) !== mask(java.stdout)) mismatches.push(`${name}:\n--- java\n${java.stdout}\n--- ours\n${ours}`);
@@ -362,8 +362,6 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
     expect(monOurs).to.contain('[MONITOR] =========================================endRound');
     expect(javaUndone).to.have.length.greaterThan(0);
     expect(monOurs.split('\n').filter((l) => l.includes(`UndoneMsgs [consumerGroup=${group},`))).to.deep.equal(javaUndone);
-    // consumerStatus writes each client's report to <now>/<clientId> under the working folder, as Java
-    for (const line of reportDirs) fs.rmSync(line, { recursive: true, force: true });
     expect(mismatches, mismatches.join('\n')).to.deep.equal([]);
     expect(consumed.slice(before), 'the listener ran once for Java and once for ours').to.deep.equal(['consume me directly', 'consume me directly']);
     // the topic of a config keeps its consume queue; the store still serves it
