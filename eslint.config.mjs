@@ -38,6 +38,7 @@ export default tseslint.config(
   restrict(['lib/ha/**/*.ts'], [...dir('broker', 'namesrv', 'transport'), ...SDK], 'lib/ha sits on lib/store and knows nothing of the broker.'),
   restrict(['lib/namesrv/**/*.ts'], [...dir('broker', 'store'), ...SDK], 'lib/namesrv imports neither the SDK nor the broker.'),
   restrict(['lib/broker/**/*.ts'], [...dir('namesrv'), ...SDK], 'lib/broker never imports the SDK layers.'),
+  restrict(['lib/dashboard/**/*.ts'], [...dir('transport', 'producer', 'consumer', 'cli'), ...SERVER], 'lib/dashboard is a client of any cluster: it goes through lib/admin and lib/client, never the servers.'),
   restrict(['lib/index.ts'], SERVER, 'The main export never pulls the servers in.'),
   restrict(['examples/**/*.ts'], ['../lib/*/**', '../protocol/**', '../protocol'], 'examples import only lib/index and lib/server.'),
 );

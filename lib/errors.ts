@@ -122,3 +122,6 @@ export class AclException extends RocketMQError {
     return this.javaFrame ? `${head}, ${this.javaFrame}` : head;
   }
 }
+
+/** A dashboard request the page sent with a missing or malformed field (answered 400 with the message). */
+export class DashboardInputError extends RocketMQError {}

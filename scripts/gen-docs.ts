@@ -34,6 +34,7 @@ import { NAMESRV_USAGE } from '../lib/cli/namesrv';
 import { BROKER_USAGE } from '../lib/cli/broker';
 import { BENCH_PRODUCE_USAGE } from '../lib/cli/bench-produce';
 import { BENCH_CONSUME_USAGE } from '../lib/cli/bench-consume';
+import { DASHBOARD_USAGE } from '../lib/cli/dashboard';
 import { commandUsages, usage as adminUsage } from '../lib/cli/admin';
 
 /** The repository root (this file runs as dist/scripts/gen-docs.js). */
@@ -257,6 +258,7 @@ export function regionGenerators(root: string): Map<string, () => string> {
     ['cli:bench-produce', () => codeBlock(BENCH_PRODUCE_USAGE)],
     ['cli:bench-consume', () => codeBlock(BENCH_CONSUME_USAGE)],
     ['cli:admin', adminReference],
+    ['cli:dashboard', () => codeBlock(DASHBOARD_USAGE)],
   ]);
 }
 

@@ -19,8 +19,12 @@ import type { ConsumerConnection, ProducerConnection } from '../../protocol/body
 import type { ConsumerRunningInfo } from '../../protocol/body/consumer-running-info';
 import type { GroupList } from '../../protocol/body/group-list';
 import type { KVTable } from '../../protocol/body/kv-table';
-import type { SubscriptionGroupConfig } from '../../protocol/body/subscription-group-wrapper';
+import type { SubscriptionGroupConfig, SubscriptionGroupWrapper } from '../../protocol/body/subscription-group-wrapper';
 import type { BrokerStatsData } from '../../protocol/body/broker-stats-data';
+import type { ConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
+import type { ProducerTableInfo } from '../../protocol/body/producer-table-info';
+import type { QueryConsumeQueueResponseBody } from '../../protocol/body/query-consume-queue-response-body';
+import type { TopicConfigSerializeWrapper } from '../../protocol/body/topic-config-serialize-wrapper';
 import { PullStatus } from '../client/mq-client-api-consumer';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import { type TopicConfig, newTopicConfig } from '../../protocol/body/topic-config';
@@ -32,7 +36,7 @@ import { decodeOffsetMessageId } from '../../protocol/message/message-id';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
 import { ClientConfig, type ClientConfigOptions } from '../client/client-config';
-import { TopicValidator, getRetryTopic } from '../client/mix-all';
+import { MixAll, TopicValidator, getRetryTopic, isSysConsumerGroup } from '../client/mix-all';
 import type { MQClientAPI, MQClientAPIOptions } from '../client/mq-client-api';
 import * as adminApi from '../client/mq-client-api-admin';
 import type { MQClientInstance } from '../client/mq-client-instance';
@@ -86,6 +90,14 @@ export interface AdminPullResult {
   maxOffset: number;
   msgFoundList: MessageExt[];
 }
+
+/** DefaultMQAdminExtImpl.SYSTEM_GROUP_SET: the groups getUserSubscriptionGroup leaves out (besides CID_RMQ_SYS_*). */
+const SYSTEM_GROUPS: ReadonlySet<string> = new Set([
+  MixAll.DEFAULT_CONSUMER_GROUP, MixAll.DEFAULT_PRODUCER_GROUP, MixAll.TOOLS_CONSUMER_GROUP, MixAll.FILTERSRV_CONSUMER_GROUP,
+  MixAll.MONITOR_CONSUMER_GROUP, MixAll.CLIENT_INNER_PRODUCER_GROUP, MixAll.SELF_TEST_PRODUCER_GROUP, MixAll.SELF_TEST_CONSUMER_GROUP,
+  MixAll.ONS_HTTP_PROXY_GROUP, MixAll.CID_ONSAPI_PERMISSION_GROUP, MixAll.CID_ONSAPI_OWNER_GROUP, MixAll.CID_ONSAPI_PULL_GROUP,
+  MixAll.CID_SYS_RMQ_TRANS,
+]);
 
 /** MixAll.TOOLS_CONSUMER_GROUP: the group mqadmin pulls as. */
 export const TOOLS_CONSUMER_GROUP = 'TOOLS_CONSUMER';
@@ -353,6 +365,11 @@ export class DefaultMQAdminExt extends ClientConfig {
     return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable.get(this.#ns(group));
   }
 
+  /** Every subscription group config of one broker (GET_ALL_SUBSCRIPTIONGROUP_CONFIG). */
+  async getAllSubscriptionGroup(addr: string): Promise<Map<string, SubscriptionGroupConfig>> {
+    return (await adminApi.getAllSubscriptionGroup(this.#api, addr, this.timeoutMillis)).subscriptionGroupTable;
+  }
+
   deleteSubscriptionGroup(addr: string, groupName: string, removeOffset = false): Promise<void> {
     return adminApi.deleteSubscriptionGroup(this.#api, addr, this.#ns(groupName), removeOffset, this.timeoutMillis);
   }
@@ -428,6 +445,101 @@ export class DefaultMQAdminExt extends ClientConfig {
   /** One BrokerStatsManager counter of a broker (VIEW_BROKER_STATS_DATA), e.g. TOPIC_PUT_NUMS / topic. */
   viewBrokerStatsData(brokerAddr: string, statsName: string, statsKey: string): Promise<BrokerStatsData> {
     return adminApi.viewBrokerStatsData(this.#api, brokerAddr, statsName, statsKey, this.timeoutMillis);
+  }
+
+  /** Every producer group of one broker with its instances (GET_ALL_PRODUCER_INFO). */
+  getAllProducerInfo(brokerAddr: string): Promise<ProducerTableInfo> {
+    return adminApi.getAllProducerInfo(this.#api, brokerAddr, this.timeoutMillis);
+  }
+
+  /** `count` entries of one consume queue of a broker from `index`, with the group's subscription when given (QUERY_CONSUME_QUEUE). */
+  queryConsumeQueue(brokerAddr: string, topic: string, queueId: number, index: number, count: number, consumerGroup: string | null = null): Promise<QueryConsumeQueueResponseBody> {
+    return adminApi.queryConsumeQueue(this.#api, brokerAddr, topic, queueId, index, count, consumerGroup, this.timeoutMillis);
+  }
+
+  /** Every topic config of one broker (GET_ALL_TOPIC_CONFIG). */
+  getAllTopicConfig(brokerAddr: string): Promise<TopicConfigSerializeWrapper> {
+    return adminApi.getAllTopicConfig(this.#api, brokerAddr, this.timeoutMillis);
+  }
+
+  /** The broker's topic configs without its system topics (and without retry and DLQ topics unless `specialTopic`). */
+  async getUserTopicConfig(brokerAddr: string, specialTopic: boolean): Promise<TopicConfigSerializeWrapper> {
+    const wrapper = await this.getAllTopicConfig(brokerAddr);
+    const system = new Set((await adminApi.getSystemTopicListFromBroker(this.#api, brokerAddr, this.timeoutMillis)).topicList);
+    for (const topic of [...wrapper.topicConfigTable.keys()]) {
+      if (system.has(topic) || (!specialTopic && (topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(MixAll.DLQ_GROUP_TOPIC_PREFIX)))) {
+        wrapper.topicConfigTable.delete(topic);
+      }
+    }
+    return wrapper;
+  }
+
+  /** The broker's subscription groups without the system ones (DefaultMQAdminExtImpl.getUserSubscriptionGroup). */
+  async getUserSubscriptionGroup(brokerAddr: string): Promise<SubscriptionGroupWrapper> {
+    const wrapper = await adminApi.getAllSubscriptionGroup(this.#api, brokerAddr, this.timeoutMillis);
+    for (const group of [...wrapper.subscriptionGroupTable.keys()]) {
+      if (isSysConsumerGroup(group) || SYSTEM_GROUPS.has(group)) wrapper.subscriptionGroupTable.delete(group);
+    }
+    return wrapper;
+  }
+
+  // ---------------------------------------------------------------- store maintenance
+
+  /** CLEAN_EXPIRED_CONSUMEQUEUE on one broker. */
+  cleanExpiredConsumerQueueByAddr(addr: string): Promise<boolean> {
+    return adminApi.cleanExpiredConsumeQueue(this.#api, addr, this.timeoutMillis);
+  }
+
+  /** CLEAN_EXPIRED_CONSUMEQUEUE on every broker (masters and slaves) of `cluster`, or of every cluster; the last answer. */
+  cleanExpiredConsumerQueue(cluster?: string | null): Promise<boolean> {
+    return this.#everyBroker(cluster, (addr) => this.cleanExpiredConsumerQueueByAddr(addr));
+  }
+
+  /** DELETE_EXPIRED_COMMITLOG on one broker. */
+  deleteExpiredCommitLogByAddr(addr: string): Promise<boolean> {
+    return adminApi.deleteExpiredCommitLog(this.#api, addr, this.timeoutMillis);
+  }
+
+  deleteExpiredCommitLog(cluster?: string | null): Promise<boolean> {
+    return this.#everyBroker(cluster, (addr) => this.deleteExpiredCommitLogByAddr(addr));
+  }
+
+  /** CLEAN_UNUSED_TOPIC on one broker. */
+  cleanUnusedTopicByAddr(addr: string): Promise<boolean> {
+    return adminApi.cleanUnusedTopicByAddr(this.#api, addr, this.timeoutMillis);
+  }
+
+  cleanUnusedTopic(cluster?: string | null): Promise<boolean> {
+    return this.#everyBroker(cluster, (addr) => this.cleanUnusedTopicByAddr(addr));
+  }
+
+  /** ClusterInfo.retrieveAllAddrByCluster over the cluster (or every cluster when empty), as DefaultMQAdminExtImpl. */
+  async #everyBroker(cluster: string | null | undefined, call: (addr: string) => Promise<boolean>): Promise<boolean> {
+    const info = await this.examineBrokerClusterInfo();
+    let result = false;
+    for (const [name, brokerNames] of info.clusterAddrTable) {
+      if (cluster && name !== cluster) continue;
+      for (const brokerName of brokerNames) {
+        for (const addr of info.brokerAddrTable.get(brokerName)?.brokerAddrs.values() ?? []) result = await call(addr);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Has one consumer of the group consume the message now (CONSUME_MESSAGE_DIRECTLY through the broker that stored
+   * it). `msgId` is an offset msgId or, with `topic`, a unique key (DefaultMQAdminExtImpl.consumeMessageDirectly).
+   */
+  async consumeMessageDirectly(consumerGroup: string, clientId: string, topic: string | null, msgId: string): Promise<ConsumeMessageDirectlyResult> {
+    let msg: MessageExt;
+    try {
+      msg = await this.viewMessage(msgId);
+    } catch (err) {
+      if (!topic) throw err;
+      msg = await this.queryMessageByUniqKey(topic, msgId);
+    }
+    const host = msg.storeHost.address.includes(':') ? `[${msg.storeHost.address}]` : msg.storeHost.address;
+    return adminApi.consumeMessageDirectly(this.#api, `${host}:${msg.storeHost.port}`, consumerGroup, clientId, msg.offsetMsgId, this.timeoutMillis * 3);
   }
 
   // ---------------------------------------------------------------- queues (what mqadmin does with a DefaultMQPullConsumer)

@@ -33,6 +33,11 @@ import { CONSUMER_COMMANDS } from './admin/consumer';
 import { BROKER_COMMANDS } from './admin/broker';
 import { EXPORT_COMMANDS } from './admin/export';
 import { TRACE_COMMANDS } from './admin/trace';
+import { ACL_COMMANDS } from './admin/acl';
+import { STORE_COMMANDS } from './admin/store';
+import { CONSUMER_STATUS_COMMANDS } from './admin/consumer-status';
+import { CLUSTER_RT_COMMANDS } from './admin/cluster-rt';
+import { MONITOR_COMMANDS } from './admin/monitor';
 
 export { topicConfigToString };
 
@@ -481,6 +486,11 @@ const COMMANDS: Command[] = [
   ...BROKER_COMMANDS,
   ...NAMESRV_COMMANDS,
   ...EXPORT_COMMANDS,
+  ...ACL_COMMANDS,
+  ...STORE_COMMANDS,
+  ...CONSUMER_STATUS_COMMANDS,
+  ...CLUSTER_RT_COMMANDS,
+  ...MONITOR_COMMANDS,
 ];
 
 /** What `rocketmq-ts admin help` prints (docs/admin.md shows it). */

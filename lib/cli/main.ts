@@ -13,6 +13,7 @@ commands:
   namesrv    the name server alone
   broker     the broker alone
   admin      mqadmin's commands (rocketmq-ts admin help)
+  dashboard  web console for a cluster (rocketmq-ts dashboard -n host:port [--port 8080])
   bench      produce / consume benchmarks
 
   --debug                    print stacks with errors (also ROCKETMQ_DEBUG=1)
@@ -67,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
       configureRootLogger({ level: process.env.ROCKETMQ_DEBUG === '1' ? 'warn' : 'error' });
       return (await import('./admin')).runAdmin(rest);
     }
+    case 'dashboard':
+      return (await import('./dashboard')).runDashboard(rest);
     default:
       process.stderr.write(`rocketmq-ts: unknown command ${command}\n${USAGE}`);
       return 2;

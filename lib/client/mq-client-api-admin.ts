@@ -58,6 +58,12 @@ import { decodeMessage, decodeMessages } from '../../protocol/message/message-de
 import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
 import { RemotingCommand } from '../../protocol/remoting-command';
+import { type ProducerTableInfo, decodeProducerTableInfo } from '../../protocol/body/producer-table-info';
+import { type QueryConsumeQueueResponseBody, decodeQueryConsumeQueueResponseBody } from '../../protocol/body/query-consume-queue-response-body';
+import { QueryConsumeQueueRequestHeader } from '../../protocol/header/query-consume-queue-request-header';
+import { type TopicConfigSerializeWrapper, decodeTopicConfigSerializeWrapper } from '../../protocol/body/topic-config-serialize-wrapper';
+import { ConsumeMessageDirectlyResultRequestHeader } from '../../protocol/header/consume-message-directly-result-request-header';
+import { type ConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { MQBrokerError, MQClientError } from '../errors';
 import { parseProperties } from '../util/properties-file';
 import type { RequestInvoker } from './request-invoker';
@@ -443,4 +449,61 @@ export async function getBrokerClusterAclInfo(api: RequestInvoker, addr: string,
     brokerName: h.brokerName, brokerAddr: h.brokerAddr, clusterName: h.clusterName,
     aclConfigDataVersion: dataVersionFromJson(JSON.parse(h.version)), allAclConfigDataVersion: all,
   };
+}
+
+// ---------------------------------------------------------------- broker: store maintenance, consume directly
+
+/** CLEAN_EXPIRED_CONSUMEQUEUE (306): the broker destroys consume queues that point only into deleted commit log. */
+export async function cleanExpiredConsumeQueue(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<boolean> {
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE), timeoutMillis);
+  return true;
+}
+
+/** DELETE_EXPIRED_COMMITLOG (329): the broker's next cleanup runs delete expired commit-log files whatever the hour. */
+export async function deleteExpiredCommitLog(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<boolean> {
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.DELETE_EXPIRED_COMMITLOG), timeoutMillis);
+  return true;
+}
+
+/** CLEAN_UNUSED_TOPIC (316): the broker deletes the consume queues of topics it has no config for. */
+export async function cleanUnusedTopicByAddr(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<boolean> {
+  await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.CLEAN_UNUSED_TOPIC), timeoutMillis);
+  return true;
+}
+
+/** CONSUME_MESSAGE_DIRECTLY (309): the broker hands the message of offset msgId `msgId` to one consumer, whose answer comes back. */
+export async function consumeMessageDirectly(
+  api: RequestInvoker, addr: string, consumerGroup: string, clientId: string, msgId: string, timeoutMillis: number,
+): Promise<ConsumeMessageDirectlyResult> {
+  const ext = ConsumeMessageDirectlyResultRequestHeader.encode({ consumerGroup, clientId, msgId });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, ext), timeoutMillis);
+  return decodeConsumeMessageDirectlyResult(bodyOf(response, addr));
+}
+
+/** GET_ALL_PRODUCER_INFO (328): every producer group of the broker with its instances. */
+export async function getAllProducerInfo(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<ProducerTableInfo> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_ALL_PRODUCER_INFO), timeoutMillis);
+  return response.body && response.body.length > 0 ? decodeProducerTableInfo(response.body) : { data: new Map() };
+}
+
+/** QUERY_CONSUME_QUEUE (321): `count` entries of one consume queue from `index` (and the group's subscription when given). */
+export async function queryConsumeQueue(
+  api: RequestInvoker, addr: string, topic: string, queueId: number, index: number, count: number, consumerGroup: string | null, timeoutMillis: number,
+): Promise<QueryConsumeQueueResponseBody> {
+  const ext = QueryConsumeQueueRequestHeader.encode({ topic, queueId, index, count, consumerGroup: consumerGroup ?? undefined });
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.QUERY_CONSUME_QUEUE, ext), timeoutMillis);
+  if (!response.body || response.body.length === 0) throw new MQBrokerError(response.code, response.remark ?? 'response without body', addr);
+  return decodeQueryConsumeQueueResponseBody(response.body);
+}
+
+/** GET_ALL_TOPIC_CONFIG (21): every topic config of one broker. */
+export async function getAllTopicConfig(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<TopicConfigSerializeWrapper> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_ALL_TOPIC_CONFIG), timeoutMillis);
+  return decodeTopicConfigSerializeWrapper(bodyOf(response, addr));
+}
+
+/** GET_SYSTEM_TOPIC_LIST_FROM_BROKER (305): the broker's system topics. */
+export async function getSystemTopicListFromBroker(api: RequestInvoker, addr: string, timeoutMillis: number): Promise<TopicList> {
+  const response = await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER), timeoutMillis);
+  return decodeTopicList(bodyOf(response, addr));
 }

@@ -1156,6 +1156,18 @@ export class DefaultMessageStore {
     }
   }
 
+  /**
+   * Deletes the consume queues of every topic not in `topics` (the broker's topic config), except the schedule and
+   * transaction-op topics and LMQ queues (Java's cleanUnusedTopic, answering CLEAN_UNUSED_TOPIC). Resolves with how
+   * many topics went.
+   */
+  async cleanUnusedTopic(topics: ReadonlySet<string>): Promise<number> {
+    const unused = [...this.consumeQueueTable.keys()].filter((t) => !topics.has(t) && t !== 'SCHEDULE_TOPIC_XXXX'
+      && t !== 'RMQ_SYS_TRANS_OP_HALF_TOPIC' && !t.startsWith('%LMQ%'));
+    for (const topic of unused) this.#log.info({ topic }, 'cleanUnusedTopic: topic destroyed');
+    return this.deleteTopics(unused);
+  }
+
   /** Deletes the consume queues of these topics (the commit log keeps their records until it expires). */
   async deleteTopics(topics: Iterable<string>): Promise<number> {
     let n = 0;

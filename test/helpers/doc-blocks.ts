@@ -43,7 +43,7 @@ export const isTypeScript = (b: DocBlock): boolean => b.info === 'ts' || b.info.
 
 /**
  * Type-checks each block as its own module (top-level await allowed) against the package's sources, in memory:
- * 'rocketmq-ts' resolves to lib/index.ts and 'rocketmq-ts/server' to lib/server.ts. Returns one line per error.
+ * 'rocketmq-ts' resolves to lib/index.ts, 'rocketmq-ts/server' to lib/server.ts, 'rocketmq-ts/dashboard' to lib/dashboard/dashboard-server.ts. Returns one line per error.
  */
 export function typeCheckBlocks(blocks: readonly DocBlock[]): string[] {
   const options: ts.CompilerOptions = {
@@ -57,7 +57,7 @@ export function typeCheckBlocks(blocks: readonly DocBlock[]): string[] {
     skipLibCheck: true,
     noEmit: true,
     baseUrl: REPO_ROOT,
-    paths: { 'rocketmq-ts': ['lib/index.ts'], 'rocketmq-ts/server': ['lib/server.ts'] },
+    paths: { 'rocketmq-ts': ['lib/index.ts'], 'rocketmq-ts/server': ['lib/server.ts'], 'rocketmq-ts/dashboard': ['lib/dashboard/dashboard-server.ts'] },
   };
   const virtual = new Map<string, DocBlock>();
   blocks.forEach((b, i) => virtual.set(path.join(DOCS_DIR, `__block_${i}_${path.basename(b.page, '.md')}.ts`), b));

@@ -305,6 +305,11 @@ export function runMqadmin(version: JavaVersion, args: string[], opts: { runDir?
   return runToEnd(bin(version, 'mqadmin.sh'), args, { ...opts, env: javaOptsEnv(opts.javaOpts) });
 }
 
+/** Starts Java's mqadmin for a command that runs until stopped (clusterRT, startMonitoring); resolves once its output matches. */
+export function startMqadmin(version: JavaVersion, args: string[], opts: { runDir?: string; readyPattern?: RegExp; readyTimeoutMs?: number } = {}): Promise<JavaProcess> {
+  return spawnJava(bin(version, 'mqadmin.sh'), args, { runDir: opts.runDir, readyPattern: opts.readyPattern, readyTimeoutMs: opts.readyTimeoutMs });
+}
+
 const HARNESS = (): string => path.join(JAVAREF_DIR, '4.9.8', 'harness', 'bin', 'harness.sh');
 
 /** Runs the Java 4.9.8 client driver (`produce|consume|txn|bench-produce|bench-consume ...`) to its end. */

@@ -38,6 +38,14 @@ import { newDataVersion, nextVersion, dataVersionToJson, type DataVersion } from
 import { encodeFastjson, javaDoubleString } from '../../../protocol/body/fastjson';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { RemotingCommand } from '../../../protocol/remoting-command';
+import { ConsumeMessageDirectlyResultRequestHeader } from '../../../protocol/header/consume-message-directly-result-request-header';
+import { decodeOffsetMessageId } from '../../../protocol/message/message-id';
+import { type ProducerInfo, encodeProducerTableInfo } from '../../../protocol/body/producer-table-info';
+import { type QueryConsumeQueueResponseBody, encodeQueryConsumeQueueResponseBody } from '../../../protocol/body/query-consume-queue-response-body';
+import { QueryConsumeQueueRequestHeader } from '../../../protocol/header/query-consume-queue-request-header';
+import { encodeTopicList } from '../../../protocol/body/topic-list';
+import { systemTopics } from '../../../protocol/mix-all';
+import { RemotingTimeoutError } from '../../errors';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties, applyProperties } from '../../util/properties-file';
 import { validateTopic, isSystemTopic } from '../topic/topic-validator';
@@ -68,6 +76,9 @@ const ADMIN_CODES = [
   RequestCode.GET_BROKER_CONFIG, RequestCode.UPDATE_BROKER_CONFIG, RequestCode.GET_CONSUMER_RUNNING_INFO,
   RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
   RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
+  RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE, RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC,
+  RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO, RequestCode.QUERY_CONSUME_QUEUE,
+  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -142,6 +153,42 @@ export class AdminBrokerProcessor {
         const data = this.controller.brokerStatsManager.statsData(h.statsName, h.statsKey);
         if (!data) return this.error(request, ResponseCode.SYSTEM_ERROR, `The stats <${h.statsName}> <${h.statsKey}> not exist`);
         return this.ok(request, encodeBrokerStatsData(data));
+      }
+      case RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE:
+        this.controller.logger.warn('invoke cleanExpiredConsumeQueue start.');
+        await this.controller.messageStore.cleanExpiredConsumerQueue();
+        this.controller.logger.warn('invoke cleanExpiredConsumeQueue end.');
+        return this.ok(request);
+      case RequestCode.DELETE_EXPIRED_COMMITLOG:
+        this.controller.logger.warn('invoke deleteExpiredCommitLog start.');
+        this.controller.messageStore.executeDeleteFilesManually();
+        this.controller.logger.warn('invoke deleteExpiredCommitLog end.');
+        return this.ok(request);
+      case RequestCode.CLEAN_UNUSED_TOPIC:
+        this.controller.logger.warn('invoke cleanUnusedTopic start.');
+        await this.controller.messageStore.cleanUnusedTopic(new Set(this.controller.topicConfigManager.topicConfigTable.keys()));
+        this.controller.logger.warn('invoke cleanUnusedTopic end.');
+        return this.ok(request);
+      case RequestCode.CONSUME_MESSAGE_DIRECTLY: return this.consumeMessageDirectly(request);
+      case RequestCode.QUERY_CONSUME_QUEUE: return this.queryConsumeQueue(request);
+      case RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER: {
+        // TopicValidator's system topic set: the static ones plus what TopicConfigManager adds at start
+        const bc = this.controller.brokerConfig;
+        const topics = new Set([...systemTopics(), bc.brokerClusterName, bc.brokerName, `${bc.brokerClusterName}_REPLY_TOPIC`]);
+        if (bc.traceTopicEnable) topics.add(bc.msgTraceTopicName);
+        return this.ok(request, encodeTopicList({ topicList: javaHashOrderKeys(topics) }));
+      }
+      case RequestCode.GET_ALL_PRODUCER_INFO: {
+        // ProducerManager.getProducerTable: every group with one ProducerInfo per connection
+        const data = new Map<string, ProducerInfo[]>();
+        for (const [group, m] of this.controller.producerManager.groupChannelTable) {
+          if (m.size === 0) continue;
+          data.set(group, [...m.values()].map((info) => ({
+            clientId: info.clientId, remoteIP: `/${info.channel.remoteAddress}`, language: info.language, version: info.version,
+            lastUpdateTimestamp: info.lastUpdateTimestamp,
+          })));
+        }
+        return this.ok(request, encodeProducerTableInfo({ data }));
       }
       default:
         return RemotingCommand.createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ` request type ${request.code} not supported`);
@@ -310,6 +357,10 @@ export class AdminBrokerProcessor {
     };
     add(this.controller.brokerConfig);
     add(this.controller.messageStoreConfig);
+    // Java keys we have no setting for, at Java's defaults: mqadmin exportConfigs copies them (a missing one is a
+    // NullPointerException there). BrokerConfig.filterServerNums; NettyClientConfig.useTLS (false without -Dtls.enable).
+    const have = new Set(lines.map((l) => l.slice(0, l.indexOf('='))));
+    for (const [k, v] of [['filterServerNums', '0'], ['useTLS', 'false']]) if (!have.has(k)) lines.push(`${k}=${v}`);
     return lines.map((l) => `${l}\n`).join('');
   }
 
@@ -353,6 +404,69 @@ export class AdminBrokerProcessor {
       return this.error(request, ResponseCode.SYSTEM_ERROR,
         `invoke consumer <${h.consumerGroup}> <${h.clientId}> Exception: ${(err as Error).message ?? String(err)}`);
     }
+  }
+
+  /**
+   * CONSUME_MESSAGE_DIRECTLY (309) from an admin: the stored record of the offset msgId goes as the body, with the
+   * broker's name added to the header, to the consumer `clientId` of the group, whose answer is returned as it is
+   * (AdminBrokerProcessor.consumeMessageDirectly and callConsumer).
+   */
+  private async consumeMessageDirectly(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = ConsumeMessageDirectlyResultRequestHeader.decode(request.extFields);
+    const extFields: Record<string, string> = { ...request.extFields, brokerName: this.controller.brokerConfig.brokerName };
+    let body: Buffer | null = request.body;
+    try {
+      body = await this.controller.messageStore.lookMessageByOffset(decodeOffsetMessageId(h.msgId ?? '').offset) ?? body;
+    } catch {
+      // not an offset msgId (Java catches the UnknownHostException): forwarded without the record
+    }
+    const clientId = h.clientId ?? '';
+    const info = this.controller.consumerManager.findChannel(h.consumerGroup, clientId);
+    if (!info) return this.error(request, ResponseCode.SYSTEM_ERROR, `The Consumer <${h.consumerGroup}> <${clientId}> not online`);
+    try {
+      const r = await this.controller.broker2Client.callClient(info.channel, RemotingCommand.createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, extFields, body));
+      return RemotingCommand.createResponse(request, r.code, r.remark ?? null, r.extFields ?? null, r.body);
+    } catch (err) {
+      if (err instanceof RemotingTimeoutError) {
+        return this.error(request, ResponseCode.CONSUME_MSG_TIMEOUT, `consumer <${h.consumerGroup}> <${clientId}> Timeout: ${err.message}`);
+      }
+      return this.error(request, ResponseCode.SYSTEM_ERROR, `invoke consumer <${h.consumerGroup}> <${clientId}> Exception: ${(err as Error).message ?? String(err)}`);
+    }
+  }
+
+  /**
+   * QUERY_CONSUME_QUEUE (321), AdminBrokerProcessor.queryConsumeQueue: up to `count` entries of one consume queue from
+   * `index` (to the end of the file that holds it), its min/max index, and the group's subscription when one is named.
+   * Our consume queues have no extension file, so no entry carries ext data, a bit map or an evaluation.
+   */
+  private async queryConsumeQueue(request: RemotingCommand): Promise<RemotingCommand> {
+    const h = QueryConsumeQueueRequestHeader.decode(request.extFields);
+    const topic = h.topic ?? '';
+    const queueId = h.queueId ?? 0;
+    const cq = this.controller.messageStore.findConsumeQueue(topic, queueId);
+    if (!cq) return this.error(request, ResponseCode.SYSTEM_ERROR, `${queueId}@${topic} is not exist!`);
+    const body: QueryConsumeQueueResponseBody = {
+      subscriptionData: null, filterData: null, queueData: null, maxQueueIndex: cq.getMaxOffsetInQueue(), minQueueIndex: cq.getMinOffsetInQueue(),
+    };
+    if (h.consumerGroup !== undefined) {
+      const sd = this.controller.consumerManager.findSubscriptionData(h.consumerGroup, topic);
+      body.subscriptionData = sd ?? null;
+      // ConsumerFilterManager holds data for SQL92 subscriptions only: JSON.toJSONString(null, true) for a tag one
+      body.filterData = sd ? 'null' : `${h.consumerGroup}@${topic} is not online!`;
+    }
+    const count = h.count ?? 0;
+    const buf = await cq.getIndexBuffer(h.index ?? 0, Math.max(0, count) * 20);
+    if (!buf) {
+      return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, `Index ${h.index ?? 0} of ${queueId}@${topic} is not exist!`);
+    }
+    body.queueData = [];
+    for (let i = 0; i + 20 <= buf.length; i += 20) {
+      body.queueData.push({
+        physicOffset: Number(buf.readBigInt64BE(i)), physicSize: buf.readInt32BE(i + 8), tagsCode: Number(buf.readBigInt64BE(i + 12)),
+        extendDataJson: null, bitMap: null, eval: false, msg: null,
+      });
+    }
+    return this.ok(request, encodeQueryConsumeQueueResponseBody(body));
   }
 
   /** GET_BROKER_RUNTIME_INFO keys, as Java's prepareRuntimeInfo. */

@@ -237,7 +237,14 @@ export const MESSAGE_COMMANDS: Command[] = [
     async run(admin, opts, out) {
       const msgId = req(opts, 'i');
       const topic = req(opts, 't');
-      if (opts.has('g') && opts.has('d')) throw new ConfigError('queryMsgByUniqueKey -g -d (consume the message directly on a client) is not supported');
+      if (opts.has('g') && opts.has('d')) {
+        // the consumer -d of group -g consumes the message now (CONSUME_MESSAGE_DIRECTLY through the broker)
+        const r = await admin.consumeMessageDirectly(req(opts, 'g'), req(opts, 'd'), topic, msgId);
+        if (wantsJson(opts)) return printJson(out, r);
+        out(`ConsumeMessageDirectlyResult [order=${r.order}, autoCommit=${r.autoCommit}, consumeResult=${r.consumeResult ?? 'null'}, `
+          + `remark=${r.remark ?? 'null'}, spentTimeMills=${r.spentTimeMills}]`);
+        return;
+      }
       // Java's queryMessageByUniqKey keeps the earliest stored message only, so -a prints one message too.
       const msg = await admin.queryMessageByUniqKey(topic, msgId);
       await printMessageDetail(admin, msg, out, { offsetIdLine: false, index: 0, json: wantsJson(opts) });
