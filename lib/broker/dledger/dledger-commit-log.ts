@@ -142,8 +142,14 @@ export class DLedgerCommitLog {
     return applied;
   }
 
+  /** The broker's and the store's copy of the role. */
+  #setRole(role: BrokerRole): void {
+    this.broker.messageStoreConfig.brokerRole = role;
+    this.store.config.brokerRole = role;
+  }
+
   #setSlave(): void {
-    this.broker.messageStoreConfig.brokerRole = BrokerRole.SLAVE;
+    this.#setRole(BrokerRole.SLAVE);
     this.broker.brokerConfig.brokerId = this.slaveBrokerId;
   }
 
@@ -158,7 +164,7 @@ export class DLedgerCommitLog {
         await new Promise((r) => setTimeout(r, 10));
       }
       if (this.#stopped) return;
-      this.broker.messageStoreConfig.brokerRole = BrokerRole.SYNC_MASTER;
+      this.#setRole(BrokerRole.SYNC_MASTER);
       this.broker.brokerConfig.brokerId = 0;
       this.log.info({ term }, 'dledger leader: serving as master');
     } else {
