@@ -21,9 +21,13 @@ import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
 import { PutMessageStatus, type PutMessageResult } from '../../store/store-status';
 import { BLANK_MAGIC_CODE } from '../../store/stored-record';
+import { layoutRecord } from '../../../protocol/message/message-decoder';
+import { MessageSysFlag } from '../../../protocol/message/sys-flag';
 
 /** Java MessageDecoder.PHY_POS_POSITION */
 const PHY_POS_POSITION = 4 + 4 + 4 + 4 + 4 + 8;
+const QUEUE_ID_POSITION = 4 + 4 + 4;
+const QUEUE_OFFSET_POSITION = 4 + 4 + 4 + 4 + 4;
 
 export interface DLedgerBroker {
   readonly messageStoreConfig: MessageStoreConfig;
@@ -89,14 +93,35 @@ export class DLedgerCommitLog {
     if (!this.server.isLeader || this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
       return { putMessageStatus: PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
     }
+    this.#assignQueueOffset(record);
     try {
       const { result } = await this.server.append(record);
       return result as PutMessageResult;
     } catch (err) {
+      this.#nextQueueOffset.clear();
       const timeout = err instanceof DLedgerError && err.code === 502;
       this.log.warn({ err }, 'dledger append failed');
       return { putMessageStatus: timeout ? PutMessageStatus.FLUSH_SLAVE_TIMEOUT : PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
     }
+  }
+
+  /** Queue offsets the leader predicted for entries not yet applied (`topic-queueId` → next). */
+  #nextQueueOffset = new Map<string, number>();
+
+  /**
+   * Writes into the record the queue offset the apply will assign (Java assigns it at append time; the entry then
+   * reads the same in a Java broker that opens this log). Prepared and rolled-back transaction messages take 0.
+   */
+  #assignQueueOffset(record: Buffer): void {
+    const l = layoutRecord(record);
+    const tx = l.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    if (tx === MessageSysFlag.TRANSACTION_PREPARED_TYPE || tx === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) return;
+    const topic = record.toString('utf8', l.topicPosition, l.topicPosition + l.topicLength);
+    const queueId = record.readInt32BE(QUEUE_ID_POSITION);
+    const key = `${topic}-${queueId}`;
+    const next = this.#nextQueueOffset.get(key) ?? this.store.getNextQueueOffset(topic, queueId);
+    this.#nextQueueOffset.set(key, next + 1);
+    record.writeBigInt64BE(BigInt(next), QUEUE_OFFSET_POSITION);
   }
 
   async #apply(entry: DLedgerEntry): Promise<PutMessageResult> {
@@ -164,6 +189,7 @@ export class DLedgerCommitLog {
         await new Promise((r) => setTimeout(r, 10));
       }
       if (this.#stopped) return;
+      this.#nextQueueOffset.clear();
       this.#setRole(BrokerRole.SYNC_MASTER);
       this.broker.brokerConfig.brokerId = 0;
       this.log.info({ term }, 'dledger leader: serving as master');
