@@ -87,5 +87,26 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
     const max = b.messageStore.getMaxOffsetInQueue(topic, 0) + b.messageStore.getMaxOffsetInQueue(topic, 1)
       + b.messageStore.getMaxOffsetInQueue(topic, 2) + b.messageStore.getMaxOffsetInQueue(topic, 3);
     expect(max).to.equal(bodies.length);
+
+    // The Java leader dies (SIGKILL): the other Java peer and ours elect a new leader between them.
+    const leaderIdx = Number(server.leaderId!.slice(1));
+    if (leaderIdx < 2) {
+      const oldTerm = server.currTerm;
+      await javas[leaderIdx].stop('SIGKILL');
+      await waitFor(() => server.leaderId !== null && server.currTerm > oldTerm, 60_000, 'a new leader after the Java leader died');
+      console.log(`      after SIGKILL of n${leaderIdx}: leader ${server.leaderId} (term ${server.currTerm}); our peer is ${server.role}`);
+      const more = Array.from({ length: 10 }, (_, i) => `mix2-${i}`);
+      for (const body of more) {
+        await waitFor(async () => {
+          try {
+            await p.send(createMessage(topic, body));
+            return true;
+          } catch {
+            return false;
+          }
+        }, 60_000, `send ${body}`);
+      }
+      await waitFor(() => server.committedIndex >= bodies.length + more.length - 1 && server.appliedIndex === server.committedIndex, 30_000, 'the new entries committed on our peer');
+    }
   });
 });
