@@ -282,7 +282,7 @@ export const IGNORED_NETTY_KEYS: ReadonlySet<string> = new Set([
   'endTransactionThreadPoolNums', 'processReplyMessageThreadPoolNums', 'sendThreadPoolQueueCapacity',
   'pullThreadPoolQueueCapacity', 'queryThreadPoolQueueCapacity', 'clientManagerThreadPoolQueueCapacity',
   'consumerManagerThreadPoolQueueCapacity', 'heartbeatThreadPoolQueueCapacity', 'endTransactionPoolQueueCapacity',
-  'useReentrantLockWhenPutMessage', 'transientStorePoolEnable', 'isEnableDLegerCommitLog', 'enableDLegerCommitLog',
+  'useReentrantLockWhenPutMessage', 'transientStorePoolEnable', 'isEnableDLegerCommitLog',
 ]);
 
 /**
