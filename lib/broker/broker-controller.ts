@@ -371,6 +371,9 @@ export class BrokerController {
     await this.#vipServer?.shutdown();
     this.#vipServer = null;
     await this.accessValidator?.shutdown();
+    // DLedger first: no role change starts a service after this.
+    await this.dledgerCommitLog?.shutdown();
+    if (this.dledgerCommitLog) await this.transactionalMessageCheckService.shutdown();
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
     await this.replication.shutdown();
@@ -379,9 +382,20 @@ export class BrokerController {
     await this.subscriptionGroupManager.persistNow();
     this.#removeArrivingListener?.();
     this.#removeArrivingListener = null;
-    await this.dledgerCommitLog?.shutdown();
     await this.messageStore.shutdown();
     this.logger.info({ brokerAddr: this.brokerAddr }, 'broker shut down');
+  }
+
+  /** DLedger leader: as a master, deliver delayed messages and check half messages (Java changeToMaster). */
+  async changeToMaster(): Promise<void> {
+    await this.scheduleMessageService.start();
+    this.transactionalMessageCheckService.start();
+  }
+
+  /** DLedger follower: stop what only a master runs (Java changeToSlave). */
+  async changeToSlave(): Promise<void> {
+    await this.scheduleMessageService.shutdown();
+    await this.transactionalMessageCheckService.shutdown();
   }
 
   /**

@@ -401,6 +401,8 @@ export class DLedgerServer {
   }
 
   #changeToLeader(term: number): void {
+    // What this peer wrote as a follower counts towards the quorum too.
+    this.#selfWritten = this.store.ledgerEndIndex;
     this.#takingLeadership = false;
     this.#transferring = null;
     this.#lastSendHeartBeatTime = -1;
@@ -755,6 +757,7 @@ export class DLedgerServer {
             return res(DLedgerResponseCode.INCONSISTENT_STATE);
           }
         }
+        this.#selfWritten = this.store.ledgerEndIndex;
         commit();
         return { ...res(DLedgerResponseCode.SUCCESS, entries.length ? entries[entries.length - 1].index : null), count: entries.length };
       }
@@ -777,6 +780,7 @@ export class DLedgerServer {
           this.log.error({ err, index: e.index }, 'truncate failed');
           return res(DLedgerResponseCode.INCONSISTENT_STATE);
         }
+        this.#selfWritten = this.store.ledgerEndIndex;
         this.log.info({ index: e.index, ledgerEndIndex: this.store.ledgerEndIndex }, 'truncated to the leader');
         commit();
         return res(DLedgerResponseCode.SUCCESS, e.index);

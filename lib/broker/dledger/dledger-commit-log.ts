@@ -33,6 +33,9 @@ export interface DLedgerBroker {
   readonly messageStoreConfig: MessageStoreConfig;
   readonly brokerConfig: { brokerId: number };
   registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
+  /** Starts what only a master runs (delayed delivery, transaction checks). */
+  changeToMaster(): Promise<void>;
+  changeToSlave(): Promise<void>;
 }
 
 export class DLedgerCommitLog {
@@ -192,10 +195,12 @@ export class DLedgerCommitLog {
       this.#nextQueueOffset.clear();
       this.#setRole(BrokerRole.SYNC_MASTER);
       this.broker.brokerConfig.brokerId = 0;
+      await this.broker.changeToMaster().catch((err) => this.log.error({ err }, 'starting the master services failed'));
       this.log.info({ term }, 'dledger leader: serving as master');
     } else {
       if (this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE && this.broker.brokerConfig.brokerId === this.slaveBrokerId) return;
       this.#setSlave();
+      await this.broker.changeToSlave().catch((err) => this.log.error({ err }, 'stopping the master services failed'));
       this.log.info({ term, role }, 'dledger follower: serving as slave');
     }
     await this.broker.registerBrokerAll(true, false, true).catch((err) => this.log.warn({ err }, 'register after role change failed'));

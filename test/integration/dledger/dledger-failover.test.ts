@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startCluster, type Cluster } from '../../../lib/cluster';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
-import { createMessage } from '../../../protocol/message/message';
+import { createMessage, setDelayTimeLevel } from '../../../protocol/message/message';
 import { SendStatus } from '../../../lib/client/send-result';
 import { randomName, waitFor } from '../../helpers/cluster';
 import type { BrokerController } from '../../../lib/broker/broker-controller';
@@ -76,7 +76,12 @@ describe('dledger: a 3-peer broker group (startCluster({ dledger: 3 }))', functi
       const i = cluster.brokers.indexOf(leader!);
       const killedAt = Date.now();
       await cluster.stopBroker(i);
-      await waitFor(() => lastOk > killedAt && !!master(), 30_000, `a new master after kill ${k}`);
+      await waitFor(() => lastOk > killedAt && !!master(), 30_000, `a new master after kill ${k}`).catch((err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(cluster.brokers.map((b) => {
+          const s = b.dledgerCommitLog!.server;
+          return { running: b.isRunning, role: s.role, brokerRole: b.messageStoreConfig.brokerRole, end: s.ledgerEndIndex, committed: s.committedIndex, applied: s.appliedIndex, term: s.currTerm };
+        }))}`);
+      });
       failover.push(lastOk - killedAt);
       const back = await cluster.startBroker(i);
       await waitFor(() => {
@@ -109,5 +114,26 @@ describe('dledger: a 3-peer broker group (startCluster({ dledger: 3 }))', functi
     const duplicates = [...seen.values()].filter((n) => n > 1).length;
     console.log(`      consumed ${seen.size} distinct, ${duplicates} duplicates, ${lost.length} acknowledged lost`);
     expect(lost).to.deep.equal([]);
+  });
+
+  it('delivers a delayed message from the leader (the schedule service runs on the master)', async () => {
+    await waitFor(() => !!master(), 20_000, 'a master');
+    const topic = randomName('DLD');
+    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('p'), pollNameServerInterval: 100 });
+    await producer.start();
+    const msg = createMessage(topic, 'later');
+    setDelayTimeLevel(msg, 1);
+    const sentAt = Date.now();
+    await producer.send(msg);
+    consumer = new DefaultLitePullConsumer({
+      consumerGroup: randomName('CG'), namesrvAddr: cluster.namesrvAddr, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', instanceName: randomName('c'), pollNameServerInterval: 100,
+    });
+    consumer.subscribe(topic, '*');
+    await consumer.start();
+    const got: string[] = [];
+    const deadline = Date.now() + 30_000;
+    while (got.length === 0 && Date.now() < deadline) for (const m of await consumer.poll(500)) got.push(m.body!.toString());
+    expect(got).to.deep.equal(['later']);
+    expect(Date.now() - sentAt).to.be.at.least(900);
   });
 });
