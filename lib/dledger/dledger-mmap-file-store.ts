@@ -156,23 +156,37 @@ export class DLedgerMmapFileStore {
     let pos = files.length ? files[0].from : 0;
     const slots: Slot[] = [];
     let begin = -1;
+    const CHUNK = 4 * 1024 * 1024;
     scan: for (const f of files) {
       if (f.from !== pos && slots.length) break;
       pos = f.from;
-      const buf = Buffer.allocUnsafe(size);
-      await f.handle.read(buf, 0, size, 0);
+      // A window over the file, refilled from the entry being read (the file is not read whole).
+      let win = Buffer.alloc(0);
+      let winFrom = 0;
+      const ensure = async (at: number, len: number): Promise<boolean> => {
+        if (at >= winFrom && at + len <= winFrom + win.length) return true;
+        const n = Math.min(Math.max(CHUNK, len), size - at);
+        if (n < len) return false;
+        const b = Buffer.allocUnsafe(n);
+        const { bytesRead } = await f.handle.read(b, 0, n, at);
+        win = b.subarray(0, bytesRead);
+        winFrom = at;
+        return bytesRead >= len;
+      };
       let at = 0;
       while (at + 8 <= size) {
-        const magic = buf.readInt32BE(at);
-        const sz = buf.readInt32BE(at + 4);
+        if (!(await ensure(at, 8))) break scan;
+        const magic = win.readInt32BE(at - winFrom);
+        const sz = win.readInt32BE(at - winFrom + 4);
         if (magic === BLANK_MAGIC_CODE && sz === size - at) {
           pos = f.from + size;
           continue scan;
         }
-        if (sz === 0 || at + BODY_OFFSET > size || magic < MAGIC_1 || magic > CURRENT_MAGIC || sz <= BODY_OFFSET - 4 || at + sz > size) break scan;
-        const e = decodeEntry(buf.subarray(at, at + BODY_OFFSET));
+        if (sz === 0 || at + BODY_OFFSET > size || magic < MAGIC_1 || magic > CURRENT_MAGIC || sz < BODY_OFFSET || at + sz > size) break scan;
+        if (!(await ensure(at, BODY_OFFSET))) break scan;
+        const e = decodeEntry(win.subarray(at - winFrom, at - winFrom + BODY_OFFSET));
         if (e.pos !== f.from + at) break scan;
-        if (buf.readInt32BE(at + 44) + BODY_OFFSET !== sz) break scan;
+        if (win.readInt32BE(at - winFrom + 44) + BODY_OFFSET !== sz) break scan;
         if (lastIndex !== -1 && e.index !== lastIndex + 1) break scan;
         if (e.term < lastTerm) break scan;
         if (begin === -1) begin = e.index;
