@@ -119,6 +119,8 @@ export class DLedgerMmapFileStore {
   #slots: Slot[] = [];
   #chain: Promise<unknown> = Promise.resolve();
   #dirty = false;
+  /** The last appended entries by index (the pusher reads them right after the append). */
+  #recent = new Map<number, DLedgerEntry>();
 
   constructor(private readonly config: DLedgerConfig, private readonly log: Logger) {
     this.dataFileList = new FileList(dataStorePath(config), config.mappedFileSizeForEntryData);
@@ -265,6 +267,8 @@ export class DLedgerMmapFileStore {
 
   #commitAppend(entry: DLedgerEntry, encoded: Buffer, place: { pos: number; blank: Buffer | null; blankAt: number }): Promise<void> {
     if (this.ledgerBeginIndex === -1) this.ledgerBeginIndex = entry.index;
+    this.#recent.set(entry.index, { ...entry, size: encoded.length });
+    if (this.#recent.size > 4096) this.#recent.delete(this.#recent.keys().next().value as number);
     this.#slots.push({ pos: entry.pos, size: encoded.length, term: entry.term });
     this.ledgerEndIndex = entry.index;
     this.ledgerEndTerm = entry.term;
@@ -294,6 +298,7 @@ export class DLedgerMmapFileStore {
   /** Drops entries after `index` (data from `pos`). Committed entries are never dropped. */
   truncateAfter(index: number, pos: number): Promise<void> {
     if (index < this.committedIndex) throw new MessageStoreError(`refusing to truncate committed entries (${index} < ${this.committedIndex})`);
+    for (const i of [...this.#recent.keys()]) if (i > index) this.#recent.delete(i);
     const oldEnd = this.writePos;
     const oldIdxEnd = (this.ledgerEndIndex + 1) * INDEX_UNIT_SIZE;
     if (this.ledgerBeginIndex !== -1) this.#slots.length = Math.max(0, index - this.ledgerBeginIndex + 1);
@@ -310,6 +315,8 @@ export class DLedgerMmapFileStore {
   async get(index: number): Promise<DLedgerEntry> {
     const s = this.slot(index);
     if (!s) throw new MessageStoreError(`INDEX_OUT_OF_RANGE ${index} not in [${this.ledgerBeginIndex}, ${this.ledgerEndIndex}]`);
+    const cached = this.#recent.get(index);
+    if (cached && cached.pos === s.pos) return cached;
     await this.#chain;
     const buf = await this.dataFileList.read(s.pos, s.size);
     if (!buf) throw new MessageStoreError(`DISK_ERROR reading entry ${index} at ${s.pos}`);
