@@ -95,6 +95,10 @@ const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[
     about: 'master/slave replication: SYNC_MASTER vs ASYNC_MASTER sync x16 / async x256 (1 KiB), replication lag',
     run: async () => (await import('./ha')).runHaBench(),
   },
+  dledger: {
+    about: 'DLedger 3-peer group vs single master: sync x16 / async x256 (1 KiB); failover time over 20 leader kills',
+    run: async () => (await import('./dledger')).runDLedgerBench(),
+  },
   security: {
     about: 'cost of ACL and of TLS: async x256 1 KiB sends with each on and off',
     run: async () => (await import('./security')).runSecurityBench(),

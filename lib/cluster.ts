@@ -10,6 +10,8 @@ import { BrokerController } from './broker/broker-controller';
 import type { BrokerConfig } from './broker/broker-config';
 import type { MessageStoreConfig } from './store/message-store-config';
 import type { Logger } from './logger';
+import type { DLedgerConfig } from './dledger';
+import net from 'node:net';
 
 export interface StartClusterOptions {
   /**
@@ -42,6 +44,14 @@ export interface StartClusterOptions {
    * @default {}
    */
   replication?: { slaveSyncInitialDelayMillis?: number; slaveSyncIntervalMillis?: number };
+  /**
+   * DLedger mode: one broker group (broker-a) of this many peers (n0, n1, ...) whose commit log is a Raft log
+   * (enableDLegerCommitLog); `brokers` holds the peers, the elected leader serves as master. 0 = off.
+   * @default 0
+   */
+  dledger?: number;
+  /** DLedger timings for the peers (e.g. short heartbeats in failover tests). */
+  dledgerConfig?: Partial<DLedgerConfig>;
   /**
    * A pino logger for the servers.
    * @default the package's root logger
@@ -95,10 +105,34 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: port },
     logger: options.logger,
     replication: options.replication,
+    dledger: options.dledgerConfig,
   });
   const masterRole = options.brokerRole ?? options.storeConfig?.brokerRole ?? 'ASYNC_MASTER';
+  const peersCount = options.dledger ?? 0;
+  let dLegerPeers = '';
+  if (peersCount > 0) {
+    const peerPorts: number[] = [];
+    for (let i = 0; i < peersCount; i++) peerPorts.push(await freePort());
+    dLegerPeers = peerPorts.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+  }
   try {
-    for (let i = 0; i < (options.brokers ?? 1); i++) {
+    for (let i = 0; i < peersCount; i++) {
+      const storePathRootDir = path.join(root, `broker-a-n${i}`);
+      configs.push({
+        brokerConfig: {
+          brokerName: 'broker-a', brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr, listenPort: 0,
+          ...options.brokerConfig, storePathRootDir,
+        },
+        storeConfig: {
+          ...TEST_STORE_CONFIG, ...options.storeConfig, storePathRootDir,
+          enableDLegerCommitLog: true, dLegerGroup: 'broker-a', dLegerPeers, dLegerSelfId: `n${i}`,
+        },
+      });
+      const b = makeFrom(configs[i], 0);
+      brokers.push(b);
+    }
+    await Promise.all(brokers.map((b) => b.start()));
+    for (let i = 0; i < (peersCount > 0 ? 0 : options.brokers ?? 1); i++) {
       const storePathRootDir = path.join(root, `broker-${i}`);
       configs.push({
         brokerConfig: {
@@ -152,7 +186,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     slaves,
     async stopBroker(i: number): Promise<void> {
       ports.set(i, brokers[i].listenPort);
-      haPorts.set(i, brokers[i].replication.haListenPort);
+      haPorts.set(i, brokers[i].dledgerCommitLog ? 0 : brokers[i].replication.haListenPort);
       await brokers[i].shutdown();
     },
     async startBroker(i: number): Promise<BrokerController> {
@@ -176,4 +210,16 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       return stopped;
     },
   };
+}
+
+/** A port free on 127.0.0.1 now (DLedger peers must know each other's ports before they start). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }

@@ -3,6 +3,8 @@
  *
  * @see org.apache.rocketmq.broker.BrokerController
  */
+import { DLedgerCommitLog } from './dledger/dledger-commit-log';
+import type { DLedgerConfig } from '../dledger';
 import { type BrokerConfig, localAddress, prometheusEndpoint, resolveBrokerConfig } from './broker-config';
 import type { BrokerService, ScheduleMessageServiceHook } from './broker-hooks';
 import type { BrokerProcessor } from './processor/broker-processor';
@@ -63,6 +65,8 @@ export interface BrokerControllerOptions {
   logger?: Logger;
   /** SlaveSynchronize schedule (tests shorten it). */
   replication?: { slaveSyncInitialDelayMillis?: number; slaveSyncIntervalMillis?: number };
+  /** DLedger timings and sizes over what enableDLegerCommitLog derives from the store config (tests use short ones). */
+  dledger?: Partial<DLedgerConfig>;
 }
 
 export class BrokerController {
@@ -111,6 +115,8 @@ export class BrokerController {
   readonly timerMessageStore: TimerMessageStore;
   /** Master/slave replication: the HA port, the slave's master addresses and metadata copy. */
   readonly replication: BrokerReplication;
+  /** DLedger mode (enableDLegerCommitLog): the Raft log and the role-change handler; null otherwise. */
+  readonly dledgerCommitLog: DLedgerCommitLog | null;
   /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
   readonly accessValidator: PlainAccessValidator | null;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
@@ -131,7 +137,12 @@ export class BrokerController {
     this.messageStoreConfig = resolveMessageStoreConfig({ ...options.messageStoreConfig, storePathRootDir: storeRoot });
     this.logger = componentLogger('broker', options.logger).child({ brokerName: this.brokerConfig.brokerName });
     // Java's BrokerStartup: a master is brokerId 0; a slave needs a brokerId > 0.
-    if (this.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
+    if (this.messageStoreConfig.enableDLegerCommitLog) {
+      // A DLedger peer starts as a slave; the elected leader becomes master (DLedgerRoleChangeHandler).
+      this.messageStoreConfig.brokerRole = BrokerRole.SLAVE;
+      this.brokerConfig.brokerId = Number.parseInt(this.messageStoreConfig.dLegerSelfId.slice(1), 10) + 1;
+      if (!(this.brokerConfig.brokerId > 0)) throw new ConfigError(`dLegerSelfId must be n<number>, got "${this.messageStoreConfig.dLegerSelfId}"`);
+    } else if (this.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
       if (this.brokerConfig.brokerId <= 0) throw new ConfigError("Slave's brokerId must be > 0");
     } else this.brokerConfig.brokerId = 0;
     const bc = this.brokerConfig;
@@ -225,6 +236,13 @@ export class BrokerController {
       logger: componentLogger('replication', this.logger),
       ...options.replication,
     }, options.remotingServerConfig?.bindAddress);
+    this.dledgerCommitLog = this.messageStoreConfig.enableDLegerCommitLog
+      ? new DLedgerCommitLog(this.messageStore, this, {
+        group: this.messageStoreConfig.dLegerGroup || bc.brokerName,
+        bindAddress: options.remotingServerConfig?.bindAddress ?? '0.0.0.0',
+        ...options.dledger,
+      }, componentLogger('dledger-commit-log', this.logger))
+      : null;
     this.accessValidator = bc.aclEnable
       ? new PlainAccessValidator({ fileHome: bc.rocketmqHome, ...options.acl, logger: this.logger })
       : null;
@@ -330,7 +348,9 @@ export class BrokerController {
     this.remotingServer.on('idle', (addr, channel) => this.#onChannelGone(addr, channel));
     this.remotingServer.on('exception', (addr, channel) => this.#onChannelGone(addr, channel));
     this.#listenPort = await this.remotingServer.listen();
-    await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);
+    // DLedger replicates through its own log: no HA stream.
+    if (this.dledgerCommitLog) await this.dledgerCommitLog.start();
+    else await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);
     await this.#startVipChannel();
     const bind = this.remotingServer.options.bindAddress;
     if (!this.accessValidator && !['127.0.0.1', 'localhost', '::1'].includes(bind)) {
@@ -397,6 +417,9 @@ export class BrokerController {
     await this.#vipServer?.shutdown();
     this.#vipServer = null;
     await this.accessValidator?.shutdown();
+    // DLedger first: no role change starts a service after this.
+    await this.dledgerCommitLog?.shutdown();
+    if (this.dledgerCommitLog) await this.transactionalMessageCheckService.shutdown();
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
     await this.timerMessageStore.shutdown();
@@ -408,6 +431,18 @@ export class BrokerController {
     this.#removeArrivingListener = null;
     await this.messageStore.shutdown();
     this.logger.info({ brokerAddr: this.brokerAddr }, 'broker shut down');
+  }
+
+  /** DLedger leader: as a master, deliver delayed messages and check half messages (Java changeToMaster). */
+  async changeToMaster(): Promise<void> {
+    await this.scheduleMessageService.start();
+    this.transactionalMessageCheckService.start();
+  }
+
+  /** DLedger follower: stop what only a master runs (Java changeToSlave). */
+  async changeToSlave(): Promise<void> {
+    await this.scheduleMessageService.shutdown();
+    await this.transactionalMessageCheckService.shutdown();
   }
 
   /**
@@ -435,7 +470,7 @@ export class BrokerController {
     });
     if (results.length > 0) {
       this.#registeredOnce = true;
-      this.replication.onRegisterResult(results[0]);
+      if (!this.dledgerCommitLog) this.replication.onRegisterResult(results[0]);
     }
   }
 }

@@ -14,11 +14,12 @@ import { configureRootLogger } from '../logger';
 import { debugEnabled } from './cli-errors';
 import { untilSignal } from './until-signal';
 
-export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--store DIR] [-c broker.conf]
+export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--store DIR] [--dledger N] [-c broker.conf]
 
   --namesrv-port P   name server port (default 9876)
   --broker-port Q    broker port (default 10911)
   --store DIR        store root (default ~/store)
+  --dledger N        a DLedger group of N broker peers (ports Q, Q+10, ...; peers on 40911, 40912, ...; stores DIR/node00, ...)
   -c FILE            Java broker.conf for everything else
 `;
 
@@ -27,11 +28,13 @@ export interface StartArgs {
   brokerPort?: number;
   store?: string;
   configFile?: string;
+  /** Peers of a DLedger group (0: one plain broker). */
+  dledger: number;
   help: boolean;
 }
 
 export function parseStartArgs(argv: string[]): StartArgs {
-  const out: StartArgs = { namesrvPort: 9876, help: false };
+  const out: StartArgs = { namesrvPort: 9876, dledger: 0, help: false };
   const port = (raw: string | undefined, name: string): number => {
     const n = Number(raw);
     if (raw === undefined || !Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`bad ${name}: ${raw}`);
@@ -49,6 +52,10 @@ export function parseStartArgs(argv: string[]): StartArgs {
       const v = argv[++i];
       if (!v) throw new ConfigError(`${arg} needs a file`);
       out.configFile = v;
+    } else if (arg === '--dledger') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1 || n > 9) throw new ConfigError(`--dledger needs a peer count 1..9, got ${argv[i]}`);
+      out.dledger = n;
     } else if (arg === '-h' || arg === '--help') out.help = true;
     else throw new ConfigError(`unknown option ${arg}`);
   }
@@ -78,26 +85,37 @@ export async function runStart(argv: string[]): Promise<number> {
   }, { logger, ...(conf.remotingServerConfig.tls ? { tls: conf.remotingServerConfig.tls } : {}) });
   await namesrv.start();
   conf.brokerConfig.namesrvAddr = namesrv.address;
-  const broker = new BrokerController({
-    brokerConfig: conf.brokerConfig,
-    messageStoreConfig: conf.messageStoreConfig,
-    remotingServerConfig: conf.remotingServerConfig,
-    logger,
-  });
+  const brokers: BrokerController[] = [];
+  const peers = args.dledger;
+  const dLegerPeers = Array.from({ length: peers }, (_, k) => `n${k}-127.0.0.1:${40911 + k}`).join(';');
+  for (let k = 0; k < Math.max(1, peers); k++) {
+    const root = peers ? path.join(conf.messageStoreConfig.storePathRootDir, `node0${k}`) : conf.messageStoreConfig.storePathRootDir;
+    const port = peers ? (args.brokerPort ?? conf.brokerConfig.listenPort) + 10 * k : conf.brokerConfig.listenPort;
+    brokers.push(new BrokerController({
+      brokerConfig: { ...conf.brokerConfig, listenPort: port, storePathRootDir: root },
+      messageStoreConfig: peers
+        ? { ...conf.messageStoreConfig, storePathRootDir: root, storePathCommitLog: '', enableDLegerCommitLog: true, dLegerGroup: conf.brokerConfig.brokerName, dLegerPeers, dLegerSelfId: `n${k}` }
+        : conf.messageStoreConfig,
+      remotingServerConfig: { ...conf.remotingServerConfig, listenPort: port },
+      logger,
+    }));
+  }
   try {
-    await broker.start();
+    for (const b of brokers) await b.start();
   } catch (err) {
+    for (const b of brokers) await b.shutdown().catch(() => undefined);
     await namesrv.shutdown();
     throw err;
   }
   return untilSignal(logger, async () => {
-    await broker.shutdown();
+    for (const b of brokers) await b.shutdown();
     await namesrv.shutdown();
   }, () => {
     process.stdout.write(
       `rocketmq-ts is running (${Date.now() - t0} ms)\n` +
       `  name server: ${namesrv.address}   (NAMESRV_ADDR=${namesrv.address})\n` +
-      `  broker:      ${broker.brokerAddr}   cluster ${conf.brokerConfig.brokerClusterName}, name ${conf.brokerConfig.brokerName}\n` +
+      brokers.map((b) => `  broker:      ${b.brokerAddr}   cluster ${conf.brokerConfig.brokerClusterName}, name ${conf.brokerConfig.brokerName}` +
+        `${peers ? `, DLedger ${b.messageStoreConfig.dLegerSelfId}` : ''}\n`).join('') +
       `  store:       ${conf.messageStoreConfig.storePathRootDir}\n`,
     );
   });

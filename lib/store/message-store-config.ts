@@ -114,6 +114,18 @@ export interface MessageStoreConfig {
   haListenPort: number;
   /** Heartbeat / offset report interval of both ends of the HA stream (ms). */
   haSendHeartbeatInterval: number;
+  /** DLedger: the commit log is a Raft log replicated among dLegerPeers (lib/dledger, lib/broker/dledger). */
+  enableDLegerCommitLog: boolean;
+  /** DLedger group name (usually the brokerName). */
+  dLegerGroup: string;
+  /** `n0-127.0.0.1:40911;n1-127.0.0.1:40912;n2-127.0.0.1:40913` */
+  dLegerPeers: string;
+  /** This peer's id in dLegerPeers (n0, n1, ...); a follower registers as brokerId = the number + 1. */
+  dLegerSelfId: string;
+  /** The peer that leadership moves to when it is caught up. */
+  preferredLeaderId: string;
+  /** DLedger pushes entries to followers in batches. */
+  enableBatchPush: boolean;
   /** A master drops an HA connection that sent nothing for this long (ms). */
   haHousekeepingInterval: number;
   /** Most commit-log bytes per HA transfer. */
@@ -179,6 +191,12 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   cleanFileForciblyEnable: true,
   haListenPort: 0,
   haSendHeartbeatInterval: 1000 * 5,
+  enableDLegerCommitLog: false,
+  dLegerGroup: '',
+  dLegerPeers: '',
+  dLegerSelfId: '',
+  preferredLeaderId: '',
+  enableBatchPush: false,
   haHousekeepingInterval: 1000 * 20,
   haTransferBatchSize: 1024 * 32,
   haSlaveFallbehindMax: 1024 * 1024 * 256,

@@ -19,7 +19,10 @@ import {
   GetMessageStatus, PutMessageStatus,
   type GetMessageResult, type PutMessageResult, type QueryMessageResult,
 } from './store-status';
-import { BLANK_MAGIC_CODE, readI64, type DispatchRequest, type HostAddress } from './stored-record';
+import { BLANK_MAGIC_CODE, bytesToHost, readI64, type DispatchRequest, type HostAddress } from './stored-record';
+import { encodeStoredMessage, layoutRecord } from '../../protocol/message/message-decoder';
+import { decodeBatchBody } from '../../protocol/message/batch';
+import { propertiesToString } from '../../protocol/message/properties';
 
 export type { MessageExtBatch, MessageExtBrokerInner };
 
@@ -45,6 +48,14 @@ export interface ReplicaWaiter {
   isSlaveOK(masterPutWhere: number): boolean;
   /** Resolves true once a slave acknowledged `nextOffset`, false after `timeoutMillis`. */
   waitTransfer(nextOffset: number, timeoutMillis: number): Promise<boolean>;
+}
+
+/**
+ * DLedger mode (enableDLegerCommitLog): the store hands each encoded record to the replicated log and answers
+ * the put with what `applyReplicated` returned for it once a quorum holds it (lib/broker/dledger implements it).
+ */
+export interface LogReplicator {
+  replicate(record: Buffer): Promise<PutMessageResult>;
 }
 
 /** True unless the properties say WAIT=false (Java's Message.isWaitStoreMsgOK). */
@@ -149,7 +160,8 @@ export class DefaultMessageStore {
     this.now = options.now ?? Date.now;
     this.#log = componentLogger('store', options.logger);
     this.#diskUsage = options.diskUsageRatio ?? statfsUsage;
-    this.commitLog = new CommitLog(this.config, options.storeHost ?? { host: '127.0.0.1', port: 10911 }, this.now, this.#log);
+    this.#storeHost = options.storeHost ?? { host: '127.0.0.1', port: 10911 };
+    this.commitLog = new CommitLog(this.config, this.#storeHost, this.now, this.#log);
     this.indexService = new IndexService(StorePath.index(this.config.storePathRootDir), this.config.maxHashSlotNum,
       this.config.maxIndexNum, this.config.maxMsgsNumBatch, this.now, this.#log);
     this.checkpoint = new StoreCheckpoint(StorePath.checkpoint(this.config.storePathRootDir));
@@ -501,6 +513,7 @@ export class DefaultMessageStore {
     const bad = this.#checkStoreStatus();
     if (bad) return Promise.resolve({ putMessageStatus: bad, appendMessageResult: null });
     if (Buffer.byteLength(msg.topic) > 127) return Promise.resolve({ putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null });
+    if (this.#logReplicator) return this.#logReplicator.replicate(this.#encodeForLog(msg));
     const pending: Promise<void>[] = [];
     let end = -1;
     const put = this.commitLog.putMessage(msg, (r) => {
@@ -531,7 +544,8 @@ export class DefaultMessageStore {
    * SYNC_MASTER (which waits for its slave per message) puts at once.
    */
   putMessageCoalesced(msg: MessageExtBrokerInner): Promise<PutMessageResult> {
-    if (this.config.brokerRole === BrokerRole.SYNC_MASTER) return this.putMessage(msg);
+    // a SYNC_MASTER waits for its slave per message, and a DLedger log replicates each entry: both put at once
+    if (this.config.brokerRole === BrokerRole.SYNC_MASTER || this.#logReplicator) return this.putMessage(msg);
     let list = this.#coalesced;
     if (list === null) {
       list = this.#coalesced = [];
@@ -567,7 +581,7 @@ export class DefaultMessageStore {
   putMessageList(msgs: readonly MessageExtBrokerInner[]): Promise<PutMessageResult[]> {
     const bad = this.#checkStoreStatus();
     if (bad) return Promise.resolve(msgs.map(() => ({ putMessageStatus: bad, appendMessageResult: null })));
-    if (this.config.brokerRole === BrokerRole.SYNC_MASTER) return Promise.all(msgs.map((m) => this.putMessage(m)));
+    if (this.config.brokerRole === BrokerRole.SYNC_MASTER || this.#logReplicator) return Promise.all(msgs.map((m) => this.putMessage(m)));
     const pending: Promise<void>[] = [];
     let dispatched = 0;
     const put = this.commitLog.putMessageList(msgs, (r) => {
@@ -582,6 +596,7 @@ export class DefaultMessageStore {
     const bad = this.#checkStoreStatus();
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(batch.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    if (this.#logReplicator) return this.#replicateBatch(batch);
     const pending: Promise<void>[] = [];
     let end = -1;
     const put = this.commitLog.putMessages(batch, (r) => {
@@ -623,6 +638,75 @@ export class DefaultMessageStore {
     // Appended after a file was created (not synchronously): start now.
     const status = await (early ?? this.#submitReplica(r.wroteOffset + r.wroteBytes, propertiesString)!);
     return status === PutMessageStatus.PUT_OK ? result : { ...result, putMessageStatus: status };
+  }
+
+  // ---- DLedger: the replicated log (lib/dledger) ----
+
+  #logReplicator: LogReplicator | null = null;
+  #storeHost: HostAddress = { host: '127.0.0.1', port: 10911 };
+
+  /** DLedger mode: puts go through `replicator` (null to remove). */
+  setLogReplicator(replicator: LogReplicator | null): void {
+    this.#logReplicator = replicator;
+  }
+
+  #encodeForLog(msg: MessageExtBrokerInner): Buffer {
+    const sh = msg.storeHost ?? this.#storeHost;
+    return encodeStoredMessage({
+      topic: msg.topic, flag: msg.flag, properties: msg.propertiesString, body: msg.body ?? undefined, queueId: msg.queueId,
+      queueOffset: 0, commitLogOffset: 0, sysFlag: msg.sysFlag, bornTimestamp: msg.bornTimestamp,
+      bornHost: { address: msg.bornHost.host, port: msg.bornHost.port }, storeTimestamp: this.now(),
+      storeHost: { address: sh.host, port: sh.port }, reconsumeTimes: msg.reconsumeTimes, preparedTransactionOffset: msg.preparedTransactionOffset,
+    });
+  }
+
+  /** A batch in DLedger mode: one log entry per message (not atomic: a failure may leave the first ones stored). */
+  async #replicateBatch(batch: MessageExtBatch): Promise<PutMessageResult> {
+    const rs: PutMessageResult[] = [];
+    for (const m of decodeBatchBody(batch.body)) {
+      const props = [m.properties ? propertiesToString(m.properties) : '', batch.propertiesString ?? ''].join('');
+      rs.push(await this.#logReplicator!.replicate(this.#encodeForLog({
+        topic: batch.topic, queueId: batch.queueId, flag: m.flag, body: m.body, propertiesString: props, bornTimestamp: batch.bornTimestamp,
+        bornHost: batch.bornHost, storeHost: batch.storeHost, sysFlag: batch.sysFlag, reconsumeTimes: batch.reconsumeTimes ?? 0, preparedTransactionOffset: 0,
+      })));
+      if (rs[rs.length - 1].putMessageStatus !== PutMessageStatus.PUT_OK) return rs[rs.length - 1];
+    }
+    const first = rs[0]?.appendMessageResult;
+    if (!first) return rs[0] ?? { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    return {
+      putMessageStatus: PutMessageStatus.PUT_OK,
+      appendMessageResult: {
+        ...first, msgNum: rs.length, wroteBytes: rs.reduce((n, r) => n + (r.appendMessageResult?.wroteBytes ?? 0), 0),
+        msgId: rs.map((r) => r.appendMessageResult?.msgId).join(','),
+      },
+    };
+  }
+
+  /**
+   * DLedger: stores a committed log entry's record in the local commit log, whatever the role (queue offsets are
+   * assigned here, in log order, so every peer assigns the same ones).
+   */
+  async applyReplicated(record: Buffer): Promise<PutMessageResult> {
+    if (!this.#running) return { putMessageStatus: PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
+    const l = layoutRecord(record);
+    const bornIpLen = l.bornHostLength;
+    const bornAt = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8;
+    const msg: MessageExtBrokerInner = {
+      topic: record.toString('utf8', l.topicPosition, l.topicPosition + l.topicLength),
+      queueId: record.readInt32BE(12),
+      flag: record.readInt32BE(16),
+      body: Buffer.from(record.subarray(l.bodyPosition, l.bodyPosition + l.bodyLength)),
+      propertiesString: record.toString('utf8', l.propertiesPosition, l.propertiesPosition + l.propertiesLength),
+      bornTimestamp: Number(record.readBigInt64BE(bornAt - 8)),
+      bornHost: { host: bytesToHost(record.subarray(bornAt, bornAt + bornIpLen)), port: record.readInt32BE(bornAt + bornIpLen) },
+      sysFlag: l.sysFlag,
+      reconsumeTimes: record.readInt32BE(l.reconsumeTimesPosition),
+      preparedTransactionOffset: Number(record.readBigInt64BE(l.reconsumeTimesPosition + 4)),
+    };
+    const pending: Promise<void>[] = [];
+    const result = await this.commitLog.putMessage(msg, (r) => this.#dispatchAppended(r, pending));
+    if (pending.length) await Promise.all(pending);
+    return result;
   }
 
   // ---- replication (the sockets live in lib/ha) ----

@@ -9,4 +9,7 @@ export const OUR_ONLY_BROKER_CONFIG_KEYS: readonly string[] = [
   'metricsExporterType', 'metricsPromExporterHost', 'metricsPromExporterPort', 'metricsPort',
   // Java 5.x MessageStoreConfig timer keys (lib/store/timer)
   'timerWheelEnable', 'timerPrecisionMs', 'timerMaxDelaySec',
+  // DLedger keys: Java prints them only once set (their default is null; its batch-push field prints as
+  // isEnableBatchPush); ours prints them empty or false
+  'dLegerGroup', 'dLegerPeers', 'dLegerSelfId', 'preferredLeaderId', 'enableBatchPush',
 ];

@@ -32,6 +32,9 @@ describe('lint: layer rules', function () {
     ['lib/ha/x.ts', "import { BrokerController } from '../broker';"],
     ['lib/ha/x.ts', "import { RemotingClient } from '../transport';"],
     ['lib/client/x.ts', "import { HAService } from '../ha';"],
+    ['lib/dledger/x.ts', "import { BrokerController } from '../broker';"],
+    ['lib/dledger/x.ts', "import { DefaultMessageStore } from '../store';"],
+    ['lib/producer/x.ts', "import { DLedgerServer } from '../dledger';"],
     ['lib/broker/x.ts', "import { DefaultMQProducer } from '../producer';"],
     ['lib/transport/x.ts', "import { MQClientAPI } from '../client/mq-client-api';"],
     ['lib/index.ts', "export * from './broker';"],
@@ -47,6 +50,8 @@ describe('lint: layer rules', function () {
   it('allows the directions the architecture allows', async () => {
     expect(await breaches('lib/producer/x.ts', "import type { RPCHook } from '../client/mq-client-api';\nexport {};\n")).to.deep.equal([]);
     expect(await breaches('lib/broker/x.ts', "import { DefaultMessageStore } from '../store/message-store';\nexport {};\n")).to.deep.equal([]);
+    expect(await breaches('lib/broker/x.ts', "import { DLedgerServer } from '../dledger';\nexport {};\n")).to.deep.equal([]);
+    expect(await breaches('lib/dledger/x.ts', "import { RemotingServer } from '../transport';\nexport {};\n")).to.deep.equal([]);
     expect(await breaches('lib/client/x.ts', "import { RemotingClient } from '../transport';\nexport {};\n")).to.deep.equal([]);
   });
 });

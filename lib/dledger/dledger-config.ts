@@ -1,0 +1,96 @@
+/**
+ * DLedger's configuration: Java's option names and defaults (dledger-all-0.3.1.2).
+ *
+ * Paths: `<storeBaseDir>/dledger-<selfId>/` holds `data/` (entry files), `index/` (32-byte index units),
+ * `checkpoint` (endIndex, committedIndex) and `currterm` (currTerm, voteLeader).
+ *
+ * @see io.openmessaging.storage.dledger.DLedgerConfig
+ */
+import path from 'node:path';
+import { ConfigError } from '../errors';
+
+export interface DLedgerConfig {
+  group: string;
+  selfId: string;
+  /** `n0-127.0.0.1:40911;n1-127.0.0.1:40912;n2-127.0.0.1:40913` */
+  peers: string;
+  storeBaseDir: string;
+  /** Data file folder; default `<storeBaseDir>/dledger-<selfId>/data`. */
+  dataStorePath: string | null;
+  maxPendingRequestsNum: number;
+  maxWaitAckTimeMs: number;
+  maxPushTimeOutMs: number;
+  heartBeatTimeIntervalMs: number;
+  maxHeartBeatLeak: number;
+  minVoteIntervalMs: number;
+  maxVoteIntervalMs: number;
+  flushFileInterval: number;
+  checkPointInterval: number;
+  mappedFileSizeForEntryData: number;
+  mappedFileSizeForEntryIndex: number;
+  preferredLeaderIds: string | null;
+  maxLeadershipTransferWaitIndex: number;
+  minTakeLeadershipVoteIntervalMs: number;
+  maxTakeLeadershipVoteIntervalMs: number;
+  leadershipTransferWaitTimeout: number;
+  /** Bind address of the peer RPC server (ours; Java binds all interfaces on the peer's port). */
+  bindAddress: string;
+}
+
+export const INDEX_UNIT_SIZE = 32;
+
+export const DEFAULT_DLEDGER_CONFIG: Readonly<DLedgerConfig> = Object.freeze({
+  group: 'default',
+  selfId: 'n0',
+  peers: 'n0-localhost:20911',
+  storeBaseDir: path.join('/tmp', 'dledgerstore'),
+  dataStorePath: null,
+  maxPendingRequestsNum: 10000,
+  maxWaitAckTimeMs: 2500,
+  maxPushTimeOutMs: 1000,
+  heartBeatTimeIntervalMs: 2000,
+  maxHeartBeatLeak: 3,
+  minVoteIntervalMs: 300,
+  maxVoteIntervalMs: 1000,
+  flushFileInterval: 10,
+  checkPointInterval: 3000,
+  mappedFileSizeForEntryData: 1024 * 1024 * 1024,
+  mappedFileSizeForEntryIndex: INDEX_UNIT_SIZE * 5 * 1024 * 1024,
+  preferredLeaderIds: null,
+  maxLeadershipTransferWaitIndex: 1000,
+  minTakeLeadershipVoteIntervalMs: 30,
+  maxTakeLeadershipVoteIntervalMs: 100,
+  leadershipTransferWaitTimeout: 1000,
+  bindAddress: '0.0.0.0',
+});
+
+export function resolveDLedgerConfig(c: Partial<DLedgerConfig>): DLedgerConfig {
+  const conf = { ...DEFAULT_DLEDGER_CONFIG, ...c };
+  const peers = parsePeers(conf.peers);
+  if (!peers.has(conf.selfId)) throw new ConfigError(`dLegerSelfId ${conf.selfId} is not in dLegerPeers ${conf.peers}`);
+  return conf;
+}
+
+/** `n0-host:port;n1-host:port` → id → address (Java MemberState: the id is what precedes the first '-'). */
+export function parsePeers(peers: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const p of peers.split(';')) {
+    if (!p.trim()) continue;
+    const id = p.split('-')[0].trim();
+    const addr = p.slice(id.length + 1).trim();
+    if (!id || !addr) throw new ConfigError(`bad dLegerPeers entry "${p}" (want id-host:port)`);
+    m.set(id, addr);
+  }
+  if (m.size === 0) throw new ConfigError('dLegerPeers is empty');
+  return m;
+}
+
+export function defaultPath(c: DLedgerConfig): string {
+  return path.join(c.storeBaseDir, `dledger-${c.selfId}`);
+}
+export function dataStorePath(c: DLedgerConfig): string {
+  return c.dataStorePath || path.join(defaultPath(c), 'data');
+}
+export function indexStorePath(c: DLedgerConfig): string {
+  return path.join(defaultPath(c), 'index');
+}

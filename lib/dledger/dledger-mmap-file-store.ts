@@ -1,0 +1,381 @@
+/**
+ * DLedger's file store in DLedgerMmapFileStore's layout: entry files under `data/` and 32-byte index units under
+ * `index/` (file names are the 20-digit offset of their first byte, fixed file sizes), `checkpoint` with
+ * `endIndex` and `committedIndex` (java.util.Properties text). Files are written with positional async writes
+ * (no mmap in Node); one write chain keeps appends in order.
+ *
+ * Recovery reads the data files from the first, checks each entry (magic, size, pos, consecutive index,
+ * non-decreasing term), stops at the first that fails, rewrites the index units from what it read and cuts both
+ * lists there (Java checks the index against the data and rebuilds it the same way).
+ *
+ * @see io.openmessaging.storage.dledger.store.file.DLedgerMmapFileStore
+ * @see io.openmessaging.storage.dledger.store.file.MmapFileList
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../logger';
+import { MessageStoreError } from '../errors';
+import { INDEX_UNIT_SIZE, dataStorePath, defaultPath, indexStorePath, type DLedgerConfig } from './dledger-config';
+import {
+  BLANK_MAGIC_CODE, BODY_OFFSET, CURRENT_MAGIC, MAGIC_1, MIN_BLANK_LEN, decodeEntry, encodeEntry, encodeIndexUnit,
+  type DLedgerEntry,
+} from './dledger-entry';
+
+export const CHECK_POINT_FILE = 'checkpoint';
+
+interface FileRef { from: number; handle: fs.FileHandle; file: string }
+
+/** A list of fixed-size files addressed by a global offset (MmapFileList). */
+class FileList {
+  files: FileRef[] = [];
+  constructor(readonly dir: string, readonly fileSize: number) {}
+
+  async load(): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const names = (await fs.readdir(this.dir)).filter((n) => /^\d{20}$/.test(n)).sort();
+    for (const n of names) {
+      const file = path.join(this.dir, n);
+      const st = await fs.stat(file);
+      if (st.size !== this.fileSize) throw new MessageStoreError(`${file}: length ${st.size} != ${this.fileSize}`);
+      this.files.push({ from: Number(n), handle: await fs.open(file, 'r+'), file });
+    }
+  }
+
+  async fileAt(offset: number, create: boolean): Promise<FileRef | null> {
+    const from = offset - (offset % this.fileSize);
+    const found = this.files.find((f) => f.from === from);
+    if (found || !create) return found ?? null;
+    const file = path.join(this.dir, String(from).padStart(20, '0'));
+    const handle = await fs.open(file, 'w+');
+    await handle.truncate(this.fileSize);
+    const ref = { from, handle, file };
+    this.files.push(ref);
+    this.files.sort((a, b) => a.from - b.from);
+    return ref;
+  }
+
+  async write(offset: number, data: Buffer): Promise<void> {
+    let done = 0;
+    while (done < data.length) {
+      const f = (await this.fileAt(offset + done, true))!;
+      const at = offset + done - f.from;
+      const n = Math.min(data.length - done, this.fileSize - at);
+      await f.handle.write(data, done, n, at);
+      done += n;
+    }
+  }
+
+  async read(offset: number, length: number): Promise<Buffer | null> {
+    const out = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const f = await this.fileAt(offset + done, false);
+      if (!f) return null;
+      const at = offset + done - f.from;
+      const n = Math.min(length - done, this.fileSize - at);
+      const { bytesRead } = await f.handle.read(out, done, n, at);
+      if (bytesRead < n) return null;
+      done += n;
+    }
+    return out;
+  }
+
+  /** Zeroes [offset, end) and drops files that start at or after the file holding offset's next boundary. */
+  async truncate(offset: number, end: number): Promise<void> {
+    for (const f of [...this.files]) {
+      if (f.from < offset) continue;
+      await f.handle.close();
+      await fs.rm(f.file, { force: true });
+      this.files.splice(this.files.indexOf(f), 1);
+    }
+    const f = await this.fileAt(offset, false);
+    if (f) {
+      const stop = Math.min(end, f.from + this.fileSize);
+      if (stop > offset) await f.handle.write(Buffer.alloc(stop - offset), 0, stop - offset, offset - f.from);
+    }
+  }
+
+  async sync(): Promise<void> {
+    for (const f of this.files) await f.handle.datasync();
+  }
+
+  async close(): Promise<void> {
+    for (const f of this.files.splice(0)) await f.handle.close();
+  }
+}
+
+interface Slot { pos: number; size: number; term: number }
+
+export class DLedgerMmapFileStore {
+  readonly dataFileList: FileList;
+  readonly indexFileList: FileList;
+  ledgerBeginIndex = -1;
+  ledgerEndIndex = -1;
+  ledgerEndTerm = -1;
+  committedIndex = -1;
+  /** Next write position in the data files. */
+  writePos = 0;
+  /** pos/size/term of every entry, by index - ledgerBeginIndex. */
+  #slots: Slot[] = [];
+  #chain: Promise<unknown> = Promise.resolve();
+  #dirty = false;
+  /** The last appended entries by index (the pusher reads them right after the append). */
+  #recent = new Map<number, DLedgerEntry>();
+
+  constructor(private readonly config: DLedgerConfig, private readonly log: Logger) {
+    this.dataFileList = new FileList(dataStorePath(config), config.mappedFileSizeForEntryData);
+    this.indexFileList = new FileList(indexStorePath(config), config.mappedFileSizeForEntryIndex);
+  }
+
+  get committedPos(): number {
+    const s = this.slot(this.committedIndex);
+    return s ? s.pos + s.size : 0;
+  }
+
+  slot(index: number): Slot | undefined {
+    return index < this.ledgerBeginIndex || index > this.ledgerEndIndex ? undefined : this.#slots[index - this.ledgerBeginIndex];
+  }
+
+  termAt(index: number): number {
+    return this.slot(index)?.term ?? -1;
+  }
+
+  async load(): Promise<void> {
+    await fs.mkdir(defaultPath(this.config), { recursive: true });
+    await this.dataFileList.load();
+    await this.indexFileList.load();
+    await this.#recover();
+    const cp = await readProperties(path.join(defaultPath(this.config), CHECK_POINT_FILE));
+    const committed = Number(cp.get('committedIndex') ?? -1);
+    if (Number.isFinite(committed)) this.committedIndex = Math.min(committed, this.ledgerEndIndex);
+  }
+
+  async #recover(): Promise<void> {
+    const files = this.dataFileList.files;
+    const size = this.config.mappedFileSizeForEntryData;
+    let lastIndex = -1;
+    let lastTerm = -1;
+    let pos = files.length ? files[0].from : 0;
+    const slots: Slot[] = [];
+    let begin = -1;
+    const CHUNK = 4 * 1024 * 1024;
+    scan: for (const f of files) {
+      if (f.from !== pos && slots.length) break;
+      pos = f.from;
+      // A window over the file, refilled from the entry being read (the file is not read whole).
+      let win = Buffer.alloc(0);
+      let winFrom = 0;
+      const ensure = async (at: number, len: number): Promise<boolean> => {
+        if (at >= winFrom && at + len <= winFrom + win.length) return true;
+        const n = Math.min(Math.max(CHUNK, len), size - at);
+        if (n < len) return false;
+        const b = Buffer.allocUnsafe(n);
+        const { bytesRead } = await f.handle.read(b, 0, n, at);
+        win = b.subarray(0, bytesRead);
+        winFrom = at;
+        return bytesRead >= len;
+      };
+      let at = 0;
+      while (at + 8 <= size) {
+        if (!(await ensure(at, 8))) break scan;
+        const magic = win.readInt32BE(at - winFrom);
+        const sz = win.readInt32BE(at - winFrom + 4);
+        if (magic === BLANK_MAGIC_CODE && sz === size - at) {
+          pos = f.from + size;
+          continue scan;
+        }
+        if (sz === 0 || at + BODY_OFFSET > size || magic < MAGIC_1 || magic > CURRENT_MAGIC || sz < BODY_OFFSET || at + sz > size) break scan;
+        if (!(await ensure(at, BODY_OFFSET))) break scan;
+        const e = decodeEntry(win.subarray(at - winFrom, at - winFrom + BODY_OFFSET));
+        if (e.pos !== f.from + at) break scan;
+        if (win.readInt32BE(at - winFrom + 44) + BODY_OFFSET !== sz) break scan;
+        if (lastIndex !== -1 && e.index !== lastIndex + 1) break scan;
+        if (e.term < lastTerm) break scan;
+        if (begin === -1) begin = e.index;
+        slots.push({ pos: f.from + at, size: sz, term: e.term });
+        lastIndex = e.index;
+        lastTerm = e.term;
+        at += sz;
+        pos = f.from + at;
+      }
+      break;
+    }
+    this.#slots = slots;
+    this.ledgerBeginIndex = begin;
+    this.ledgerEndIndex = lastIndex;
+    this.ledgerEndTerm = lastTerm;
+    this.writePos = pos;
+    // Cut what follows and rewrite the index units from the data.
+    const dataEnd = files.length ? files[files.length - 1].from + size : 0;
+    await this.dataFileList.truncate(pos, dataEnd);
+    if (slots.length) {
+      const units = Buffer.allocUnsafe(slots.length * INDEX_UNIT_SIZE);
+      slots.forEach((s, i) => encodeIndexUnit(s.pos, s.size, CURRENT_MAGIC, begin + i, s.term).copy(units, i * INDEX_UNIT_SIZE));
+      await this.indexFileList.write(begin * INDEX_UNIT_SIZE, units);
+    }
+    const idxFiles = this.indexFileList.files;
+    const idxEnd = idxFiles.length ? idxFiles[idxFiles.length - 1].from + this.config.mappedFileSizeForEntryIndex : 0;
+    await this.indexFileList.truncate((lastIndex + 1) * INDEX_UNIT_SIZE, idxEnd);
+    this.log.info({ ledgerBeginIndex: begin, ledgerEndIndex: lastIndex, ledgerEndTerm: lastTerm, writePos: pos }, 'dledger store recovered');
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(fn, fn);
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Where an entry of `len` bytes goes: `writePos`, or the next file after a blank fill. */
+  #placeFor(len: number): { pos: number; blank: Buffer | null; blankAt: number } {
+    const size = this.config.mappedFileSizeForEntryData;
+    const left = size - (this.writePos % size);
+    if (len + MIN_BLANK_LEN > left) {
+      const blank = Buffer.alloc(left);
+      blank.writeInt32BE(BLANK_MAGIC_CODE, 0);
+      blank.writeInt32BE(left, 4);
+      return { pos: this.writePos + left, blank, blankAt: this.writePos };
+    }
+    return { pos: this.writePos, blank: null, blankAt: 0 };
+  }
+
+  /**
+   * Appends `entry` as the next index (its index, term, magic and pos are set here; `hook` may patch the encoded
+   * bytes once pos is known, as Java's AppendHook). Synchronous bookkeeping, asynchronous write.
+   */
+  appendAsLeader(body: Buffer, term: number, hook?: (encoded: Buffer, pos: number) => void): { entry: DLedgerEntry; written: Promise<void> } {
+    const entry: DLedgerEntry = {
+      magic: CURRENT_MAGIC, size: BODY_OFFSET + body.length, index: this.ledgerEndIndex + 1, term, pos: 0, channel: 0, chainCrc: 0, bodyCrc: 0, body,
+    };
+    const place = this.#placeFor(entry.size);
+    entry.pos = place.pos;
+    const encoded = encodeEntry(entry);
+    if (hook) {
+      hook(encoded, entry.pos);
+      entry.body = encoded.subarray(BODY_OFFSET);
+    }
+    return { entry, written: this.#commitAppend(entry, encoded, place) };
+  }
+
+  /** Appends an entry the leader sent; its index must follow ours and its pos must be where we write next. */
+  appendAsFollower(entry: DLedgerEntry): Promise<void> {
+    if (entry.index !== this.ledgerEndIndex + 1) throw new MessageStoreError(`INCONSISTENT_INDEX ${entry.index} != ${this.ledgerEndIndex + 1}`);
+    const encoded = encodeEntry(entry);
+    const place = this.#placeFor(encoded.length);
+    if (place.pos !== entry.pos) throw new MessageStoreError(`DISK_ERROR pos ${entry.pos} != ${place.pos}`);
+    return this.#commitAppend(entry, encoded, place);
+  }
+
+  #commitAppend(entry: DLedgerEntry, encoded: Buffer, place: { pos: number; blank: Buffer | null; blankAt: number }): Promise<void> {
+    if (this.ledgerBeginIndex === -1) this.ledgerBeginIndex = entry.index;
+    this.#recent.set(entry.index, { ...entry, size: encoded.length });
+    if (this.#recent.size > 4096) this.#recent.delete(this.#recent.keys().next().value as number);
+    this.#slots.push({ pos: entry.pos, size: encoded.length, term: entry.term });
+    this.ledgerEndIndex = entry.index;
+    this.ledgerEndTerm = entry.term;
+    this.writePos = entry.pos + encoded.length;
+    this.#dirty = true;
+    const unit = encodeIndexUnit(entry.pos, encoded.length, entry.magic, entry.index, entry.term);
+    return this.#serial(async () => {
+      if (place.blank) await this.dataFileList.write(place.blankAt, place.blank);
+      await this.dataFileList.write(entry.pos, encoded);
+      await this.indexFileList.write(entry.index * INDEX_UNIT_SIZE, unit);
+    });
+  }
+
+  /**
+   * Follower: keeps entries up to `entry` (writing it when ours differs) and drops everything after
+   * (Java's truncate).
+   */
+  async truncate(entry: DLedgerEntry): Promise<number> {
+    const mine = await this.get(entry.index).catch(() => null);
+    const same = !!mine && mine.term === entry.term && mine.pos === entry.pos && mine.size === entry.size && mine.body.equals(entry.body);
+    const keepTo = same ? entry.index : entry.index - 1;
+    await this.truncateAfter(keepTo, same ? entry.pos + entry.size : entry.pos);
+    if (!same) await this.appendAsFollower(entry);
+    return entry.index;
+  }
+
+  /** Drops entries after `index` (data from `pos`). Committed entries are never dropped. */
+  truncateAfter(index: number, pos: number): Promise<void> {
+    if (index < this.committedIndex) throw new MessageStoreError(`refusing to truncate committed entries (${index} < ${this.committedIndex})`);
+    for (const i of [...this.#recent.keys()]) if (i > index) this.#recent.delete(i);
+    const oldEnd = this.writePos;
+    const oldIdxEnd = (this.ledgerEndIndex + 1) * INDEX_UNIT_SIZE;
+    if (this.ledgerBeginIndex !== -1) this.#slots.length = Math.max(0, index - this.ledgerBeginIndex + 1);
+    if (this.#slots.length === 0) this.ledgerBeginIndex = -1;
+    this.ledgerEndIndex = this.#slots.length ? index : -1;
+    this.ledgerEndTerm = this.#slots.length ? this.#slots[this.#slots.length - 1].term : -1;
+    this.writePos = pos;
+    return this.#serial(async () => {
+      await this.dataFileList.truncate(pos, Math.max(oldEnd, pos));
+      await this.indexFileList.truncate((index + 1) * INDEX_UNIT_SIZE, oldIdxEnd);
+    });
+  }
+
+  async get(index: number): Promise<DLedgerEntry> {
+    const s = this.slot(index);
+    if (!s) throw new MessageStoreError(`INDEX_OUT_OF_RANGE ${index} not in [${this.ledgerBeginIndex}, ${this.ledgerEndIndex}]`);
+    const cached = this.#recent.get(index);
+    if (cached && cached.pos === s.pos) return cached;
+    await this.#chain;
+    const buf = await this.dataFileList.read(s.pos, s.size);
+    if (!buf) throw new MessageStoreError(`DISK_ERROR reading entry ${index} at ${s.pos}`);
+    return decodeEntry(buf);
+  }
+
+  updateCommittedIndex(index: number): void {
+    if (index > this.committedIndex) this.committedIndex = Math.min(index, this.ledgerEndIndex);
+  }
+
+  async flush(): Promise<void> {
+    if (!this.#dirty) return;
+    this.#dirty = false;
+    await this.#serial(async () => {
+      await this.dataFileList.sync();
+      await this.indexFileList.sync();
+    });
+  }
+
+  persistCheckPoint(): Promise<void> {
+    return writeProperties(path.join(defaultPath(this.config), CHECK_POINT_FILE),
+      [['endIndex', String(this.ledgerEndIndex)], ['committedIndex', String(this.committedIndex)]]);
+  }
+
+  async shutdown(): Promise<void> {
+    await this.#chain;
+    this.#dirty = true;
+    await this.flush();
+    await this.persistCheckPoint();
+    await this.dataFileList.close();
+    await this.indexFileList.close();
+  }
+}
+
+export async function readProperties(file: string): Promise<Map<string, string>> {
+  const m = new Map<string, string>();
+  let text = '';
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    try {
+      text = await fs.readFile(`${file}.bak`, 'utf8');
+    } catch {
+      return m;
+    }
+  }
+  for (const line of text.split(/\r?\n/)) {
+    if (!line || line.startsWith('#') || line.startsWith('!')) continue;
+    const i = line.search(/[=:]/);
+    if (i > 0) m.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  return m;
+}
+
+/** Java's IOUtils.string2File: write `<file>.tmp`, keep the previous as `<file>.bak`, rename into place. */
+export async function writeProperties(file: string, entries: [string, string][]): Promise<void> {
+  const text = `#${new Date().toString()}\n${entries.map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
+  const tmp = `${file}.tmp`;
+  await fs.writeFile(tmp, text);
+  await fs.copyFile(file, `${file}.bak`).catch(() => undefined);
+  await fs.rename(tmp, file);
+}

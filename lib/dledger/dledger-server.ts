@@ -1,0 +1,792 @@
+/**
+ * One DLedger peer: the member state (term, vote, role), the leader elector (VOTE, HEART_BEAT), the entry pusher
+ * (PUSH with COMPARE / TRUNCATE / APPEND / COMMIT, quorum commit index), leadership transfer to preferredLeaderIds,
+ * and a state machine fed with committed entries in order. Peers talk over lib/transport with DLedger's request
+ * codes and fastjson bodies, as DLedgerRpcNettyService does.
+ *
+ * Timing follows DLedgerLeaderElector: a follower that misses `maxHeartBeatLeak` heartbeats becomes a candidate;
+ * a candidate votes after a random pause in [minVoteIntervalMs, maxVoteIntervalMs]; a voter refuses a candidate
+ * whose log ends in an older term or at a smaller index of the same term; a higher term answered TERM_NOT_READY
+ * makes the voter a candidate of that term (it accepts on the candidate's immediate revote).
+ *
+ * @see io.openmessaging.storage.dledger.DLedgerServer
+ * @see io.openmessaging.storage.dledger.DLedgerLeaderElector
+ * @see io.openmessaging.storage.dledger.DLedgerEntryPusher
+ * @see io.openmessaging.storage.dledger.MemberState
+ */
+import path from 'node:path';
+import { RemotingClient, RemotingServer, parseAddress } from '../transport';
+import { RemotingCommand } from '../../protocol/remoting-command';
+import { componentLogger, type Logger } from '../logger';
+import { RocketMQError } from '../errors';
+import { Lifecycle } from '../util/lifecycle';
+import { defaultPath, parsePeers, resolveDLedgerConfig, type DLedgerConfig } from './dledger-config';
+import type { DLedgerEntry } from './dledger-entry';
+import { DLedgerMmapFileStore, readProperties, writeProperties } from './dledger-mmap-file-store';
+import {
+  DLedgerRequestCode, DLedgerResponseCode, decodeHeartBeat, decodeLeadershipTransfer, decodePushEntryRequest,
+  decodePushEntryResponse, decodeVoteRequest, decodeVoteResponse, encodeBody,
+  type PushEntryRequest, type PushEntryResponse, type RequestOrResponse, type VoteRequest, type VoteResponse,
+} from './dledger-protocol';
+
+export const TERM_PERSIST_FILE = 'currterm';
+
+export type Role = 'CANDIDATE' | 'LEADER' | 'FOLLOWER';
+
+/** A DLedger failure with its DLedgerResponseCode. */
+export class DLedgerError extends RocketMQError {
+  constructor(readonly code: number, message: string) {
+    super(`[${code}] ${message}`, { retriable: true });
+  }
+}
+
+/** Applies committed entries in index order; what `apply` returns resolves the leader's append. */
+export interface StateMachine {
+  /** Index of the last entry already applied (from the state machine's own files); -1 when none. */
+  lastAppliedIndex(): Promise<number>;
+  apply(entry: DLedgerEntry): Promise<unknown>;
+}
+
+export interface DLedgerServerOptions {
+  logger?: Logger;
+  stateMachine?: StateMachine;
+  /** Patches the encoded entry once its pos is known (Java's AppendHook). */
+  appendHook?: (encoded: Buffer, pos: number) => void;
+  now?: () => number;
+}
+
+interface PeerState { mode: 'COMPARE' | 'APPEND'; nextIndex: number; matchIndex: number; compareIndex: number; lastCommitSent: number; lastPushTime: number }
+
+interface Pending { resolve: (v: { index: number; result: unknown }) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+
+export class DLedgerServer {
+  readonly config: DLedgerConfig;
+  readonly store: DLedgerMmapFileStore;
+  readonly peers: Map<string, string>;
+  readonly log: Logger;
+  role: Role = 'CANDIDATE';
+  currTerm = 0;
+  currVoteFor: string | null = null;
+  leaderId: string | null = null;
+  knownMaxTermInGroup = -1;
+  appliedIndex = -1;
+  #server: RemotingServer;
+  #client: RemotingClient;
+  #lifecycle: Lifecycle;
+  #now: () => number;
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = true;
+  #needIncreaseTermImmediately = false;
+  #lastParseResult: 'WAIT_TO_REVOTE' | 'REVOTE_IMMEDIATELY' | 'PASSED' | 'WAIT_TO_VOTE_NEXT' = 'WAIT_TO_REVOTE';
+  #nextTimeToRequestVote = 0;
+  #voting = false;
+  #lastLeaderHeartBeatTime = 0;
+  #lastSendHeartBeatTime = -1;
+  #lastSuccHeartBeatTime = 0;
+  #heartbeating = false;
+  #peerStates = new Map<string, PeerState>();
+  #pushWake = new Map<string, () => void>();
+  #pending = new Map<number, Pending>();
+  #selfWritten = -1;
+  #pushChain: Promise<unknown> = Promise.resolve();
+  #applying = false;
+  #roleListeners = new Set<(role: Role, term: number, leaderId: string | null) => void>();
+  #lastCheckPoint = 0;
+  #lastFlush = 0;
+  #takingLeadership = false;
+  #transferring: string | null = null;
+  #stateMachine: StateMachine | null;
+  #appendHook: ((encoded: Buffer, pos: number) => void) | undefined;
+
+  constructor(config: Partial<DLedgerConfig>, options: DLedgerServerOptions = {}) {
+    this.config = resolveDLedgerConfig(config);
+    this.peers = parsePeers(this.config.peers);
+    this.log = componentLogger('dledger', options.logger).child({ group: this.config.group, selfId: this.config.selfId });
+    this.store = new DLedgerMmapFileStore(this.config, this.log);
+    this.#now = options.now ?? Date.now;
+    this.#stateMachine = options.stateMachine ?? null;
+    this.#appendHook = options.appendHook;
+    const self = parseAddress(this.peers.get(this.config.selfId)!);
+    this.#server = new RemotingServer({ bindAddress: this.config.bindAddress, listenPort: self.port, logger: this.log, serverChannelMaxIdleTimeSeconds: 0 });
+    this.#client = new RemotingClient({ logger: this.log });
+    this.#server.registerProcessor(DLedgerRequestCode.VOTE, (req) => this.#respond(req, this.handleVote(decodeVoteRequest(req.body), false)));
+    this.#server.registerProcessor(DLedgerRequestCode.HEART_BEAT, (req) => this.#respond(req, this.handleHeartBeat(decodeHeartBeat(req.body))));
+    this.#server.registerProcessor(DLedgerRequestCode.PUSH, async (req) => this.#respond(req, await this.#serialPush(decodePushEntryRequest(req.body))));
+    this.#server.registerProcessor(DLedgerRequestCode.LEADERSHIP_TRANSFER, (req) => this.#respond(req, this.#handleTakeLeadership(decodeLeadershipTransfer(req.body))));
+    for (const code of [DLedgerRequestCode.METADATA, DLedgerRequestCode.APPEND, DLedgerRequestCode.GET, DLedgerRequestCode.PULL]) {
+      this.#server.registerProcessor(code, (req) => this.#respond(req, { ...this.#base(''), code: DLedgerResponseCode.UNSUPPORTED }));
+    }
+    this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
+  }
+
+  get selfId(): string {
+    return this.config.selfId;
+  }
+  get isLeader(): boolean {
+    return this.role === 'LEADER';
+  }
+  get ledgerEndIndex(): number {
+    return this.store.ledgerEndIndex;
+  }
+  get committedIndex(): number {
+    return this.store.committedIndex;
+  }
+  get listenPort(): number {
+    return this.#server.port;
+  }
+
+  onRoleChange(l: (role: Role, term: number, leaderId: string | null) => void): () => void {
+    this.#roleListeners.add(l);
+    return () => this.#roleListeners.delete(l);
+  }
+
+  start(): Promise<void> {
+    return this.#lifecycle.start();
+  }
+  shutdown(): Promise<void> {
+    return this.#lifecycle.shutdown();
+  }
+
+  async #start(): Promise<void> {
+    await this.store.load();
+    this.#selfWritten = this.store.ledgerEndIndex;
+    const t = await readProperties(path.join(defaultPath(this.config), TERM_PERSIST_FILE));
+    this.currTerm = Number(t.get('currTerm') ?? 0) || 0;
+    const v = t.get('voteLeader');
+    this.currVoteFor = v ? v : null;
+    this.appliedIndex = this.#stateMachine ? await this.#stateMachine.lastAppliedIndex() : this.store.committedIndex;
+    await this.#server.listen();
+    this.#stopped = false;
+    this.#lastLeaderHeartBeatTime = this.#now();
+    this.#nextTimeToRequestVote = this.#now() + this.#randomVoteInterval();
+    this.#schedule(0);
+    void this.#applyCommitted();
+    this.log.info({ term: this.currTerm, ledgerEndIndex: this.store.ledgerEndIndex, committedIndex: this.store.committedIndex, appliedIndex: this.appliedIndex }, 'dledger server started');
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#failPending(DLedgerResponseCode.TERM_CHANGED, 'server shut down');
+    for (const w of this.#pushWake.values()) w();
+    await this.#server.shutdown();
+    await this.#client.shutdown();
+    await this.#pushChain.catch(() => undefined);
+    while (this.#applying) await new Promise((r) => setTimeout(r, 5));
+    await this.store.shutdown();
+    await this.#persistTerm();
+  }
+
+  // ---- member state ----
+
+  #termChain: Promise<void> = Promise.resolve();
+
+  #persistTerm(): Promise<void> {
+    this.#termChain = this.#termChain.then(() => this.#writeTerm());
+    return this.#termChain;
+  }
+
+  #writeTerm(): Promise<void> {
+    return writeProperties(path.join(defaultPath(this.config), TERM_PERSIST_FILE), [['currTerm', String(this.currTerm)], ['voteLeader', this.currVoteFor ?? '']])
+      .catch((err) => this.log.error({ err }, 'persist currterm failed'));
+  }
+
+  #setCurrVoteFor(id: string | null): void {
+    this.currVoteFor = id;
+    void this.#persistTerm();
+  }
+
+  #nextTerm(): number {
+    this.currTerm = this.knownMaxTermInGroup > this.currTerm ? this.knownMaxTermInGroup : this.currTerm + 1;
+    this.currVoteFor = null;
+    void this.#persistTerm();
+    return this.currTerm;
+  }
+
+  #changeRole(role: Role, term: number, leaderId: string | null): void {
+    const was = this.role;
+    const wasLeaderId = this.leaderId;
+    if (term > this.currTerm) {
+      this.currTerm = term;
+      this.currVoteFor = null;
+      void this.#persistTerm();
+    }
+    this.role = role;
+    this.leaderId = leaderId;
+    if (was === 'LEADER' && role !== 'LEADER') {
+      this.#failPending(DLedgerResponseCode.TERM_CHANGED, 'leadership lost');
+      for (const w of this.#pushWake.values()) w();
+    }
+    if (was !== role || wasLeaderId !== leaderId) {
+      this.log.info({ role, term: this.currTerm, leaderId }, 'dledger role change');
+      for (const l of this.#roleListeners) {
+        try {
+          l(role, this.currTerm, leaderId);
+        } catch (err) {
+          this.log.error({ err }, 'role change listener failed');
+        }
+      }
+    }
+  }
+
+  #changeRoleToCandidate(term: number): void {
+    if (term >= this.currTerm) {
+      if (term > this.knownMaxTermInGroup) this.knownMaxTermInGroup = term;
+      this.#changeRole('CANDIDATE', this.currTerm, null);
+      this.#lastParseResult = 'WAIT_TO_REVOTE';
+      this.#nextTimeToRequestVote = this.#now() + this.#randomVoteInterval();
+    }
+  }
+
+  #changeRoleToFollower(term: number, leaderId: string): void {
+    this.#lastLeaderHeartBeatTime = this.#now();
+    this.#changeRole('FOLLOWER', term, leaderId);
+  }
+
+  #randomVoteInterval(): number {
+    const { minVoteIntervalMs: a, maxVoteIntervalMs: b } = this.config;
+    return a + Math.floor(Math.random() * Math.max(1, b - a));
+  }
+
+  #isQuorum(n: number): boolean {
+    return n >= Math.floor(this.peers.size / 2) + 1;
+  }
+
+  // ---- the maintain loop (DLedgerLeaderElector's thread) ----
+
+  #schedule(delay: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      try {
+        this.#maintain();
+      } catch (err) {
+        this.log.error({ err }, 'dledger maintain failed');
+      }
+      this.#schedule(10);
+    }, delay);
+    this.#timer.unref();
+  }
+
+  #maintain(): void {
+    const now = this.#now();
+    if (this.role === 'LEADER') {
+      if (this.#lastSendHeartBeatTime < 0 || now - this.#lastSendHeartBeatTime >= this.config.heartBeatTimeIntervalMs) void this.#sendHeartbeats();
+      this.#checkPreferredLeader();
+    } else if (this.role === 'FOLLOWER') {
+      if (now - this.#lastLeaderHeartBeatTime > this.config.maxHeartBeatLeak * this.config.heartBeatTimeIntervalMs) {
+        this.log.info({ leaderId: this.leaderId, term: this.currTerm }, 'leader heartbeat lost; becoming candidate');
+        this.#changeRoleToCandidate(this.currTerm);
+      }
+    } else if ((now >= this.#nextTimeToRequestVote || this.#needIncreaseTermImmediately) && !this.#voting) void this.#voteRound();
+    if (now - this.#lastFlush >= this.config.flushFileInterval) {
+      this.#lastFlush = now;
+      void this.store.flush().catch((err) => this.log.error({ err }, 'dledger flush failed'));
+    }
+    if (now - this.#lastCheckPoint >= this.config.checkPointInterval) {
+      this.#lastCheckPoint = now;
+      void this.store.persistCheckPoint().catch((err) => this.log.error({ err }, 'dledger checkpoint failed'));
+    }
+  }
+
+  #base(remoteId: string): RequestOrResponse {
+    return { group: this.config.group, remoteId, localId: this.selfId, code: DLedgerResponseCode.SUCCESS, leaderId: this.leaderId, term: this.currTerm };
+  }
+
+  #respond(req: RemotingCommand, body: RequestOrResponse): RemotingCommand {
+    return RemotingCommand.createResponse(req, DLedgerResponseCode.SUCCESS, null, null, encodeBody(body as RequestOrResponse & Record<string, unknown>));
+  }
+
+  async #invoke<T extends RequestOrResponse>(peerId: string, code: number, body: RequestOrResponse & Record<string, unknown>, decode: (b: Buffer | null) => T, timeout = 3000): Promise<T> {
+    try {
+      const res = await this.#client.invoke(this.peers.get(peerId)!, RemotingCommand.createRequest(code, null, encodeBody(body)), timeout);
+      return decode(res.body);
+    } catch {
+      return { ...this.#base(peerId), code: DLedgerResponseCode.NETWORK_ERROR } as T;
+    }
+  }
+
+  // ---- election ----
+
+  async #voteRound(): Promise<void> {
+    this.#voting = true;
+    try {
+      let term: number;
+      if (this.#needIncreaseTermImmediately || this.#lastParseResult === 'WAIT_TO_VOTE_NEXT') {
+        this.#needIncreaseTermImmediately = false;
+        term = this.#nextTerm();
+      } else term = this.currTerm;
+      const endIndex = this.store.ledgerEndIndex;
+      const endTerm = this.store.ledgerEndTerm;
+      const calls: Promise<VoteResponse>[] = [];
+      for (const id of this.peers.keys()) {
+        const req: VoteRequest = { ...this.#base(id), leaderId: this.selfId, term, ledgerEndIndex: endIndex, ledgerEndTerm: endTerm };
+        calls.push(id === this.selfId ? Promise.resolve(this.handleVote(req, true)) : this.#invoke(id, DLedgerRequestCode.VOTE, req as VoteRequest & Record<string, unknown>, decodeVoteResponse, 1000));
+      }
+      const responses = await Promise.all(calls);
+      if (this.#stopped || this.role !== 'CANDIDATE' || this.currTerm !== term) return;
+      let knownMaxTerm = -1;
+      let alreadyHasLeader = false;
+      let valid = 0;
+      let accept = 0;
+      let notReady = 0;
+      let biggerLedger = 0;
+      for (const r of responses) {
+        if (r.code === DLedgerResponseCode.NETWORK_ERROR || r.voteResult === 'UNKNOWN') continue;
+        valid++;
+        switch (r.voteResult) {
+          case 'ACCEPT': accept++; break;
+          case 'REJECT_ALREADY_HAS_LEADER': alreadyHasLeader = true; break;
+          case 'REJECT_TERM_SMALL_THAN_LEDGER':
+          case 'REJECT_EXPIRED_VOTE_TERM': if (r.term > knownMaxTerm) knownMaxTerm = r.term; break;
+          case 'REJECT_EXPIRED_LEDGER_TERM':
+          case 'REJECT_SMALL_LEDGER_END_INDEX': biggerLedger++; break;
+          case 'REJECT_TERM_NOT_READY': notReady++; break;
+          default: break;
+        }
+      }
+      const now = this.#now();
+      if (knownMaxTerm > term) {
+        this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
+        this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
+        this.#changeRoleToCandidate(knownMaxTerm);
+      } else if (alreadyHasLeader) {
+        this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
+        this.#nextTimeToRequestVote = now + this.#randomVoteInterval() + this.config.heartBeatTimeIntervalMs * this.config.maxHeartBeatLeak;
+      } else if (!this.#isQuorum(valid) || !this.#isQuorum(valid - biggerLedger)) {
+        this.#lastParseResult = 'WAIT_TO_REVOTE';
+        this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
+      } else if (this.#isQuorum(accept)) {
+        this.#lastParseResult = 'PASSED';
+      } else if (this.#isQuorum(accept + notReady)) {
+        this.#lastParseResult = 'REVOTE_IMMEDIATELY';
+        this.#nextTimeToRequestVote = now;
+      } else {
+        this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
+        this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
+      }
+      if (this.#lastParseResult === 'PASSED') this.#changeToLeader(term);
+    } finally {
+      this.#voting = false;
+    }
+  }
+
+  handleVote(req: VoteRequest, self: boolean): VoteResponse {
+    const res = (voteResult: VoteResponse['voteResult']): VoteResponse =>
+      ({ group: req.group, remoteId: req.localId, localId: this.selfId, code: DLedgerResponseCode.SUCCESS, leaderId: this.leaderId, term: this.currTerm, voteResult });
+    if (!this.peers.has(req.leaderId ?? '')) return res('REJECT_UNKNOWN_LEADER');
+    if (!self && req.leaderId === this.selfId) return res('REJECT_UNEXPECTED_LEADER');
+    if (req.ledgerEndTerm < this.store.ledgerEndTerm) return res('REJECT_EXPIRED_LEDGER_TERM');
+    if (req.ledgerEndTerm === this.store.ledgerEndTerm && req.ledgerEndIndex < this.store.ledgerEndIndex) return res('REJECT_SMALL_LEDGER_END_INDEX');
+    if (req.term < this.currTerm) return res('REJECT_EXPIRED_VOTE_TERM');
+    if (req.term === this.currTerm) {
+      if (this.currVoteFor !== null && this.currVoteFor !== req.leaderId) {
+        return res(this.leaderId !== null ? 'REJECT_ALREADY_HAS_LEADER' : 'REJECT_ALREADY_VOTED');
+      }
+    } else {
+      // Java answers REJECT_TERM_NOT_READY and moves to the term on its next round; taking the term at once (as
+      // Raft does) lets the vote count now and avoids two candidates outbidding each other forever.
+      this.#changeRoleToCandidate(req.term);
+      this.currTerm = req.term;
+      this.currVoteFor = null;
+      this.#nextTimeToRequestVote = this.#now() + this.#randomVoteInterval();
+    }
+    if (req.term < this.store.ledgerEndTerm) return res('REJECT_TERM_SMALL_THAN_LEDGER');
+    if (!self && this.#takingLeadership && req.ledgerEndTerm === this.store.ledgerEndTerm && this.store.ledgerEndIndex >= req.ledgerEndIndex) {
+      return res('REJECT_TAKING_LEADERSHIP');
+    }
+    this.#setCurrVoteFor(req.leaderId);
+    return res('ACCEPT');
+  }
+
+  #changeToLeader(term: number): void {
+    // What this peer wrote as a follower counts towards the quorum too.
+    this.#selfWritten = this.store.ledgerEndIndex;
+    this.#takingLeadership = false;
+    this.#transferring = null;
+    this.#lastSendHeartBeatTime = -1;
+    this.#lastSuccHeartBeatTime = this.#now();
+    this.#changeRole('LEADER', term, this.selfId);
+    this.#peerStates.clear();
+    for (const id of this.peers.keys()) {
+      if (id === this.selfId) continue;
+      this.#peerStates.set(id, { mode: 'COMPARE', nextIndex: -1, matchIndex: -1, compareIndex: -1, lastCommitSent: -2, lastPushTime: 0 });
+      void this.#pushLoop(id, term);
+    }
+    void this.#sendHeartbeats();
+  }
+
+  async #sendHeartbeats(): Promise<void> {
+    if (this.#heartbeating) return;
+    this.#heartbeating = true;
+    this.#lastSendHeartBeatTime = this.#now();
+    const term = this.currTerm;
+    try {
+      const calls = [...this.peers.keys()].filter((id) => id !== this.selfId)
+        .map((id) => this.#invoke(id, DLedgerRequestCode.HEART_BEAT, { ...this.#base(id), leaderId: this.selfId, term }, decodeHeartBeat, this.config.heartBeatTimeIntervalMs));
+      const rs = await Promise.all(calls);
+      if (this.role !== 'LEADER' || this.currTerm !== term || this.#stopped) return;
+      let succ = 0;
+      let notReady = 0;
+      let maxTerm = -1;
+      let inconsistentLeader = false;
+      for (const r of rs) {
+        if (r.code === DLedgerResponseCode.SUCCESS) succ++;
+        else if (r.code === DLedgerResponseCode.EXPIRED_TERM) maxTerm = Math.max(maxTerm, r.term);
+        else if (r.code === DLedgerResponseCode.INCONSISTENT_LEADER) inconsistentLeader = true;
+        else if (r.code === DLedgerResponseCode.TERM_NOT_READY) notReady++;
+      }
+      const now = this.#now();
+      if (this.#isQuorum(succ + 1)) this.#lastSuccHeartBeatTime = now;
+      else if (this.#isQuorum(succ + notReady + 1)) this.#lastSendHeartBeatTime = -1;
+      else if (maxTerm > term) this.#changeRoleToCandidate(maxTerm);
+      else if (inconsistentLeader) this.#changeRoleToCandidate(term);
+      else if (now - this.#lastSuccHeartBeatTime > this.config.heartBeatTimeIntervalMs * this.config.maxHeartBeatLeak) this.#changeRoleToCandidate(term);
+    } finally {
+      this.#heartbeating = false;
+    }
+  }
+
+  handleHeartBeat(req: RequestOrResponse): RequestOrResponse {
+    const res = (code: number): RequestOrResponse => ({ group: req.group, remoteId: req.localId, localId: this.selfId, code, leaderId: this.leaderId, term: this.currTerm });
+    if (!this.peers.has(req.leaderId ?? '')) return res(DLedgerResponseCode.UNKNOWN_MEMBER);
+    if (req.leaderId === this.selfId) return res(DLedgerResponseCode.UNEXPECTED_MEMBER);
+    if (req.term < this.currTerm) return res(DLedgerResponseCode.EXPIRED_TERM);
+    if (req.term === this.currTerm) {
+      if (this.leaderId === null) {
+        this.#changeRoleToFollower(req.term, req.leaderId!);
+        return res(DLedgerResponseCode.SUCCESS);
+      }
+      if (this.leaderId === req.leaderId) {
+        this.#lastLeaderHeartBeatTime = this.#now();
+        return res(DLedgerResponseCode.SUCCESS);
+      }
+      return res(DLedgerResponseCode.INCONSISTENT_LEADER);
+    }
+    this.#changeRoleToCandidate(req.term);
+    this.#needIncreaseTermImmediately = true;
+    return res(DLedgerResponseCode.TERM_NOT_READY);
+  }
+
+  // ---- leadership transfer ----
+
+  #checkPreferredLeader(): void {
+    const preferred = this.config.preferredLeaderIds?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+    if (preferred.length === 0 || preferred.includes(this.selfId) || this.#transferring) return;
+    for (const id of preferred) {
+      const st = this.#peerStates.get(id);
+      if (!st || st.mode !== 'APPEND' || st.matchIndex < this.store.ledgerEndIndex || this.#selfWritten < this.store.ledgerEndIndex) continue;
+      this.#transferring = id;
+      const term = this.currTerm;
+      const req = { ...this.#base(id), leaderId: this.selfId, term, transferId: this.selfId, transfereeId: id, takeLeadershipLedgerIndex: this.store.ledgerEndIndex };
+      void this.#invoke(id, DLedgerRequestCode.LEADERSHIP_TRANSFER, req, decodeHeartBeat, this.config.leadershipTransferWaitTimeout).then((r) => {
+        this.log.info({ transferee: id, code: r.code }, 'leadership transfer answered');
+        setTimeout(() => {
+          if (this.#transferring === id && this.role === 'LEADER' && this.currTerm === term) this.#transferring = null;
+        }, this.config.leadershipTransferWaitTimeout * 3).unref();
+      });
+      return;
+    }
+  }
+
+  #handleTakeLeadership(req: RequestOrResponse & { transfereeId: string; takeLeadershipLedgerIndex: number }): RequestOrResponse {
+    const res = (code: number): RequestOrResponse => ({ ...this.#base(req.localId), code });
+    if (req.transfereeId !== this.selfId || req.term !== this.currTerm || this.role !== 'FOLLOWER') return res(DLedgerResponseCode.INCONSISTENT_STATE);
+    if (this.store.ledgerEndIndex < req.takeLeadershipLedgerIndex) return res(DLedgerResponseCode.TAKE_LEADERSHIP_FAILED);
+    this.#takingLeadership = true;
+    this.#changeRoleToCandidate(this.currTerm);
+    this.#needIncreaseTermImmediately = true;
+    this.#nextTimeToRequestVote = this.#now();
+    return res(DLedgerResponseCode.SUCCESS);
+  }
+
+  // ---- append (leader) ----
+
+  /** Appends `body` as the leader; resolves once a quorum holds it and the state machine applied it. */
+  append(body: Buffer): Promise<{ index: number; result: unknown }> {
+    if (this.role !== 'LEADER') return Promise.reject(new DLedgerError(DLedgerResponseCode.NOT_LEADER, `not leader (leader ${this.leaderId})`));
+    if (this.#transferring) return Promise.reject(new DLedgerError(DLedgerResponseCode.LEADER_TRANSFERRING, 'leadership transfer under way'));
+    if (this.#pending.size >= this.config.maxPendingRequestsNum) return Promise.reject(new DLedgerError(DLedgerResponseCode.LEADER_PENDING_FULL, 'too many pending appends'));
+    const { entry, written } = this.store.appendAsLeader(body, this.currTerm, this.#appendHook);
+    const index = entry.index;
+    const p = new Promise<{ index: number; result: unknown }>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(index);
+        reject(new DLedgerError(DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT, `entry ${index} not acknowledged by a quorum in ${this.config.maxWaitAckTimeMs} ms`));
+      }, this.config.maxWaitAckTimeMs);
+      timer.unref();
+      this.#pending.set(index, { resolve, reject, timer });
+    });
+    written.then(() => {
+      if (index > this.#selfWritten) this.#selfWritten = index;
+      this.#updateCommitIndex();
+    }, (err) => {
+      this.log.error({ err, index }, 'dledger append write failed');
+      this.#settle(index, new DLedgerError(DLedgerResponseCode.DISK_ERROR, String(err)));
+    });
+    for (const w of this.#pushWake.values()) w();
+    return p;
+  }
+
+  #settle(index: number, err: Error | null, result?: unknown): void {
+    const p = this.#pending.get(index);
+    if (!p) return;
+    this.#pending.delete(index);
+    clearTimeout(p.timer);
+    if (err) p.reject(err);
+    else p.resolve({ index, result });
+  }
+
+  #failPending(code: number, why: string): void {
+    for (const index of [...this.#pending.keys()]) this.#settle(index, new DLedgerError(code, why));
+  }
+
+  #updateCommitIndex(): void {
+    if (this.role !== 'LEADER') return;
+    const marks = [this.#selfWritten, ...[...this.#peerStates.values()].map((s) => s.matchIndex)].sort((a, b) => b - a);
+    const quorumIndex = marks[Math.floor(this.peers.size / 2)];
+    if (quorumIndex > this.store.committedIndex) {
+      this.store.updateCommittedIndex(quorumIndex);
+      void this.#applyCommitted();
+      for (const w of this.#pushWake.values()) w();
+    }
+  }
+
+  async #applyCommitted(): Promise<void> {
+    if (this.#applying) return;
+    this.#applying = true;
+    try {
+      while (!this.#stopped && this.appliedIndex < this.store.committedIndex) {
+        const index = this.appliedIndex + 1;
+        const entry = await this.store.get(index);
+        let result: unknown;
+        try {
+          result = this.#stateMachine ? await this.#stateMachine.apply(entry) : undefined;
+        } catch (err) {
+          this.log.error({ err, index }, 'state machine apply failed; retrying');
+          await new Promise((r) => setTimeout(r, 100));
+          continue;
+        }
+        this.appliedIndex = index;
+        this.#settle(index, null, result);
+      }
+    } catch (err) {
+      this.log.error({ err }, 'apply loop failed');
+    } finally {
+      this.#applying = false;
+    }
+    if (!this.#stopped && this.appliedIndex < this.store.committedIndex) setTimeout(() => void this.#applyCommitted(), 50).unref();
+  }
+
+  // ---- entry pusher (leader side, one loop per follower) ----
+
+  async #pushLoop(peerId: string, term: number): Promise<void> {
+    const alive = () => !this.#stopped && this.role === 'LEADER' && this.currTerm === term;
+    const wait = (ms: number) => new Promise<void>((resolve) => {
+      const t = setTimeout(done, ms);
+      t.unref();
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.#pushWake.set(peerId, done);
+    });
+    while (alive()) {
+      const st = this.#peerStates.get(peerId)!;
+      try {
+        if (st.mode === 'COMPARE') await this.#doCompare(peerId, term, st, wait);
+        else await this.#doAppend(peerId, term, st, wait);
+      } catch (err) {
+        this.log.warn({ err, peerId }, 'push failed');
+        st.mode = 'COMPARE';
+        await wait(100);
+      }
+    }
+    this.#pushWake.delete(peerId);
+  }
+
+  #pushRequest(peerId: string, term: number, type: PushEntryRequest['type'], entry: DLedgerEntry | null, batch: DLedgerEntry[] = []): PushEntryRequest & Record<string, unknown> {
+    return { ...this.#base(peerId), leaderId: this.selfId, term, commitIndex: this.store.committedIndex, type, entry, batchEntry: batch };
+  }
+
+  async #checkResponseTerm(r: PushEntryResponse, term: number): Promise<boolean> {
+    if (r.code === DLedgerResponseCode.EXPIRED_TERM || r.term > term) {
+      if (r.term > this.currTerm) this.#changeRoleToCandidate(r.term);
+      return false;
+    }
+    return true;
+  }
+
+  async #doCompare(peerId: string, term: number, st: PeerState, wait: (ms: number) => Promise<void>): Promise<void> {
+    const begin = this.store.ledgerBeginIndex;
+    const end = this.store.ledgerEndIndex;
+    if (end === -1) {
+      // Nothing to compare: the follower truncates everything on our first entry.
+      st.mode = 'APPEND';
+      st.nextIndex = 0;
+      st.matchIndex = -1;
+      return;
+    }
+    let compareIndex = st.compareIndex === -1 || st.compareIndex > end ? end : st.compareIndex;
+    let truncateIndex = -1;
+    while (truncateIndex === -1) {
+      if (compareIndex < begin) {
+        truncateIndex = begin;
+        break;
+      }
+      const entry = await this.store.get(compareIndex);
+      const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, this.#pushRequest(peerId, term, 'COMPARE', entry), decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
+      if (this.role !== 'LEADER' || this.currTerm !== term) return;
+      if (!(await this.#checkResponseTerm(r, term))) return;
+      if (r.code === DLedgerResponseCode.SUCCESS) {
+        if (compareIndex === r.endIndex) {
+          st.mode = 'APPEND';
+          st.matchIndex = compareIndex;
+          st.nextIndex = compareIndex + 1;
+          st.compareIndex = -1;
+          this.#updateCommitIndex();
+          return;
+        }
+        truncateIndex = compareIndex;
+      } else if (r.code === DLedgerResponseCode.INCONSISTENT_STATE) {
+        if (r.endIndex < begin || r.beginIndex > end) truncateIndex = begin;
+        else if (compareIndex < r.beginIndex) truncateIndex = begin;
+        else if (compareIndex > r.endIndex) compareIndex = r.endIndex;
+        else compareIndex--;
+      } else {
+        await wait(Math.min(200, this.config.heartBeatTimeIntervalMs));
+        return;
+      }
+    }
+    const entry = await this.store.get(truncateIndex);
+    const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, this.#pushRequest(peerId, term, 'TRUNCATE', entry), decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
+    if (!(await this.#checkResponseTerm(r, term))) return;
+    if (r.code === DLedgerResponseCode.SUCCESS) {
+      st.mode = 'APPEND';
+      st.matchIndex = truncateIndex;
+      st.nextIndex = truncateIndex + 1;
+      st.compareIndex = -1;
+      this.#updateCommitIndex();
+    } else await wait(100);
+  }
+
+  async #doAppend(peerId: string, term: number, st: PeerState, wait: (ms: number) => Promise<void>): Promise<void> {
+    const end = Math.min(this.store.ledgerEndIndex, this.#selfWritten);
+    if (st.nextIndex > end) {
+      const now = this.#now();
+      if (st.lastCommitSent !== this.store.committedIndex || now - st.lastPushTime > 1000) {
+        st.lastCommitSent = this.store.committedIndex;
+        st.lastPushTime = now;
+        const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, this.#pushRequest(peerId, term, 'COMMIT', null), decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
+        await this.#checkResponseTerm(r, term);
+        if (r.code !== DLedgerResponseCode.SUCCESS && r.code !== DLedgerResponseCode.NETWORK_ERROR) st.mode = 'COMPARE';
+        if (r.code === DLedgerResponseCode.NETWORK_ERROR) await wait(100);
+        return;
+      }
+      await wait(Math.min(1000, this.config.heartBeatTimeIntervalMs));
+      return;
+    }
+    const batch: DLedgerEntry[] = [];
+    let bytes = 0;
+    for (let i = st.nextIndex; i <= end && batch.length < 256 && bytes < 1024 * 1024; i++) {
+      const e = await this.store.get(i);
+      batch.push(e);
+      bytes += e.size;
+    }
+    const req = batch.length === 1 ? this.#pushRequest(peerId, term, 'APPEND', batch[0]) : this.#pushRequest(peerId, term, 'APPEND', null, batch);
+    st.lastPushTime = this.#now();
+    st.lastCommitSent = this.store.committedIndex;
+    const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, req, decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
+    if (this.role !== 'LEADER' || this.currTerm !== term) return;
+    if (!(await this.#checkResponseTerm(r, term))) return;
+    if (r.code === DLedgerResponseCode.SUCCESS) {
+      const last = batch[batch.length - 1].index;
+      st.matchIndex = Math.max(st.matchIndex, last);
+      st.nextIndex = last + 1;
+      this.#updateCommitIndex();
+    } else if (r.code === DLedgerResponseCode.NETWORK_ERROR) {
+      await wait(100);
+    } else st.mode = 'COMPARE';
+  }
+
+  // ---- push handling (follower side) ----
+
+  #serialPush(req: PushEntryRequest): Promise<PushEntryResponse> {
+    const run = this.#pushChain.then(() => this.handlePush(req));
+    this.#pushChain = run.catch(() => undefined);
+    return run;
+  }
+
+  async handlePush(req: PushEntryRequest): Promise<PushEntryResponse> {
+    const res = (code: number, index: number | null = null): PushEntryResponse => ({
+      group: req.group, remoteId: req.localId, localId: this.selfId, code, leaderId: this.leaderId, term: this.currTerm, index,
+      beginIndex: this.store.ledgerBeginIndex, endIndex: this.store.ledgerEndIndex, count: 0,
+    });
+    if (this.#stopped) return res(DLedgerResponseCode.INTERNAL_ERROR);
+    if (req.term < this.currTerm) return res(DLedgerResponseCode.EXPIRED_TERM);
+    if (req.term > this.currTerm) {
+      this.#changeRoleToCandidate(req.term);
+      this.#needIncreaseTermImmediately = true;
+      return res(DLedgerResponseCode.TERM_NOT_READY);
+    }
+    if (this.role === 'CANDIDATE' && this.leaderId === null && req.leaderId && req.leaderId !== this.selfId) this.#changeRoleToFollower(req.term, req.leaderId);
+    if (this.role !== 'FOLLOWER') return res(DLedgerResponseCode.NOT_FOLLOWER);
+    if (req.leaderId !== this.leaderId) return res(DLedgerResponseCode.INCONSISTENT_LEADER);
+    this.#lastLeaderHeartBeatTime = this.#now();
+    const commit = () => {
+      const c = Math.min(req.commitIndex, this.store.ledgerEndIndex);
+      if (c > this.store.committedIndex) {
+        this.store.updateCommittedIndex(c);
+        void this.#applyCommitted();
+      }
+    };
+    switch (req.type) {
+      case 'APPEND': {
+        const entries = req.batchEntry.length ? req.batchEntry : req.entry ? [req.entry] : [];
+        for (const e of entries) {
+          if (e.index <= this.store.ledgerEndIndex) {
+            if (this.store.termAt(e.index) === e.term) continue;
+            return res(DLedgerResponseCode.INCONSISTENT_STATE);
+          }
+          if (e.index !== this.store.ledgerEndIndex + 1) return res(DLedgerResponseCode.INCONSISTENT_STATE);
+          try {
+            await this.store.appendAsFollower(e);
+          } catch (err) {
+            this.log.warn({ err, index: e.index }, 'append as follower failed');
+            return res(DLedgerResponseCode.INCONSISTENT_STATE);
+          }
+        }
+        this.#selfWritten = this.store.ledgerEndIndex;
+        commit();
+        return { ...res(DLedgerResponseCode.SUCCESS, entries.length ? entries[entries.length - 1].index : null), count: entries.length };
+      }
+      case 'COMMIT':
+        commit();
+        return res(DLedgerResponseCode.SUCCESS);
+      case 'COMPARE': {
+        const e = req.entry;
+        if (!e) return res(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
+        const s = this.store.slot(e.index);
+        const same = !!s && s.term === e.term && s.pos === e.pos && s.size === e.size;
+        return res(same ? DLedgerResponseCode.SUCCESS : DLedgerResponseCode.INCONSISTENT_STATE, e.index);
+      }
+      case 'TRUNCATE': {
+        const e = req.entry;
+        if (!e) return res(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
+        try {
+          await this.store.truncate(e);
+        } catch (err) {
+          this.log.error({ err, index: e.index }, 'truncate failed');
+          return res(DLedgerResponseCode.INCONSISTENT_STATE);
+        }
+        this.#selfWritten = this.store.ledgerEndIndex;
+        this.log.info({ index: e.index, ledgerEndIndex: this.store.ledgerEndIndex }, 'truncated to the leader');
+        commit();
+        return res(DLedgerResponseCode.SUCCESS, e.index);
+      }
+      default:
+        return res(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * A mixed DLedger group: two Java 4.9.8 broker peers (DLedger 0.3.1.2) and one of ours, talking VOTE, HEART_BEAT
+ * and PUSH with fastjson bodies over the remoting protocol.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
+import { BrokerController } from '../../../lib/broker/broker-controller';
+import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
+import { createMessage } from '../../../protocol/message/message';
+import { randomName, waitFor } from '../../helpers/cluster';
+import { freePort, javaSkipReason, makeRunDir, startJavaBroker, type JavaBroker } from '../../helpers/javaref';
+
+const FILE = 16 * 1024 * 1024;
+
+describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function () {
+  this.timeout(300_000);
+  const cleanups: (() => Promise<void>)[] = [];
+  before(function () {
+    const why = javaSkipReason('4.9.8');
+    if (why) {
+      console.log(`      ${why}`);
+      this.skip();
+    }
+  });
+  after(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it('elects a leader, replicates sends to our peer, and our peer stores and serves them', async () => {
+    const dir = makeRunDir('dlmix-');
+    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
+    const n = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
+    await n.start();
+    cleanups.push(() => n.shutdown());
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const dLegerPeers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+    const javas: JavaBroker[] = [];
+    for (const i of [0, 1]) {
+      const runDir = path.join(dir, `j${i}`);
+      await fs.mkdir(runDir, { recursive: true });
+      const j = await startJavaBroker('4.9.8', {
+        namesrvAddr: n.address, runDir, storeDir: path.join(runDir, 'store'), brokerName: 'mix-a', brokerId: i + 1,
+        conf: { enableDLegerCommitLog: true, dLegerGroup: 'mix-a', dLegerPeers, dLegerSelfId: `n${i}`, mappedFileSizeCommitLog: FILE },
+      });
+      javas.push(j);
+      cleanups.push(() => j.stop());
+    }
+    const storeDir = path.join(dir, 'ours');
+    const b = new BrokerController({
+      brokerConfig: { brokerName: 'mix-a', brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr: n.address, storePathRootDir: storeDir },
+      messageStoreConfig: { storePathRootDir: storeDir, mappedFileSizeCommitLog: FILE, enableDLegerCommitLog: true, dLegerGroup: 'mix-a', dLegerPeers, dLegerSelfId: 'n2' },
+      remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 },
+    });
+    await b.start();
+    cleanups.push(() => b.shutdown());
+    const server = b.dledgerCommitLog!.server;
+    await waitFor(() => server.leaderId !== null, 60_000, 'a leader known to our peer');
+    console.log(`      leader ${server.leaderId} (term ${server.currTerm}); our peer is ${server.role}`);
+
+    const topic = randomName('MIX');
+    const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: n.address, instanceName: randomName('p'), pollNameServerInterval: 200, sendMsgTimeout: 5000 });
+    await p.start();
+    cleanups.push(() => p.shutdown());
+    const bodies = Array.from({ length: 20 }, (_, i) => `mix-${i}`);
+    for (const body of bodies) {
+      await waitFor(async () => {
+        try {
+          await p.send(createMessage(topic, body));
+          return true;
+        } catch {
+          return false;
+        }
+      }, 60_000, `send ${body}`);
+    }
+    await waitFor(() => server.appliedIndex >= bodies.length - 1, 30_000, 'our peer applied the entries');
+    // Our peer's own store serves them (read through it directly, whatever its role).
+    const c = new DefaultLitePullConsumer({ consumerGroup: randomName('CG'), namesrvAddr: n.address, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', instanceName: randomName('c'), pollNameServerInterval: 200 });
+    c.subscribe(topic, '*');
+    await c.start();
+    cleanups.push(() => c.shutdown());
+    const got: string[] = [];
+    const deadline = Date.now() + 60_000;
+    while (got.length < bodies.length && Date.now() < deadline) for (const m of await c.poll(500)) got.push(m.body!.toString());
+    expect(got.sort()).to.deep.equal([...bodies].sort());
+    const max = b.messageStore.getMaxOffsetInQueue(topic, 0) + b.messageStore.getMaxOffsetInQueue(topic, 1)
+      + b.messageStore.getMaxOffsetInQueue(topic, 2) + b.messageStore.getMaxOffsetInQueue(topic, 3);
+    expect(max).to.equal(bodies.length);
+
+    // The Java leader dies (SIGKILL): the other Java peer and ours elect a new leader between them.
+    const leaderIdx = Number(server.leaderId!.slice(1));
+    if (leaderIdx < 2) {
+      const oldTerm = server.currTerm;
+      await javas[leaderIdx].stop('SIGKILL');
+      await waitFor(() => server.leaderId !== null && server.currTerm > oldTerm, 60_000, 'a new leader after the Java leader died');
+      console.log(`      after SIGKILL of n${leaderIdx}: leader ${server.leaderId} (term ${server.currTerm}); our peer is ${server.role}`);
+      const more = Array.from({ length: 10 }, (_, i) => `mix2-${i}`);
+      for (const body of more) {
+        await waitFor(async () => {
+          try {
+            await p.send(createMessage(topic, body));
+            return true;
+          } catch {
+            return false;
+          }
+        }, 60_000, `send ${body}`);
+      }
+      await waitFor(() => server.committedIndex >= bodies.length + more.length - 1 && server.appliedIndex === server.committedIndex, 30_000, 'the new entries committed on our peer');
+    }
+  });
+});

@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DLedgerServer, type DLedgerConfig, type DLedgerEntry, decodeEntry, decodeIndexUnit } from '../../../lib/dledger';
+import { freePort } from '../../helpers/javaref';
+import { waitFor } from '../../helpers/cluster';
+
+const FAST: Partial<DLedgerConfig> = {
+  heartBeatTimeIntervalMs: 100, maxHeartBeatLeak: 3, minVoteIntervalMs: 50, maxVoteIntervalMs: 150, maxWaitAckTimeMs: 2000,
+  mappedFileSizeForEntryData: 64 * 1024, mappedFileSizeForEntryIndex: 32 * 1024, bindAddress: '127.0.0.1',
+};
+
+class Recorder {
+  applied: DLedgerEntry[] = [];
+  async lastAppliedIndex() { return this.applied.length - 1; }
+  async apply(e: DLedgerEntry) { this.applied.push(e); return e.index; }
+}
+
+describe('dledger: DLedgerServer (3 peers over real sockets and files)', function () {
+  this.timeout(60000);
+  let root: string;
+  let peers: string;
+  let servers: (DLedgerServer | null)[] = [];
+  const machines: Recorder[] = [];
+
+  const make = (i: number, extra: Partial<DLedgerConfig> = {}) => {
+    machines[i] = new Recorder();
+    return new DLedgerServer({ ...FAST, group: 'g', selfId: `n${i}`, peers, storeBaseDir: root, ...extra }, { stateMachine: machines[i] });
+  };
+  const leader = () => servers.find((s) => s?.isLeader) ?? null;
+  const leaders = () => servers.filter((s) => s?.isLeader);
+
+  beforeEach(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'dledger-'));
+    const ports = [await freePort(), await freePort(), await freePort()];
+    peers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+    servers = [0, 1, 2].map((i) => make(i));
+    await Promise.all(servers.map((s) => s!.start()));
+  });
+  afterEach(async () => {
+    for (const s of servers) await s?.shutdown();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('elects one leader, replicates with a quorum commit, and applies in order on every peer', async () => {
+    await waitFor(() => leaders().length === 1, 10000, 'a leader');
+    const l = leader()!;
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => l.append(Buffer.from(`m${i}`))));
+    expect(results.map((r) => r.index)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i));
+    await waitFor(() => machines.every((m) => m.applied.length === 50), 10000, 'applied everywhere');
+    for (const m of machines) expect(m.applied.map((e) => e.body.toString())).to.deep.equal(results.map((_, i) => `m${i}`));
+    const follower = servers.find((s) => s && !s.isLeader)!;
+    const refused = await follower.append(Buffer.from('x')).then(() => null, (e: Error) => e);
+    expect(refused?.message).to.match(/not leader/);
+    // Java's layout: data/ and index/ files with 20-digit names; index unit i at i * 32.
+    const dir = path.join(root, `dledger-${follower.selfId}`);
+    const data = await fs.readFile(path.join(dir, 'data', '00000000000000000000'));
+    const idx = await fs.readFile(path.join(dir, 'index', '00000000000000000000'));
+    const u = decodeIndexUnit(idx, 7 * 32);
+    expect(u.index).to.equal(7);
+    const e = decodeEntry(data, u.pos);
+    expect(e.index).to.equal(7);
+    expect(e.body.toString()).to.equal('m7');
+  });
+
+  it('elects a new leader after the leader stops; the old one rejoins as follower and catches up', async () => {
+    await waitFor(() => leaders().length === 1, 10000, 'a leader');
+    const old = leader()!;
+    await old.append(Buffer.from('a'));
+    const i = servers.indexOf(old);
+    await old.shutdown();
+    servers[i] = null;
+    await waitFor(() => leaders().length === 1, 10000, 'a new leader');
+    const l = leader()!;
+    expect(l.currTerm).to.be.greaterThan(old.currTerm);
+    await l.append(Buffer.from('b'));
+    servers[i] = make(i);
+    await servers[i]!.start();
+    await waitFor(() => machines[i].applied.length === 2, 10000, 'old leader caught up');
+    expect(servers[i]!.isLeader).to.equal(false);
+    expect(machines[i].applied.map((e) => e.body.toString())).to.deep.equal(['a', 'b']);
+  });
+
+  it('truncates the uncommitted entries of a partitioned old leader on rejoin; committed ones stay', async () => {
+    await waitFor(() => leaders().length === 1, 10000, 'a leader');
+    const old = leader()!;
+    await old.append(Buffer.from('committed'));
+    const i = servers.indexOf(old);
+    const others = servers.filter((s) => s !== old) as DLedgerServer[];
+    // Partition: the two others stop; the old leader appends entries nobody else gets.
+    const otherIdx = others.map((s) => servers.indexOf(s));
+    for (const s of others) await s.shutdown();
+    for (const k of otherIdx) servers[k] = null;
+    const lost = [old.append(Buffer.from('u1')).catch((e: Error) => e), old.append(Buffer.from('u2')).catch((e: Error) => e)];
+    await waitFor(() => old.ledgerEndIndex === 2, 5000, 'uncommitted appended');
+    await old.shutdown();
+    for (const r of await Promise.all(lost)) expect(r).to.be.instanceOf(Error);
+    servers[i] = null;
+    // The others come back and elect a leader among themselves, which appends new entries.
+    for (const k of otherIdx) {
+      servers[k] = make(k);
+      await servers[k]!.start();
+    }
+    await waitFor(() => leaders().length === 1, 10000, 'a leader among the others');
+    const results = await leader()!.append(Buffer.from('new'));
+    expect(results.index).to.equal(1);
+    servers[i] = make(i);
+    await servers[i]!.start();
+    await waitFor(() => machines[i].applied.length === 2 && servers[i]!.ledgerEndIndex === 1, 10000, 'old leader truncated and caught up');
+    expect(machines[i].applied.map((e) => e.body.toString())).to.deep.equal(['committed', 'new']);
+  });
+});
