@@ -419,3 +419,41 @@ export function runJava533Tool(args: string[], opts: { runDir?: string; timeoutM
 export function startJava533Tool(args: string[], opts: { runDir?: string; readyPattern?: RegExp } = {}): Promise<JavaProcess> {
   return spawnJava(tool533Script(), args, { runDir: opts.runDir, readyPattern: opts.readyPattern });
 }
+
+/** Mocha, inside a describe: skips the suite, printing why, when `java` or the Java `version` build is absent. */
+export function skipWithoutJava(version: JavaVersion = '4.9.8'): void {
+  before(function () {
+    const why = javaSkipReason(version);
+    if (why) {
+      process.stderr.write(`      ${why}\n`);
+      this.skip();
+    }
+  });
+}
+
+/** A Java name server and broker for one suite (useJavaCluster). */
+export interface JavaClusterHandle {
+  readonly ns: JavaNamesrv;
+  readonly broker: JavaBroker;
+}
+
+/**
+ * Mocha, inside a describe: a Java name server + broker of `version`, started before the suite and stopped after it;
+ * the suite is skipped (saying why) without Java. Read `ns` / `broker` from the handle inside the tests.
+ */
+export function useJavaCluster(version: JavaVersion, broker: Omit<JavaBrokerOptions, 'namesrvAddr'> = {}): JavaClusterHandle {
+  const state: { ns?: JavaNamesrv; broker?: JavaBroker } = {};
+  skipWithoutJava(version);
+  before(async () => {
+    state.ns = await startJavaNamesrv(version);
+    state.broker = await startJavaBroker(version, { ...broker, namesrvAddr: state.ns.addr });
+  });
+  after(async () => {
+    await state.broker?.stop();
+    await state.ns?.stop();
+  });
+  return {
+    get ns(): JavaNamesrv { return state.ns!; },
+    get broker(): JavaBroker { return state.broker!; },
+  };
+}

@@ -15,29 +15,14 @@ import { DefaultMQProducer } from '../../../lib/producer/default-mq-producer';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { createMessage, type Message } from '../../../protocol/message/message';
 import { randomName, waitFor } from '../../helpers/cluster';
-import { type JavaBroker, type JavaNamesrv, javaSkipReason, startJavaBroker, startJavaNamesrv } from '../../helpers/javaref';
+import { useJavaCluster } from '../../helpers/javaref';
 
 describe('compat: our push consumer draining the Java 4.9.8 broker', function () {
   this.timeout(240_000);
-  let ns: JavaNamesrv | undefined;
-  let broker: JavaBroker | undefined;
-
-  before(async function () {
-    const skip = javaSkipReason('4.9.8');
-    if (skip) {
-      process.stderr.write(`      ${skip}\n`);
-      this.skip();
-    }
-    ns = await startJavaNamesrv('4.9.8');
-    broker = await startJavaBroker('4.9.8', { namesrvAddr: ns.addr });
-  });
-  after(async () => {
-    await broker?.stop();
-    await ns?.stop();
-  });
+  const java = useJavaCluster('4.9.8');
 
   it('no pull is refused SUBSCRIPTION_NOT_LATEST after the rebalance, every message arrives', async () => {
-    const namesrvAddr = ns!.addr;
+    const namesrvAddr = java.ns.addr;
     const topic = randomName('T');
     const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: randomName('admin') });
     const producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr, instanceName: randomName('prod') });

@@ -10,20 +10,14 @@ import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
 import { createMessage } from '../../../protocol/message/message';
 import { randomName, waitFor } from '../../helpers/cluster';
-import { freePort, javaSkipReason, makeRunDir, startJavaBroker, type JavaBroker } from '../../helpers/javaref';
+import { freePort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
 
 const FILE = 16 * 1024 * 1024;
 
 describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function () {
   this.timeout(300_000);
   const cleanups: (() => Promise<void>)[] = [];
-  before(function () {
-    const why = javaSkipReason('4.9.8');
-    if (why) {
-      console.log(`      ${why}`);
-      this.skip();
-    }
-  });
+  skipWithoutJava('4.9.8');
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });

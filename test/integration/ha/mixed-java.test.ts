@@ -20,7 +20,7 @@ import { decodeTopicConfigSerializeWrapper } from '../../../protocol/body/topic-
 import { createMessage } from '../../../protocol/message/message';
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { randomName, waitFor } from '../../helpers/cluster';
-import { type JavaBroker, freeBrokerPort, harnessLines, javaSkipReason, runHarness, runMqadmin, startJavaBroker } from '../../helpers/javaref';
+import { freeBrokerPort, harnessLines, type JavaBroker, runHarness, runMqadmin, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
 
 async function topicOn(addr: string, topic: string): Promise<boolean> {
   const rc = new RemotingClient({});
@@ -39,13 +39,7 @@ describe('ha: mixed groups with the Java 4.9.8 broker', function () {
   let cluster: Cluster | null = null;
   const javas: JavaBroker[] = [];
   const cleanups: (() => Promise<void>)[] = [];
-  before(function () {
-    const why = javaSkipReason('4.9.8');
-    if (why) {
-      console.log(`      ${why}`);
-      this.skip();
-    }
-  });
+  skipWithoutJava('4.9.8');
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
     for (const j of javas.splice(0)) await j.stop();

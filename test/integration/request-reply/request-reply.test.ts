@@ -10,9 +10,7 @@ import {
 } from '../../../lib/index';
 import { RequestFutureHolder } from '../../../lib/client/request-future-holder';
 import { getCluster, randomName, waitFor, type TestCluster } from '../../helpers/cluster';
-import {
-  type JavaBroker, type JavaNamesrv, type JavaProcess, javaSkipReason, runJavaDriver, startJavaBroker, startJavaDriver, startJavaNamesrv,
-} from '../../helpers/javaref';
+import { type JavaProcess, javaSkipReason, runJavaDriver, startJavaDriver, useJavaCluster } from '../../helpers/javaref';
 
 /** A requester, a replying consumer and its reply producer on `namesrvAddr`; `stop()` shuts them down. */
 export async function startReplier(namesrvAddr: string, topic: string): Promise<{ stop(): Promise<void>; replied: string[] }> {
@@ -150,22 +148,8 @@ describe('integration: request-reply', function () {
   });
 
   describe('against the Java 4.9.8 broker', () => {
-    let ns: JavaNamesrv | undefined;
-    let broker: JavaBroker | undefined;
-    before(async function () {
-      const skip = javaSkipReason('4.9.8');
-      if (skip) {
-        process.stderr.write(`      ${skip}\n`);
-        this.skip();
-      }
-      ns = await startJavaNamesrv('4.9.8');
-      broker = await startJavaBroker('4.9.8', { namesrvAddr: ns.addr });
-    });
-    after(async () => {
-      await broker?.stop();
-      await ns?.stop();
-    });
-    scenarios(() => ({ namesrvAddr: ns!.addr, clusterName: 'DefaultCluster' }));
+    const java = useJavaCluster('4.9.8');
+    scenarios(() => ({ namesrvAddr: java.ns.addr, clusterName: 'DefaultCluster' }));
   });
 });
 

@@ -11,7 +11,7 @@ import {
 import { runAdmin } from '../../../lib/cli/admin';
 import { decodeTraceViews } from '../../../lib/cli/admin/trace';
 import { getCluster, randomName, waitFor, type TestCluster } from '../../helpers/cluster';
-import { type JavaBroker, type JavaNamesrv, javaSkipReason, runJavaDriver, startJavaBroker, startJavaNamesrv } from '../../helpers/javaref';
+import { javaSkipReason, runJavaDriver, useJavaCluster } from '../../helpers/javaref';
 
 async function createTopic(admin: DefaultMQAdminExt, topic: string): Promise<void> {
   await waitFor(async () => {
@@ -188,22 +188,8 @@ describe('integration: message trace', function () {
   });
 
   describe('against the Java 4.9.8 broker (traceTopicEnable=true)', () => {
-    let ns: JavaNamesrv | undefined;
-    let broker: JavaBroker | undefined;
-    before(async function () {
-      const skip = javaSkipReason('4.9.8');
-      if (skip) {
-        process.stderr.write(`      ${skip}\n`);
-        this.skip();
-      }
-      ns = await startJavaNamesrv('4.9.8');
-      broker = await startJavaBroker('4.9.8', { namesrvAddr: ns.addr, conf: { traceTopicEnable: true } });
-    });
-    after(async () => {
-      await broker?.stop();
-      await ns?.stop();
-    });
-    scenarios(() => ({ namesrvAddr: ns!.addr }));
+    const java = useJavaCluster('4.9.8', { conf: { traceTopicEnable: true } });
+    scenarios(() => ({ namesrvAddr: java.ns.addr }));
   });
 
   describe('the Java 4.9.8 client traced through our broker, read by our admin', () => {
