@@ -64,7 +64,7 @@ import { QueryConsumeQueueRequestHeader } from '../../protocol/header/query-cons
 import { type TopicConfigSerializeWrapper, decodeTopicConfigSerializeWrapper } from '../../protocol/body/topic-config-serialize-wrapper';
 import { ConsumeMessageDirectlyResultRequestHeader } from '../../protocol/header/consume-message-directly-result-request-header';
 import { type ConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
-import { MQBrokerError, MQClientError } from '../errors';
+import { InvalidArgumentError, MQBrokerError, MQClientError } from '../errors';
 import { parseProperties } from '../util/properties-file';
 import type { RequestInvoker } from './request-invoker';
 
@@ -138,7 +138,7 @@ export async function deleteTopicInNameServer(api: RequestInvoker, addr: string,
 export async function putKVConfigValue(api: NameServerInvoker, namespace: string, key: string, value: string, timeoutMillis: number): Promise<void> {
   const ext = PutKVConfigRequestHeader.encode({ namespace, key, value });
   const addrs = api.getNameServerAddressList();
-  if (addrs.length === 0) throw new MQClientError(-1, 'No name server address, please set it', { retriable: false });
+  if (addrs.length === 0) throw new InvalidArgumentError('No name server address, please set it');
   let error: MQClientError | null = null;
   for (const addr of addrs) {
     const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.PUT_KV_CONFIG, ext), timeoutMillis);
@@ -159,7 +159,7 @@ export async function getKVConfigValue(api: NameServerInvoker, namespace: string
 export async function deleteKVConfigValue(api: NameServerInvoker, namespace: string, key: string, timeoutMillis: number): Promise<void> {
   const ext = DeleteKVConfigRequestHeader.encode({ namespace, key });
   const addrs = api.getNameServerAddressList();
-  if (addrs.length === 0) throw new MQClientError(-1, 'No name server address, please set it', { retriable: false });
+  if (addrs.length === 0) throw new InvalidArgumentError('No name server address, please set it');
   let error: MQClientError | null = null;
   for (const addr of addrs) {
     const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.DELETE_KV_CONFIG, ext), timeoutMillis);

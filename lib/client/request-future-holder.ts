@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageExt } from '../../protocol/message/message';
-import { MQClientError, RequestTimeoutError } from '../errors';
+import { OperationFailedError, RequestTimeoutError } from '../errors';
 import { ClientErrorCode } from './send-result';
 
 /** Java CorrelationIdUtil.createCorrelationId(). */
@@ -46,7 +46,7 @@ export class RequestResponseFuture {
   failSend(cause: Error): void {
     this.sendRequestOk = false;
     this.cause = cause;
-    if (this.#finish()) this.#reject(new MQClientError(-1, `send request message to <${this.topic}> fail`, { cause }));
+    if (this.#finish()) this.#reject(new OperationFailedError(`send request message to <${this.topic}> fail`, { cause }));
   }
 
   /** Completed with an error from outside (shutdown). */
@@ -60,7 +60,7 @@ export class RequestResponseFuture {
       this.#reject(new RequestTimeoutError(ClientErrorCode.REQUEST_TIMEOUT_EXCEPTION,
         `send request message to <${this.topic}> OK, but wait reply message timeout, ${this.timeoutMillis} ms.`));
     } else {
-      this.#reject(new MQClientError(-1, `send request message to <${this.topic}> fail`, { cause: this.cause ?? undefined }));
+      this.#reject(new OperationFailedError(`send request message to <${this.topic}> fail`, { cause: this.cause ?? undefined }));
     }
   }
 

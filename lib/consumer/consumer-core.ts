@@ -28,7 +28,7 @@ import type { MQClientAPIOptions } from '../client/mq-client-api';
 import type { MQClientInstance } from '../client/mq-client-instance';
 import { MQClientManager } from '../client/mq-client-manager';
 import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
-import { ConfigError, MQClientError } from '../errors';
+import { ConfigError, InvalidArgumentError, ServiceStateError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { TimerSet } from './consume-service';
@@ -173,7 +173,7 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
     const group = this.clientConfig.withNamespace(this.consumerGroup);
     if (!client.registerConsumer(group, this)) {
       await this.#releaseInstance();
-      throw new MQClientError(-1, `The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
+      throw new InvalidArgumentError(`The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
     }
     this.client = client;
     const rebalance = new RebalanceImpl(group, this.options.messageModel, this.options.allocateMessageQueueStrategy, client,
@@ -279,7 +279,7 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
 
   /** The offset store; throws before start. */
   get offsetStore(): OffsetStore {
-    if (!this.#offsetStore) throw new MQClientError(-1, 'The consumer not running, please start it first.');
+    if (!this.#offsetStore) throw new ServiceStateError('The consumer not running, please start it first.');
     return this.#offsetStore;
   }
 

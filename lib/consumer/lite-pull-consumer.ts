@@ -23,7 +23,7 @@ import type { MQClientAPI } from '../client/mq-client-api';
 import { topicRouteData2TopicSubscribeInfo } from '../client/route-convert';
 import { checkGroup } from '../client/validators';
 import type { MQClientAPIOptions } from '../client/mq-client-api';
-import { ConfigError, MQBrokerError, MQClientError } from '../errors';
+import { ConfigError, InvalidArgumentError, MQBrokerError, OperationFailedError, ResourceNotFoundError, ServiceStateError } from '../errors';
 import type { Logger } from '../logger';
 import { AssignedMessageQueue } from './assigned-message-queue';
 import type { ConsumerClient, ConsumerClientAPI } from './consumer-client';
@@ -236,7 +236,7 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
   /** The tag expression used to pull the assigned queues of a topic (before start). */
   setSubExpressionForAssign(topic: string, subExpression: string): void {
     if (!subExpression || subExpression.trim() === '') throw new ConfigError('subExpression can not be null or empty.');
-    if (this.lifecycle.current !== 'created') throw new MQClientError(-1, 'setAssignTag only can be called before start.');
+    if (this.lifecycle.current !== 'created') throw new ServiceStateError('setAssignTag only can be called before start.');
     this.#setSubscriptionType(SubscriptionType.ASSIGN);
     this.#topicToSubExpression.set(this.clientConfig.withNamespace(topic), subExpression);
   }
@@ -248,7 +248,7 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
 
   #setSubscriptionType(type: SubscriptionType): void {
     if (this.#subscriptionType === SubscriptionType.NONE) this.#subscriptionType = type;
-    else if (this.#subscriptionType !== type) throw new MQClientError(-1, 'Subscribe and assign are mutually exclusive.');
+    else if (this.#subscriptionType !== type) throw new InvalidArgumentError('Subscribe and assign are mutually exclusive.');
   }
 
   // ------------------------------------------------------------------ poll
@@ -360,7 +360,7 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
   async committed(mq: MessageQueue): Promise<number> {
     this.#checkServiceState();
     const offset = await this.offsetStore.readOffset(this.clientConfig.queueWithNamespace(mq), ReadOffsetType.MEMORY_FIRST_THEN_STORE);
-    if (offset === -2) throw new MQClientError(-1, 'Fetch consume offset from broker exception');
+    if (offset === -2) throw new OperationFailedError('Fetch consume offset from broker exception');
     return offset;
   }
 
@@ -369,13 +369,13 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
     this.#checkServiceState();
     const mq = this.clientConfig.queueWithNamespace(messageQueue);
     if (!this.#assigned.has(mq)) {
-      throw new MQClientError(-1, this.#subscriptionType === SubscriptionType.SUBSCRIBE
+      throw new InvalidArgumentError(this.#subscriptionType === SubscriptionType.SUBSCRIBE
         ? `The message queue is not in assigned list, may be rebalancing, message queue: ${messageQueueKey(mq)}`
         : `The message queue is not in assigned list, message queue: ${messageQueueKey(mq)}`);
     }
     const [minOffset, maxOffset] = await Promise.all([this.#brokerOffset(mq, 'min'), this.#brokerOffset(mq, 'max')]);
     if (offset < minOffset || offset > maxOffset) {
-      throw new MQClientError(-1, `Seek offset illegal, seek offset = ${offset}, min offset = ${minOffset}, max offset = ${maxOffset}`);
+      throw new InvalidArgumentError(`Seek offset illegal, seek offset = ${offset}, min offset = ${minOffset}, max offset = ${maxOffset}`);
     }
     this.#clearMessageQueueInCache(mq);
     const old = this.#taskTable.get(messageQueueKey(mq));
@@ -419,13 +419,13 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
     const t = this.clientConfig.withNamespace(topic);
     const route = await this.client!.api.getTopicRouteInfoFromNameServer(t, this.clientConfig.mqClientApiTimeout);
     const mqs = topicRouteData2TopicSubscribeInfo(t, route);
-    if (mqs.length === 0) throw new MQClientError(-1, `Can not find Message Queue for this topic, ${t} Namesrv return empty`);
+    if (mqs.length === 0) throw new ResourceNotFoundError(`Can not find Message Queue for this topic, ${t} Namesrv return empty`);
     return mqs.map((mq) => this.#userQueue(mq));
   }
 
   /** Watches a topic's queues; the listener is called when they change (every topicMetadataCheckIntervalMillis). */
   async registerTopicMessageQueueChangeListener(topic: string, listener: TopicMessageQueueChangeListener): Promise<void> {
-    if (!topic || !listener) throw new MQClientError(-1, 'Topic or listener is null');
+    if (!topic || !listener) throw new InvalidArgumentError('Topic or listener is null');
     const t = this.clientConfig.withNamespace(topic);
     if (this.#topicListeners.has(t)) this.log.warn({ topic: t }, 'Topic had been registered, new listener will overwrite the old one');
     this.#topicListeners.set(t, listener);
@@ -447,7 +447,7 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
   // ------------------------------------------------------------------ lifecycle
 
   #checkServiceState(): void {
-    if (!this.running) throw new MQClientError(-1, 'The consumer not running, please start it first.');
+    if (!this.running) throw new ServiceStateError('The consumer not running, please start it first.');
   }
 
   protected checkConfig(): void {
@@ -609,7 +609,7 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
     let offset: number;
     try {
       offset = await this.#nextPullOffset(mq);
-      if (offset < 0) throw new MQClientError(-1, 'no start offset');
+      if (offset < 0) throw new ResourceNotFoundError('no start offset');
     } catch (err) {
       this.log.error({ err, topic: mq.topic, queueId: mq.queueId }, 'Failed to get next pull offset');
       this.#schedule(task, LITE_PULL_TIME_DELAY_MILLS_ON_EXCEPTION);

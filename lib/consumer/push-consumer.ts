@@ -19,7 +19,7 @@ import { propertiesToString } from '../../protocol/message/properties';
 import type { ClientConfigOptions } from '../client/client-config';
 import { MixAll, getRetryTopic } from '../client/mix-all';
 import type { MQClientAPIOptions } from '../client/mq-client-api';
-import { ConfigError, MQClientError } from '../errors';
+import { BrokerNotFoundError, ConfigError, ResourceNotFoundError, ServiceStateError } from '../errors';
 import type { Logger } from '../logger';
 import type { ConsumeMessageService, ConsumeServiceHost } from './consume-service';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service';
@@ -206,7 +206,7 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
    */
   messages(options: { signal?: AbortSignal } = {}): AsyncIterable<AckableMessage> {
     if (this.lifecycle.current !== 'created' && this.lifecycle.current !== 'stopped') {
-      throw new MQClientError(-1, 'messages() must be called before start()');
+      throw new ServiceStateError('messages() must be called before start()');
     }
     type Pending = { msg: AckableMessage; done: boolean };
     const buffer: Pending[] = [];
@@ -340,13 +340,13 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
   /** CONSUMER_SEND_MSG_BACK to the message's broker; when that fails, a new message to %RETRY%<group>. */
   async sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string | undefined): Promise<void> {
     const client = this.client;
-    if (!client) throw new MQClientError(-1, 'The consumer is not running');
+    if (!client) throw new ServiceStateError('The consumer is not running');
     const group = this.rebalance!.consumerGroup;
     const originalTopic = msg.topic;
     msg.topic = this.clientConfig.withNamespace(msg.topic);
     try {
       const addr = brokerName ? client.findBrokerAddressInPublish(brokerName) : `${msg.storeHost.address}:${msg.storeHost.port}`;
-      if (!addr) throw new MQClientError(-1, `The broker[${brokerName}] not exist`);
+      if (!addr) throw new BrokerNotFoundError(brokerName ?? '');
       await client.api.consumerSendMessageBack(addr, msg, group, delayLevel, 5000, this.#maxReconsumeTimesForSendBack(), brokerName);
     } catch (err) {
       this.log.warn({ err, msgId: msg.msgId }, 'sendMessageBack exception, send to retry topic through the inner producer');
@@ -373,7 +373,7 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
     await client.updateTopicRouteInfoFromNameServer(retryTopic).catch(() => false);
     const bn = brokerName ?? msg.brokerName;
     const addr = bn ? client.findBrokerAddressInPublish(bn) : undefined;
-    if (!addr || !bn) throw new MQClientError(-1, `no broker to send ${retryTopic} to`);
+    if (!addr || !bn) throw new ResourceNotFoundError(`no broker to send ${retryTopic} to`);
     await client.api.sendMessage(
       { brokerAddr: addr, brokerName: bn, body: msg.body, uniqMsgId: msg.msgId, userTopic: retryTopic },
       {
@@ -616,7 +616,7 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
   }
 
   consumeMessageDirectly(msg: MessageExt, brokerName: string | undefined): Promise<ConsumeMessageDirectlyResult> {
-    if (!this.#consumeService) throw new MQClientError(-1, 'The consumer is not running');
+    if (!this.#consumeService) throw new ServiceStateError('The consumer is not running');
     return this.#consumeService.consumeMessageDirectly(msg, brokerName);
   }
 

@@ -26,7 +26,7 @@ import { MQClientManager } from '../client/mq-client-manager';
 import type { MQClientAPIOptions } from '../client/mq-client-api';
 import { PopStatus } from '../client/mq-client-api-pop';
 import { checkGroup, checkTopic } from '../client/validators';
-import { ConfigError, MQClientError } from '../errors';
+import { BrokerNotFoundError, ConfigError, InvalidArgumentError, OperationFailedError, ResourceNotFoundError, ServiceStateError } from '../errors';
 import { componentLogger, type Logger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { MessageSelector, buildSubscriptionDataOfType } from './message-selector';
@@ -120,7 +120,7 @@ export class SimpleConsumer implements MQConsumerInner {
     const instance = MQClientManager.getInstance().acquire(this.clientConfig, { rpcHook: this.#rpcHook });
     if (!instance.registerConsumer(this.#group, this)) {
       await MQClientManager.getInstance().release(instance);
-      throw new MQClientError(-1, `The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
+      throw new InvalidArgumentError(`The consumer group[${this.consumerGroup}] has been created before, specify another name please.`);
     }
     this.#instance = instance;
     try {
@@ -146,7 +146,7 @@ export class SimpleConsumer implements MQConsumerInner {
   }
 
   #running(): MQClientInstance {
-    if (!this.#instance || !this.#lifecycle.isRunning) throw new MQClientError(-1, 'The consumer not running, please start it first.');
+    if (!this.#instance || !this.#lifecycle.isRunning) throw new ServiceStateError('The consumer not running, please start it first.');
     return this.#instance;
   }
 
@@ -166,18 +166,18 @@ export class SimpleConsumer implements MQConsumerInner {
   async receive(maxNum: number, invisibleDurationMs: number): Promise<MessageExt[]> {
     const instance = this.#running();
     if (!Number.isInteger(maxNum) || maxNum < 1 || maxNum > SIMPLE_CONSUMER_MAX_RECEIVE) {
-      throw new MQClientError(-1, `maxNum must be an integer in [1, ${SIMPLE_CONSUMER_MAX_RECEIVE}]`);
+      throw new InvalidArgumentError(`maxNum must be an integer in [1, ${SIMPLE_CONSUMER_MAX_RECEIVE}]`);
     }
-    if (!Number.isFinite(invisibleDurationMs) || invisibleDurationMs <= 0) throw new MQClientError(-1, 'invisibleDurationMs must be > 0');
+    if (!Number.isFinite(invisibleDurationMs) || invisibleDurationMs <= 0) throw new InvalidArgumentError('invisibleDurationMs must be > 0');
     let targets = this.#targets();
     if (targets.length === 0) {
       await Promise.all([...this.#subscriptions.keys()].map((t) => instance.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
       targets = this.#targets();
-      if (targets.length === 0) throw new MQClientError(-1, `no route of the subscribed topics [${[...this.#subscriptions.keys()].join(', ')}]`);
+      if (targets.length === 0) throw new ResourceNotFoundError(`no route of the subscribed topics [${[...this.#subscriptions.keys()].join(', ')}]`);
     }
     const target = targets[this.#next++ % targets.length];
     const found = instance.findBrokerAddressInSubscribe(target.brokerName, MixAll.MASTER_ID, true);
-    if (!found) throw new MQClientError(-1, `The broker[${target.brokerName}] not exist`);
+    if (!found) throw new BrokerNotFoundError(target.brokerName);
     const sd = this.#subscriptions.get(target.topic)!;
     const result = await instance.api.popMessage(target.brokerName, found.brokerAddr, {
       consumerGroup: this.#group,
@@ -201,10 +201,10 @@ export class SimpleConsumer implements MQConsumerInner {
   #ackTarget(msg: MessageExt): { addr: string; brokerName: string; topic: string; queueId: number; offset: number; extraInfo: string } {
     const instance = this.#running();
     const extraInfo = msg.properties[MessageConst.PROPERTY_POP_CK];
-    if (!extraInfo) throw new MQClientError(-1, 'the message was not received by a pop (no POP_CK property)');
+    if (!extraInfo) throw new InvalidArgumentError('the message was not received by a pop (no POP_CK property)');
     const info = parseExtraInfo(extraInfo);
     const found = instance.findBrokerAddressInSubscribe(info.brokerName, MixAll.MASTER_ID, true);
-    if (!found) throw new MQClientError(-1, `The broker[${info.brokerName}] not exist`);
+    if (!found) throw new BrokerNotFoundError(info.brokerName);
     return {
       addr: found.brokerAddr,
       brokerName: info.brokerName,
@@ -221,7 +221,7 @@ export class SimpleConsumer implements MQConsumerInner {
     const r = await this.#instance!.api.ackMessage(t.addr, {
       consumerGroup: this.#group, topic: t.topic, queueId: t.queueId, extraInfo: t.extraInfo, offset: t.offset, bname: t.brokerName,
     }, this.clientConfig.mqClientApiTimeout);
-    if (r.status !== 'OK') throw new MQClientError(-1, `ack failed (${r.status}): ${t.topic}@${t.queueId}:${t.offset}`);
+    if (r.status !== 'OK') throw new OperationFailedError(`ack failed (${r.status}): ${t.topic}@${t.queueId}:${t.offset}`);
   }
 
   /**
@@ -229,13 +229,13 @@ export class SimpleConsumer implements MQConsumerInner {
    * replaced by the new checkpoint, so ack it with this same object afterwards).
    */
   async changeInvisibleDuration(msg: MessageExt, invisibleDurationMs: number): Promise<void> {
-    if (!Number.isFinite(invisibleDurationMs) || invisibleDurationMs <= 0) throw new MQClientError(-1, 'invisibleDurationMs must be > 0');
+    if (!Number.isFinite(invisibleDurationMs) || invisibleDurationMs <= 0) throw new InvalidArgumentError('invisibleDurationMs must be > 0');
     const t = this.#ackTarget(msg);
     const r = await this.#instance!.api.changeInvisibleTime(t.brokerName, t.addr, {
       consumerGroup: this.#group, topic: t.topic, queueId: t.queueId, extraInfo: t.extraInfo, offset: t.offset,
       invisibleTime: invisibleDurationMs, bname: t.brokerName,
     }, this.clientConfig.mqClientApiTimeout);
-    if (r.status !== 'OK' || !r.extraInfo) throw new MQClientError(-1, `changeInvisibleDuration failed (${r.status}): ${t.topic}@${t.queueId}:${t.offset}`);
+    if (r.status !== 'OK' || !r.extraInfo) throw new OperationFailedError(`changeInvisibleDuration failed (${r.status}): ${t.topic}@${t.queueId}:${t.offset}`);
     msg.properties[MessageConst.PROPERTY_POP_CK] = r.extraInfo;
   }
 

@@ -13,7 +13,7 @@ import { createUniqId } from '../../../protocol/message/message-id';
 import { propertiesToJavaString } from '../../../protocol/message/properties';
 import { MessageSysFlag } from '../../../protocol/message/sys-flag';
 import { TraceConstants } from '../../../protocol/trace/trace-data-encoder';
-import { MQClientError } from '../../errors';
+import { BrokerNotFoundError, InvalidArgumentError, MQClientError, ResourceNotFoundError, ServiceStateError } from '../../errors';
 import type { Logger } from '../../logger';
 import type { ClientConfig } from '../client-config';
 import type { MQProducerInner } from '../inner';
@@ -43,7 +43,7 @@ export class TraceProducer implements MQProducerInner {
     const instance = this.manager.acquire(this.clientConfig, this.instanceOptions);
     if (!instance.registerProducer(this.group, this)) {
       await this.manager.release(instance);
-      throw new MQClientError(-1, `The producer group[${this.group}] has been created before, specify another name please.`);
+      throw new InvalidArgumentError(`The producer group[${this.group}] has been created before, specify another name please.`);
     }
     this.#instance = instance;
     try {
@@ -83,7 +83,7 @@ export class TraceProducer implements MQProducerInner {
   /** Sends one trace message (body UTF-8, KEYS the key set joined by spaces); rejects on any failure. */
   async send(topic: string, data: string, keys: Iterable<string>): Promise<void> {
     const instance = this.#instance;
-    if (!instance) throw new MQClientError(-1, 'The trace producer is not running');
+    if (!instance) throw new ServiceStateError('The trace producer is not running');
     let info = this.#publishInfo.get(topic);
     if (!info || !info.ok()) {
       if (!info) this.#publishInfo.set(topic, new TopicPublishInfo());
@@ -95,10 +95,10 @@ export class TraceProducer implements MQProducerInner {
         info = this.#publishInfo.get(topic)!;
       }
     }
-    if (!info.ok()) throw new MQClientError(-1, `No route info of this topic: ${topic}`);
+    if (!info.ok()) throw new ResourceNotFoundError(`No route info of this topic: ${topic}`);
     const mq = info.selectOneMessageQueue();
     const brokerAddr = instance.findBrokerAddressInPublish(mq.brokerName);
-    if (!brokerAddr) throw new MQClientError(-1, `The broker[${mq.brokerName}] not exist`);
+    if (!brokerAddr) throw new BrokerNotFoundError(mq.brokerName);
     let body: Buffer = Buffer.from(data, 'utf8');
     if (body.length > TRACE_PRODUCER_DEFAULTS.maxMessageSize) throw new MQClientError(13, `the message body size over max value, MAX: ${TRACE_PRODUCER_DEFAULTS.maxMessageSize}`);
     const uniqId = createUniqId();
