@@ -8,6 +8,10 @@
  *   produce <namesrv> <topic> <ZLIB|LZ4|ZSTD> <count> <size> [namespace]
  *       DefaultMQProducer with setCompressType; body i is "body-<i>-" repeated to <size> bytes;
  *       prints "OK <i> <msgId>" per SEND_OK, then "SENT ok=<n>"
+ *   produce-timer <namesrv> <topic> <delayMs>
+ *       DefaultMQProducer sending three timer messages with the 5.x Message API: body "deliverMs" with
+ *       setDeliverTimeMs(now + delayMs), "delaySec" with setDelayTimeSec(delayMs / 1000), "delayMs" with
+ *       setDelayTimeMs(delayMs); prints "DUE <body> <epochMs>" per SEND_OK (the deliver time the client asked for)
  *   consume <namesrv> <topic> <group> <expect> <timeoutSec> [namespace]
  *       DefaultMQPushConsumer from the first offset; prints "RECV <topic> <msgId> <bodyLen> <bodyCrc32>" per message
  *       (the body as the listener sees it, decompressed), then "CONSUMED n=<distinct msgIds>"
@@ -41,6 +45,7 @@ public class Rmq533Tool {
         switch (args[0]) {
             case "codec": codec(args); break;
             case "produce": produce(args); break;
+            case "produce-timer": produceTimer(args); break;
             case "consume": consume(args); break;
             default: System.err.println("unknown mode " + args[0]); System.exit(2);
         }
@@ -76,6 +81,34 @@ public class Rmq533Tool {
         StringBuilder sb = new StringBuilder(size + unit.length());
         while (sb.length() < size) sb.append(unit);
         return sb.substring(0, size).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    static void produceTimer(String[] args) throws Exception {
+        DefaultMQProducer p = new DefaultMQProducer("PG_JAVA533_TIMER");
+        p.setNamesrvAddr(args[1]);
+        p.setInstanceName("rmq533tool-" + System.nanoTime());
+        p.start();
+        long delayMs = Long.parseLong(args[3]);
+        int ok = 0;
+        try {
+            for (String kind : new String[] {"deliverMs", "delaySec", "delayMs"}) {
+                Message m = new Message(args[2], "TagA", kind.getBytes(StandardCharsets.US_ASCII));
+                long sentAt = System.currentTimeMillis();
+                long due;
+                if (kind.equals("deliverMs")) { due = sentAt + delayMs; m.setDeliverTimeMs(due); }
+                else if (kind.equals("delaySec")) { due = sentAt + (delayMs / 1000) * 1000; m.setDelayTimeSec(delayMs / 1000); }
+                else { due = sentAt + delayMs; m.setDelayTimeMs(delayMs); }
+                SendResult r = p.send(m);
+                if (r.getSendStatus() == SendStatus.SEND_OK) { ok++; System.out.println("DUE " + kind + " " + due); }
+                else System.out.println("FAIL " + kind + " " + r.getSendStatus());
+                System.out.flush();
+            }
+        } finally {
+            p.shutdown();
+        }
+        System.out.println("SENT ok=" + ok);
+        System.out.flush();
+        System.exit(0);
     }
 
     static void produce(String[] args) throws Exception {
