@@ -209,7 +209,7 @@ export async function drainAliOns(namesrvAddr: string, topic: string, count: num
   return ms;
 }
 
-interface Latency { p50: number; p99: number; max: number; n: number; rate: number; trace?: string }
+export interface Latency { p50: number; p99: number; max: number; n: number; rate: number; trace?: string }
 
 /** Wall-clock milliseconds with sub-millisecond resolution (comparable across processes of one machine). */
 const hrNow = (): number => performance.timeOrigin + performance.now();
@@ -303,7 +303,7 @@ class PathTrace {
  * Our producer at `rate` msg/s for `seconds` (first second not measured), our consumer on a fresh topic. Each
  * message is sent at its own time on the schedule (a timer per due message, no bursts of a 10 ms tick).
  */
-async function latencyRun(namesrvAddr: string, producer: DefaultMQProducer, o: ConsumerBenchOptions, body: Buffer): Promise<Latency> {
+export async function latencyRun(namesrvAddr: string, producer: DefaultMQProducer, o: Pick<ConsumerBenchOptions, 'rate' | 'latencySeconds' | 'trace'>, body: Buffer): Promise<Latency> {
   const topic = `BenchConsumerLat_${process.pid}_${Date.now().toString(36)}`;
   await createTopic(namesrvAddr, topic);
   const c = new DefaultMQPushConsumer({

@@ -1,34 +1,41 @@
 /**
  * The comparison matrix in one command: every client against every server, 1 KiB bodies, 8 queues.
  * - servers: the Java 4.9.8 name server + broker (../shared/javaref, started by test/helpers/javaref.ts) and ours
- *   (`rocketmq-ts start` in a child process);
+ *   (`rocketmq-ts start` in a child process), both up for the whole run;
  * - clients: ours, ali-ons (both in this process) and the Java 4.9.8 client (`harness.sh bench-produce` /
- *   `bench-consume`, a JVM per scenario);
- * - scenarios: sync with 1 and 16 in flight, async with 256 in flight (msg/s over a fixed time; the Java client runs
- *   a count sized to about the same time and reports its own rate), and a drain of 100,000 pre-loaded messages by a
- *   new group from the first offset (msg/s from start to the last message).
+ *   `bench-consume`, a JVM per turn);
+ * - scenarios: sync with 1 and 16 in flight, async with 256 in flight (msg/s over a fixed time; the Java client sends
+ *   a count sized to about the same time and reports its own rate), a drain of 100,000 pre-loaded messages by a new
+ *   group from the first offset (msg/s from start to the last message), our client's end-to-end latency at 1,000
+ *   msg/s through each broker, each broker's peak RSS, and the store's ASYNC append against a raw write (bench/store.ts).
  *
  *   npm run bench -- matrix
  *   node dist/bench/matrix.js [--servers java,ours] [--clients ours,ali-ons,java] [--duration MS] [--rounds N]
- *     [--warmup MS] [--drain-count N] [--size BYTES] [--scenario 'sync x1'|'sync x16'|'async x256'|'drain' ...]
+ *     [--warmup MS] [--drain-count N] [--size BYTES] [--latency-seconds S] [--latency-rate MSG_PER_SEC]
+ *     [--scenario 'sync x1'|'sync x16'|'async x256'|'drain'|'latency'|'store' ...]
  *     [--pull-trace]   (what our first measured drain's pulls saw: answers, request->answer times, socket reads)
  *
- * The in-process clients send (and drain) in turns (rounds, default 3, sends of 2 s each, who goes first alternating)
- * and the median turn counts, so a change of the machine's load mid-run hits both about alike.
+ * Every (server, client) pair gets one turn per round (rounds, default 3; sends of 2 s a turn), the order reversed
+ * every other round, and the median turn counts: a change of the machine's load mid-run hits every cell alike, the
+ * two brokers' comparison included. BENCH_MATRIX_VERBOSE=1 prints every turn.
  *
- * Prints one table, msg/s per client and the ratios ours/ali-ons and ours/Java per server. Without Java (no `java`,
- * no javaref folder) the Java server and client are left out with a line saying why. No assertions.
+ * Prints the rates with the ratios ours/ali-ons and ours/Java per server, our broker against the Java broker per
+ * client, RSS, latency and the store's share, then each performance target (docs/performance.md) as `holds` or
+ * `misses`. Without Java (no `java`, no javaref folder) the Java server and client are left out with a line saying
+ * why. No assertions.
  */
 import './quiet-logs';
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { DefaultMQProducer } from '../lib/index';
 import {
   type JavaBroker, type JavaNamesrv, javaSkipReason, runHarness, startJavaBroker, startJavaNamesrv,
 } from '../test/helpers/javaref';
 import type { BenchResult } from './bench-util';
-import { drainAliOns, drainOurs, preload } from './consumer';
+import { runStoreBench } from './store';
+import { type Latency, drainAliOns, drainOurs, latencyRun, preload } from './consumer';
 import {
-  type BenchClient, type BrokerProcess, type Scenario, SCENARIOS, aliOnsClient, createTopic, ourClient, runScenario, startBrokerProcess,
+  type BenchClient, type BrokerProcess, type Scenario, SCENARIOS, aliOnsClient, createTopic, ourClient, readRss, runScenario, startBrokerProcess,
 } from './producer';
 
 type ServerName = 'java' | 'ours';
@@ -47,8 +54,12 @@ export interface MatrixBenchOptions {
   drainCount: number;
   size: number;
   queues: number;
-  /** Scenario names to run (all when empty): 'sync x1', 'sync x16', 'async x256', 'drain'. */
+  /** Scenario names to run (all when empty): 'sync x1', 'sync x16', 'async x256', 'drain', 'latency', 'store'. */
   scenarios: readonly string[];
+  /** Length of the end-to-end latency run per server (our client), seconds; 0 leaves it out. */
+  latencySeconds: number;
+  /** Send rate of the latency run, msg/s. */
+  latencyRate: number;
 }
 
 export const DEFAULT_MATRIX_BENCH_OPTIONS: Readonly<MatrixBenchOptions> = Object.freeze({
@@ -61,21 +72,47 @@ export const DEFAULT_MATRIX_BENCH_OPTIONS: Readonly<MatrixBenchOptions> = Object
   size: 1024,
   queues: 8,
   scenarios: Object.freeze([]),
+  latencySeconds: 10,
+  latencyRate: 1000,
 });
 
 const SEND_SCENARIOS: readonly Scenario[] = SCENARIOS.filter((s) => s.batch === 1);
 const ROW_NAMES: readonly string[] = [...SEND_SCENARIOS.map((s) => s.name), 'drain'];
 const SERVER_TITLE: Record<ServerName, string> = { java: 'Java 4.9.8 broker', ours: 'our broker' };
+const THROUGH: Record<ServerName, string> = { java: 'the Java 4.9.8 broker', ours: 'our broker' };
 
 interface Server {
   namesrvAddr: string;
+  /** Peak RSS of the broker process so far (sampled every 100 ms), bytes; NaN when unknown. */
+  peakRssBytes(): number;
   stop(): Promise<void>;
+}
+
+/** The pid of the JVM whose command line contains `needle` (the launcher script's child), or undefined. */
+function findPid(needle: string): number | undefined {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmd.includes(needle) && cmd.split('\0')[0].endsWith('java')) return Number(entry);
+    } catch { /* gone */ }
+  }
+  return undefined;
+}
+
+/** Samples a process's RSS every 100 ms; peak() is the highest seen. */
+function rssSampler(pid: number | undefined): { peak(): number; stop(): void } {
+  if (pid === undefined) return { peak: () => Number.NaN, stop: () => undefined };
+  let peak = readRss(pid);
+  const timer = setInterval(() => { peak = Math.max(peak, readRss(pid)); }, 100);
+  timer.unref();
+  return { peak: () => Math.max(peak, readRss(pid)), stop: () => clearInterval(timer) };
 }
 
 async function startServer(name: ServerName): Promise<Server> {
   if (name === 'ours') {
     const b: BrokerProcess = await startBrokerProcess();
-    return { namesrvAddr: b.namesrvAddr, stop: () => b.stop() };
+    return { namesrvAddr: b.namesrvAddr, peakRssBytes: () => b.peakRssBytes(), stop: () => b.stop() };
   }
   let ns: JavaNamesrv | undefined;
   let broker: JavaBroker | undefined;
@@ -96,9 +133,12 @@ async function startServer(name: ServerName): Promise<Server> {
     throw err;
   }
   const started = { ns, broker };
+  const rss = rssSampler(findPid(broker.confPath));
   return {
     namesrvAddr: ns.addr,
+    peakRssBytes: () => rss.peak(),
     async stop() {
+      rss.stop();
       await started.broker.stop();
       await started.ns.stop();
     },
@@ -133,102 +173,155 @@ async function javaDrain(namesrvAddr: string, topic: string, count: number): Pro
 /** server -> scenario -> client -> msg/s */
 type Results = Map<ServerName, Map<string, Map<ClientName, number>>>;
 
-async function runServer(server: ServerName, o: MatrixBenchOptions, results: Results, out: BenchResult[]): Promise<void> {
+/** Everything one run measured besides the rates: broker RSS, end-to-end latency, the store's append ratio. */
+export interface MatrixExtras {
+  /** Peak RSS of each broker process, bytes. */
+  rss: Map<ServerName, number>;
+  /** End-to-end latency (store timestamp to listener) of our client at `latencyRate` msg/s, per server. */
+  latency: Map<ServerName, Latency>;
+  /** Store ASYNC append as a share of the raw sequential write of the same run (bench/store.ts), per scenario. */
+  store: Array<{ scenario: string; share: number }>;
+}
+
+/** Adds one turn's rate to server -> scenario -> client -> rates. */
+type Turns = Map<ServerName, Map<string, Map<ClientName, number[]>>>;
+function addTurn(turns: Turns, server: ServerName, scenario: string, client: ClientName, rate: number): void {
+  let byScenario = turns.get(server);
+  if (!byScenario) turns.set(server, (byScenario = new Map()));
+  let byClient = byScenario.get(scenario);
+  if (!byClient) byScenario.set(scenario, (byClient = new Map()));
+  let l = byClient.get(client);
+  if (!l) byClient.set(client, (l = []));
+  l.push(rate);
+  if (process.env.BENCH_MATRIX_VERBOSE) process.stderr.write(`  ${SERVER_TITLE[server]}, ${client}, ${scenario}: ${Math.round(rate)} msg/s\n`);
+}
+
+/** The order of the turns of one round: every (server, client) pair, reversed every other round. */
+function turnOrder<T>(cells: readonly T[], round: number): readonly T[] {
+  return round % 2 === 0 ? cells : [...cells].reverse();
+}
+
+/**
+ * Runs the scenarios with every server up at once: each round gives every (server, client) pair one turn, the order
+ * reversed every other round, and the median of the rounds counts. A change of the machine's load mid-run then hits
+ * every cell alike, the brokers' comparison included.
+ */
+async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, results: Results, extras: MatrixExtras, out: BenchResult[]): Promise<void> {
   const wanted = (name: string): boolean => o.scenarios.length === 0 || o.scenarios.includes(name);
-  const rows = new Map<string, Map<ClientName, number>>();
-  results.set(server, rows);
-  const record = (scenario: string, client: ClientName, rate: number): void => {
-    let row = rows.get(scenario);
-    if (!row) rows.set(scenario, (row = new Map()));
-    row.set(client, rate);
-    out.push({ name: `matrix.${server}-broker.${client}.${scenario.replace(' ', '.')}`, opsPerSec: rate, meanMicros: 1e6 / rate, ops: 0 });
-    process.stderr.write(`${SERVER_TITLE[server]}, ${client}, ${scenario}: ${Number.isFinite(rate) ? Math.round(rate) : '-'} msg/s\n`);
-  };
-  process.stderr.write(`== starting ${SERVER_TITLE[server]}\n`);
-  const srv = await startServer(server);
+  const turns: Turns = new Map();
   const body = Buffer.alloc(o.size, 'x');
-  try {
-    const namesrvAddr = srv.namesrvAddr;
-    const sends = SEND_SCENARIOS.filter((s) => wanted(s.name));
-    if (sends.length > 0) {
-      const topic = `BenchMatrix_${process.pid}_${Date.now().toString(36)}`;
-      await createTopic(namesrvAddr, topic, o.queues);
-      const clients: BenchClient[] = [];
-      try {
-        for (const c of o.clients) {
-          if (c === 'ours') clients.push(await ourClient(namesrvAddr, topic, body));
-          else if (c === 'ali-ons') clients.push(await aliOnsClient(namesrvAddr, topic, body));
+  const inProcess = o.clients.filter((c): c is 'ours' | 'ali-ons' => c !== 'java');
+  const record = (server: ServerName, scenario: string): void => {
+    for (const [client, rates] of turns.get(server)?.get(scenario) ?? []) {
+      const rate = median(rates);
+      let rows = results.get(server);
+      if (!rows) results.set(server, (rows = new Map()));
+      let row = rows.get(scenario);
+      if (!row) rows.set(scenario, (row = new Map()));
+      row.set(client, rate);
+      out.push({ name: `matrix.${server}-broker.${client}.${scenario.replace(' ', '.')}`, opsPerSec: rate, meanMicros: 1e6 / rate, ops: 0 });
+      process.stderr.write(`${SERVER_TITLE[server]}, ${client}, ${scenario}: ${Number.isFinite(rate) ? Math.round(rate) : '-'} msg/s (median of ${rates.length})\n`);
+    }
+  };
+
+  const sends = SEND_SCENARIOS.filter((s) => wanted(s.name));
+  if (sends.length > 0) {
+    const topics = new Map<ServerName, string>();
+    const cells: Array<{ server: ServerName; client: BenchClient }> = [];
+    try {
+      for (const [name, srv] of servers) {
+        const topic = `BenchMatrix_${process.pid}_${Date.now().toString(36)}`;
+        topics.set(name, topic);
+        await createTopic(srv.namesrvAddr, topic, o.queues);
+        for (const c of inProcess) {
+          cells.push({ server: name, client: c === 'ours' ? await ourClient(srv.namesrvAddr, topic, body) : await aliOnsClient(srv.namesrvAddr, topic, body) });
         }
-        // warm the broker (JIT, first commit-log pages) before anything is measured
-        for (const c of clients) await runScenario(c.sender(SCENARIOS[0])!, SCENARIOS[0], { ...o, durationMillis: 0 }, () => Number.NaN);
-        for (const [i, s] of sends.entries()) {
-          // Rounds of durationMillis / rounds each, the clients taking turns (who goes first alternates), median per
-          // client: the machine's load changes during a run, and turns let both clients see about the same.
-          const rates = new Map<string, number[]>();
-          for (let round = 0; round < o.rounds; round++) {
-            const order = (i + round) % 2 === 0 ? clients : [...clients].reverse();
-            for (const c of order) {
-              const m = await runScenario(c.sender(s)!, s, { warmupMillis: o.warmupMillis, durationMillis: o.durationMillis / o.rounds }, () => Number.NaN);
-              let l = rates.get(c.name);
-              if (!l) rates.set(c.name, (l = []));
-              l.push(m.msgPerSec);
+      }
+      // warm each broker (JIT, first commit-log pages) and each client before anything is measured
+      for (const { client } of cells) await runScenario(client.sender(SCENARIOS[0])!, SCENARIOS[0], { ...o, durationMillis: 0 }, () => Number.NaN);
+      for (const s of sends) {
+        const turnMillis = o.durationMillis / o.rounds;
+        for (let round = 0; round < o.rounds; round++) {
+          for (const { server, client } of turnOrder(cells, round)) {
+            const m = await runScenario(client.sender(s)!, s, { warmupMillis: o.warmupMillis, durationMillis: turnMillis }, () => Number.NaN);
+            addTurn(turns, server, s.name, client.name, m.msgPerSec);
+          }
+          if (o.clients.includes('java')) {
+            for (const server of turnOrder([...servers.keys()], round)) {
+              // a turn's worth of messages at the rate ours reached (the Java client counts messages, not time)
+              const guide = median(turns.get(server)?.get(s.name)?.get('ours') ?? turns.get(server)?.get(s.name)?.get('ali-ons') ?? [10_000]);
+              const count = Math.min(500_000, Math.max(5_000, Math.round((guide * turnMillis) / 1000)));
+              addTurn(turns, server, s.name, 'java', await javaProduce(servers.get(server)!.namesrvAddr, topics.get(server)!, s, count, o.size));
             }
           }
-          for (const c of clients) record(s.name, c.name, median(rates.get(c.name) ?? []));
-          if (o.clients.includes('java')) {
-            // durationMillis of sending at the rate ours reached (the Java client counts messages, not time, and its
-            // rate includes its JIT warm-up: a longer run for a slower client keeps that share small)
-            const guide = rows.get(s.name)?.get('ours') ?? rows.get(s.name)?.get('ali-ons') ?? 10_000;
-            const count = Math.min(500_000, Math.max(5_000, Math.round((guide * o.durationMillis) / 1000)));
-            record(s.name, 'java', await javaProduce(namesrvAddr, topic, s, count, o.size));
-          }
         }
-      } finally {
-        for (const c of clients) await c.close();
+        for (const server of servers.keys()) record(server, s.name);
       }
+    } finally {
+      for (const { client } of cells) await client.close();
     }
-    if (wanted('drain')) {
+  }
+
+  if (wanted('drain')) {
+    const topics = new Map<ServerName, string>();
+    for (const [name, srv] of servers) {
       const topic = `BenchMatrixDrain_${process.pid}_${Date.now().toString(36)}`;
-      await createTopic(namesrvAddr, topic, o.queues);
-      const producer = new DefaultMQProducer({ producerGroup: `bench_matrix_prod_${process.pid}`, namesrvAddr, instanceName: `bench-matrix-prod-${process.pid}` });
+      topics.set(name, topic);
+      await createTopic(srv.namesrvAddr, topic, o.queues);
+      const producer = new DefaultMQProducer({ producerGroup: `bench_matrix_prod_${process.pid}`, namesrvAddr: srv.namesrvAddr, instanceName: `bench-matrix-prod-${process.pid}-${name}` });
       await producer.start();
       try {
         const t0 = performance.now();
         await preload(producer, topic, o.drainCount, body);
-        process.stderr.write(`pre-loaded ${o.drainCount} messages of ${o.size} B in ${Math.round(performance.now() - t0)} ms\n`);
+        process.stderr.write(`${SERVER_TITLE[name]}: pre-loaded ${o.drainCount} messages of ${o.size} B in ${Math.round(performance.now() - t0)} ms\n`);
       } finally {
         await producer.shutdown();
       }
-      // Warm the broker's pull path (its JIT) and both in-process clients on part of the topic, not measured:
+      // Warm the broker's pull path (its JIT) and the in-process clients on part of the topic, not measured:
       // otherwise whoever drains first meets a cold broker.
       const warm = Math.min(20_000, o.drainCount);
-      for (const c of o.clients) {
-        if (c === 'ours') await drainOurs(namesrvAddr, topic, warm);
-        else if (c === 'ali-ons') await drainAliOns(namesrvAddr, topic, warm);
+      for (const c of inProcess) {
+        if (c === 'ours') await drainOurs(srv.namesrvAddr, topic, warm);
+        else await drainAliOns(srv.namesrvAddr, topic, warm);
       }
-      // the in-process clients drain in turns as they send (median of the rounds); the Java client once
-      const inProcess = o.clients.filter((c) => c !== 'java');
-      const rates = new Map<ClientName, number[]>();
-      for (let round = 0; round < o.rounds; round++) {
-        for (const c of round % 2 === 0 ? inProcess : [...inProcess].reverse()) {
-          try {
-            const ms = c === 'ours'
-              ? await drainOurs(namesrvAddr, topic, o.drainCount, { pullTrace: o.pullTrace && round === 0 })
-              : await drainAliOns(namesrvAddr, topic, o.drainCount);
-            let l = rates.get(c);
-            if (!l) rates.set(c, (l = []));
-            l.push((o.drainCount * 1000) / ms);
-          } catch (err) {
-            process.stderr.write(`${c} drain failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+    const cells = [...servers.keys()].flatMap((server) => o.clients.map((client) => ({ server, client })));
+    for (let round = 0; round < o.rounds; round++) {
+      for (const { server, client } of turnOrder(cells, round)) {
+        const namesrvAddr = servers.get(server)!.namesrvAddr;
+        const topic = topics.get(server)!;
+        try {
+          if (client === 'java') {
+            addTurn(turns, server, 'drain', client, await javaDrain(namesrvAddr, topic, o.drainCount));
+            continue;
           }
+          const ms = client === 'ours'
+            ? await drainOurs(namesrvAddr, topic, o.drainCount, { pullTrace: o.pullTrace && round === 0 })
+            : await drainAliOns(namesrvAddr, topic, o.drainCount);
+          addTurn(turns, server, 'drain', client, (o.drainCount * 1000) / ms);
+        } catch (err) {
+          process.stderr.write(`${SERVER_TITLE[server]}, ${client} drain failed: ${err instanceof Error ? err.message : String(err)}\n`);
         }
       }
-      for (const c of inProcess) record('drain', c, median(rates.get(c) ?? []));
-      if (o.clients.includes('java')) record('drain', 'java', await javaDrain(namesrvAddr, topic, o.drainCount));
     }
-  } finally {
-    await srv.stop();
+    for (const server of servers.keys()) record(server, 'drain');
   }
+
+  if (wanted('latency') && o.latencySeconds > 0 && o.clients.includes('ours')) {
+    for (const [name, srv] of servers) {
+      const producer = new DefaultMQProducer({ producerGroup: `bench_matrix_lat_${process.pid}`, namesrvAddr: srv.namesrvAddr, instanceName: `bench-matrix-lat-${process.pid}-${name}` });
+      await producer.start();
+      try {
+        const l = await latencyRun(srv.namesrvAddr, producer, { rate: o.latencyRate, latencySeconds: o.latencySeconds }, body);
+        extras.latency.set(name, l);
+        out.push({ name: `matrix.${name}-broker.ours.latency`, opsPerSec: l.rate, meanMicros: 1e6 / l.rate, ops: l.n, note: `p50 ${l.p50} ms, p99 ${l.p99} ms` });
+        process.stderr.write(`${SERVER_TITLE[name]}, ours, end-to-end at ${o.latencyRate} msg/s: p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms\n`);
+      } finally {
+        await producer.shutdown();
+      }
+    }
+  }
+  for (const [name, srv] of servers) extras.rss.set(name, srv.peakRssBytes());
 }
 
 function median(values: readonly number[]): number {
@@ -246,26 +339,77 @@ function fmtRatio(a: number | undefined, b: number | undefined): string {
   return a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? '-' : `${(a / b).toFixed(2)}x`;
 }
 
-/** The table: one row per scenario, per server the three rates and the two ratios. */
-export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'servers' | 'drainCount' | 'size' | 'queues'>): string {
+function align(rows: string[][]): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd());
+}
+
+const rowTitle = (name: string, drainCount: number): string => (name === 'drain' ? `drain ${drainCount.toLocaleString('en-US')}` : name);
+
+/**
+ * The tables: per scenario and server the three clients' rates with ours/ali-ons and ours/Java; then, per scenario
+ * and client, our broker against the Java broker; then RSS, latency and the store's share of a raw write.
+ */
+export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'servers' | 'drainCount' | 'size' | 'queues' | 'latencyRate'>, extras?: MatrixExtras): string {
   const header = ['scenario'];
   for (const s of o.servers) header.push(`${SERVER_TITLE[s]}: ours`, 'ali-ons', 'Java client', 'ours/ali-ons', 'ours/Java');
   const rows = [header];
-  for (const name of ROW_NAMES) {
-    if (![...results.values()].some((r) => r.has(name))) continue;
-    const row = [name === 'drain' ? `drain ${o.drainCount.toLocaleString('en-US')}` : name];
+  const names = ROW_NAMES.filter((name) => [...results.values()].some((r) => r.has(name)));
+  for (const name of names) {
+    const row = [rowTitle(name, o.drainCount)];
     for (const s of o.servers) {
       const r = results.get(s)?.get(name);
       const ours = r?.get('ours');
-      const ons = r?.get('ali-ons');
-      const java = r?.get('java');
-      row.push(fmtRate(ours), fmtRate(ons), fmtRate(java), fmtRatio(ours, ons), fmtRatio(ours, java));
+      row.push(fmtRate(ours), fmtRate(r?.get('ali-ons')), fmtRate(r?.get('java')), fmtRatio(ours, r?.get('ali-ons')), fmtRatio(ours, r?.get('java')));
     }
     rows.push(row);
   }
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  const lines = rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd());
-  return [`msg/s, ${o.size} B bodies, ${o.queues} queues (ratios > 1: ours faster)`, ...lines].join('\n');
+  const lines = [`msg/s, ${o.size} B bodies, ${o.queues} queues (ratios > 1: ours faster)`, ...align(rows)];
+  if (o.servers.includes('java') && o.servers.includes('ours')) {
+    const clients: ClientName[] = ['ours', 'ali-ons', 'java'];
+    const brokers = [['scenario', ...clients.map((c) => `our broker / Java broker, ${c === 'java' ? 'Java' : c} client`)]];
+    for (const name of names) {
+      brokers.push([rowTitle(name, o.drainCount), ...clients.map((c) => fmtRatio(results.get('ours')?.get(name)?.get(c), results.get('java')?.get(name)?.get(c)))]);
+    }
+    lines.push('', ...align(brokers));
+  }
+  if (extras) {
+    const mb = (b: number | undefined): string => (b === undefined || !Number.isFinite(b) ? '-' : `${(b / 1048576).toFixed(0)} MB`);
+    if (extras.rss.size > 0) lines.push('', `broker peak RSS: ${o.servers.map((s) => `${SERVER_TITLE[s]} ${mb(extras.rss.get(s))}`).join(', ')}`);
+    for (const [s, l] of extras.latency) {
+      lines.push(`end-to-end latency, our client at ${o.latencyRate} msg/s through ${THROUGH[s]} (store timestamp -> listener): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.n} messages)`);
+    }
+    for (const st of extras.store) lines.push(`${st.scenario}: ${(st.share * 100).toFixed(0)} % of the raw sequential write of this run`);
+  }
+  return lines.join('\n');
+}
+
+/** The performance targets (docs/performance.md) against one run: one line each, `holds` or `misses` with the figures. */
+export function checkTargets(results: Results, extras: MatrixExtras): string[] {
+  const out: string[] = [];
+  const ratio = (a: number | undefined, b: number | undefined): number => (a !== undefined && b !== undefined && b > 0 ? a / b : Number.NaN);
+  const verdict = (ok: boolean, what: string, figures: string): string => `${ok ? 'holds ' : 'misses'}  ${what}: ${figures}`;
+  const java = results.get('java');
+  const ours = results.get('ours');
+  if (java) {
+    const figs = ROW_NAMES.filter((n) => java.has(n)).map((n) => [n, ratio(java.get(n)?.get('ours'), java.get(n)?.get('ali-ons'))] as const);
+    out.push(verdict(figs.every(([, r]) => r >= 1.2), 'our client against the Java broker >= 1.2x ali-ons', figs.map(([n, r]) => `${n} ${r.toFixed(2)}x`).join(', ')));
+  }
+  if (java && ours) {
+    const figs: Array<readonly [string, number]> = [];
+    for (const n of ROW_NAMES) {
+      for (const c of ['ours', 'ali-ons', 'java'] as const) {
+        const r = ratio(ours.get(n)?.get(c), java.get(n)?.get(c));
+        if (Number.isFinite(r)) figs.push([`${n}/${c}`, r]);
+      }
+    }
+    out.push(verdict(figs.length > 0 && figs.every(([, r]) => r >= 1.0), 'our broker >= 1.0x the Java broker for the same client', figs.map(([n, r]) => `${n} ${r.toFixed(2)}x`).join(', ')));
+  }
+  const rss = extras.rss.get('ours');
+  if (rss !== undefined && Number.isFinite(rss)) out.push(verdict(rss < 250 * 1048576, 'our broker RSS < 250 MB', `${(rss / 1048576).toFixed(0)} MB`));
+  for (const st of extras.store) out.push(verdict(st.share >= 0.8, `${st.scenario} >= 80 % of the raw write`, `${(st.share * 100).toFixed(0)} %`));
+  for (const [s, l] of extras.latency) out.push(verdict(l.p99 <= 5, `end-to-end p99 <= 5 ms through ${THROUGH[s]}`, `p99 ${l.p99} ms`));
+  return out;
 }
 
 function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
@@ -283,6 +427,8 @@ function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
     else if (a === '--size') o.size = Number(argv[++i]);
     else if (a === '--queues') o.queues = Number(argv[++i]);
     else if (a === '--scenario') o.scenarios = [...(o.scenarios ?? []), argv[++i]];
+    else if (a === '--latency-seconds') o.latencySeconds = Number(argv[++i]);
+    else if (a === '--latency-rate') o.latencyRate = Number(argv[++i]);
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -297,11 +443,29 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
     o.clients = o.clients.filter((c) => c !== 'java');
   }
   const results: Results = new Map();
+  const extras: MatrixExtras = { rss: new Map(), latency: new Map(), store: [] };
   const out: BenchResult[] = [];
+  const servers = new Map<ServerName, Server>();
   try {
-    for (const s of o.servers) await runServer(s, o, results, out);
+    for (const name of o.servers) {
+      process.stderr.write(`== starting ${SERVER_TITLE[name]}\n`);
+      servers.set(name, await startServer(name));
+    }
+    await runAll(servers, o, results, extras, out);
+    for (const s of servers.values()) await s.stop();
+    servers.clear();
+    // the store's append against a raw write of the same bytes, on a machine without the servers (bench/store.ts)
+    if (o.scenarios.length === 0 || o.scenarios.includes('store')) {
+      const rows = await runStoreBench();
+      const raws = rows.filter((r) => r.scenario.startsWith('plain'));
+      const raw = raws.reduce((a, r) => a + r.mbPerSec, 0) / Math.max(1, raws.length);
+      for (const r of rows.filter((x) => x.scenario.startsWith('store append ASYNC'))) extras.store.push({ scenario: r.scenario, share: r.mbPerSec / raw });
+    }
   } finally {
-    process.stdout.write(`${formatMatrix(results, o)}\n`);
+    process.stdout.write(`${formatMatrix(results, o, extras)}\n`);
+    const targets = checkTargets(results, extras);
+    if (targets.length > 0) process.stdout.write(`\ntargets:\n${targets.map((t) => `  ${t}`).join('\n')}\n`);
+    for (const s of servers.values()) await s.stop();
   }
   return out;
 }

@@ -181,7 +181,8 @@ export function readCpuMicros(pid: number): number {
   }
 }
 
-function readRss(pid: number): number {
+/** VmRSS of a process, bytes (0 where /proc is missing). */
+export function readRss(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
