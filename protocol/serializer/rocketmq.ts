@@ -7,16 +7,67 @@
 import { ProtocolError } from '../errors';
 import { type CommandFields, type ExtFields, type RemotingCommandInit, SerializeType, languageCode, languageName } from '../command-fields';
 
+/**
+ * Header keys and values are mostly short ASCII (V2's one-letter keys, numbers, group and topic names): up to this
+ * many characters they are measured, written and read in JS, without a call into the runtime for each.
+ */
+const SHORT = 32;
+
+/** Bytes `s` takes in UTF-8. */
+function utf8Length(s: string): number {
+  const n = s.length;
+  if (n > SHORT) return Buffer.byteLength(s, 'utf8');
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s, 'utf8');
+  return n;
+}
+
+/** Writes `s` as UTF-8 at `o` (room is the caller's); returns the bytes written. */
+function writeUtf8(out: Buffer, s: string, o: number): number {
+  const n = s.length;
+  if (n > SHORT) return out.write(s, o, 'utf8');
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return out.write(s, o, 'utf8'); // starts over at o
+    out[o + i] = c;
+  }
+  return n;
+}
+
+type SliceableBuffer = Buffer & { utf8Slice(start: number, end: number): string };
+
+/**
+ * Recently read short strings by a hash of their bytes: the same keys and most of the same values (group, topic,
+ * flags) come in every request. A slot is checked byte for byte before it is used; only ASCII strings are kept.
+ */
+const RECENT: Array<string | undefined> = new Array<string | undefined>(1024);
+
+/** The UTF-8 string in `buf[start, end)`. */
+function readUtf8(buf: Buffer, start: number, end: number): string {
+  const n = end - start;
+  if (n === 0) return '';
+  if (n > SHORT) return (buf as SliceableBuffer).utf8Slice(start, end);
+  const slot = (n * 31 + buf[start] * 7 + buf[end - 1] * 13 + buf[start + (n >> 1)] * 3) & 1023;
+  const seen = RECENT[slot];
+  if (seen !== undefined && seen.length === n) {
+    let i = 0;
+    while (i < n && seen.charCodeAt(i) === buf[start + i]) i++;
+    if (i === n) return seen;
+  }
+  const s = (buf as SliceableBuffer).utf8Slice(start, end);
+  if (s.length === n) RECENT[slot] = s; // ASCII (a multi-byte or replaced sequence makes it shorter or unequal)
+  return s;
+}
+
 /** The header's length in bytes. */
 export function rocketMQHeaderLength(cmd: CommandFields): number {
   let n = 13 + 4 + 4;
-  if (cmd.remark) n += Buffer.byteLength(cmd.remark, 'utf8');
+  if (cmd.remark) n += utf8Length(cmd.remark);
   const ext = cmd.extFields;
   if (ext) {
     for (const key in ext) {
       const value = ext[key];
       if (value === undefined || value === null) continue;
-      n += 6 + Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
+      n += 6 + utf8Length(key) + utf8Length(value);
     }
   }
   return n;
@@ -33,7 +84,7 @@ export function writeRocketMQHeader(cmd: CommandFields, out: Buffer, offset: num
   out.writeInt16BE(cmd.version, o); o += 2;
   out.writeInt32BE(opaque, o); o += 4;
   out.writeInt32BE(flag, o); o += 4;
-  const remarkLength = cmd.remark ? out.write(cmd.remark, o + 4, 'utf8') : 0;
+  const remarkLength = cmd.remark ? writeUtf8(out, cmd.remark, o + 4) : 0;
   out.writeInt32BE(remarkLength, o); o += 4 + remarkLength;
   const extAt = o;
   o += 4;
@@ -42,10 +93,10 @@ export function writeRocketMQHeader(cmd: CommandFields, out: Buffer, offset: num
     for (const key in ext) {
       const value = ext[key];
       if (value === undefined || value === null) continue;
-      const kl = out.write(key, o + 2, 'utf8');
+      const kl = writeUtf8(out, key, o + 2);
       out.writeInt16BE(kl, o);
       o += 2 + kl;
-      const vl = out.write(value, o + 4, 'utf8');
+      const vl = writeUtf8(out, value, o + 4);
       out.writeInt32BE(vl, o);
       o += 4 + vl;
     }
@@ -73,7 +124,7 @@ export function decodeRocketMQHeader(header: Buffer): RemotingCommandInit {
   let remark: string | null = null;
   if (remarkLength !== 0) {
     need(header, o, remarkLength, 'remark');
-    remark = header.toString('utf8', o, o + remarkLength);
+    remark = readUtf8(header, o, o + remarkLength);
     o += remarkLength;
   }
   need(header, o, 4, 'extFields length');
@@ -87,12 +138,12 @@ export function decodeRocketMQHeader(header: Buffer): RemotingCommandInit {
       need(header, o, 2, 'extFields key length');
       const kl = header.readInt16BE(o); o += 2;
       need(header, o, kl, 'extFields key');
-      const key = header.toString('utf8', o, o + kl); o += kl;
+      const key = readUtf8(header, o, o + kl); o += kl;
       need(header, o, 4, 'extFields value length');
       const vl = header.readInt32BE(o); o += 4;
       if (o + vl > end) need(header, header.length, 1, 'extFields value');
       need(header, o, vl, 'extFields value');
-      extFields[key] = header.toString('utf8', o, o + vl); o += vl;
+      extFields[key] = readUtf8(header, o, o + vl); o += vl;
     }
   }
   return { code, language, version, opaque, flag, remark, extFields, body: null, serializeType: SerializeType.ROCKETMQ };

@@ -56,3 +56,38 @@ describe('protocol/codec: pure, single-buffer frame codec', () => {
     expect(header).to.equal('{"code":34,"flag":0,"language":"JAVA","opaque":3,"serializeTypeCurrentRPC":"JSON","version":409}');
   });
 });
+
+describe('protocol/serializer/rocketmq: short-string fast paths', () => {
+  const roundTrip = (extFields: Record<string, string>, remark: string | null = null): RemotingCommand => {
+    const cmd = new RemotingCommand({ code: 310, remark, extFields, serializeType: SerializeType.ROCKETMQ });
+    const frame = cmd.encode({ opaque: 1 });
+    // the byte lengths written must be UTF-8's, whatever path wrote them
+    const back = RemotingCommand.decodeFrame(frame);
+    expect(back.remark).to.equal(remark);
+    expect(back.extFields).to.deep.equal(extFields);
+    return back;
+  };
+
+  it('non-ASCII keys and values at, below and above the short-string length come back whole', () => {
+    const values: Record<string, string> = {};
+    const samples = ['', 'a', 'é', 'aé', 'x'.repeat(31) + 'é', 'x'.repeat(32), 'x'.repeat(33), 'y'.repeat(31) + '✓', '主题', '😀', 'ab😀cd', `${'z'.repeat(40)}é`];
+    samples.forEach((v, i) => { values[`k${i}${v.length < 3 ? v : ''}`] = v; });
+    roundTrip(values, 'rémark ✓');
+    roundTrip({ [`ключ`]: 'значение', a: '0', b: '1796113359971' });
+  });
+
+  it('strings read before never stand in for different bytes of the same length and shape', () => {
+    // same length, first, middle and last byte: the one hash slot, different contents
+    roundTrip({ topic: 'TopicAxxxB' });
+    roundTrip({ topic: 'TopicAyyyB' });
+    expect(roundTrip({ topic: 'TopicAxxxB', other: 'TopicAxyxB' }).extFields).to.deep.equal({ topic: 'TopicAxxxB', other: 'TopicAxyxB' });
+    // invalid UTF-8 decodes to U+FFFD once, then again (never cached as the raw byte)
+    const header = Buffer.from([0x01, 0x36, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]);
+    const ext = Buffer.from([0x00, 0x01, 0x6b, 0x00, 0x00, 0x00, 0x01, 0x80]);
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(ext.length);
+    const h = Buffer.concat([header, len, ext]);
+    const payload = Buffer.concat([Buffer.from([SerializeType.ROCKETMQ, 0, 0, h.length]), h]);
+    for (let i = 0; i < 2; i++) expect(decodePayload(payload).extFields).to.deep.equal({ k: '\ufffd' });
+  });
+});
