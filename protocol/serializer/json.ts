@@ -7,6 +7,17 @@
 import { ProtocolError } from '../errors';
 import { type CommandFields, type ExtFields, type RemotingCommandInit, SerializeType } from '../command-fields';
 
+/** JSON.stringify(s), without the call for the usual short printable ASCII key or value (nothing to escape). */
+function quote(s: string): string {
+  const n = s.length;
+  if (n > 64) return JSON.stringify(s);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(s);
+  }
+  return '"' + s + '"';
+}
+
 /** The header as a JSON string; opaque, flag, language and serialize type are given (see EncodeOptions). */
 export function jsonHeaderString(cmd: CommandFields, opaque: number, flag: number, language: string, serializeType: SerializeType): string {
   let s = '{"code":' + cmd.code;
@@ -16,13 +27,13 @@ export function jsonHeaderString(cmd: CommandFields, opaque: number, flag: numbe
     for (const key in cmd.extFields) {
       const value = cmd.extFields[key];
       if (value === undefined || value === null) continue;
-      s += (first ? '' : ',') + JSON.stringify(key) + ':' + JSON.stringify(value);
+      s += (first ? '' : ',') + quote(key) + ':' + quote(value);
       first = false;
     }
     s += '}';
   }
   s += ',"flag":' + flag + ',"language":"' + language + '","opaque":' + opaque;
-  if (cmd.remark !== null && cmd.remark !== undefined) s += ',"remark":' + JSON.stringify(cmd.remark);
+  if (cmd.remark !== null && cmd.remark !== undefined) s += ',"remark":' + quote(cmd.remark);
   s += ',"serializeTypeCurrentRPC":"' + (serializeType === SerializeType.ROCKETMQ ? 'ROCKETMQ' : 'JSON') + '"';
   s += ',"version":' + cmd.version + '}';
   return s;

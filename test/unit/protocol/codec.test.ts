@@ -91,3 +91,21 @@ describe('protocol/serializer/rocketmq: short-string fast paths', () => {
     for (let i = 0; i < 2; i++) expect(decodePayload(payload).extFields).to.deep.equal({ k: '\ufffd' });
   });
 });
+
+describe('protocol/serializer/json: strings as JSON.stringify writes them', () => {
+  it('keys, values and remarks with quotes, backslashes, control and non-ASCII characters come back whole', () => {
+    const extFields: Record<string, string> = {
+      plain: 'TopicTest', quote: 'a"b', backslash: 'a\\b', ctl: 'a\u0001b\u0002', nonAscii: 'Tøpic', long: 'x'.repeat(65), del: 'a\u007fb', '"k"': 'v',
+    };
+    for (const remark of ['plain', 'say "hi"\n', 'x'.repeat(70)]) {
+      const cmd = new RemotingCommand({ code: 310, remark, extFields, serializeType: SerializeType.JSON });
+      const frame = cmd.encode({ opaque: 3 });
+      const header = frame.subarray(8, 8 + (frame.readInt32BE(4) & 0xffffff)).toString('utf8');
+      expect(JSON.parse(header).extFields).to.deep.equal(extFields);
+      expect(header).to.include(`"extFields":${JSON.stringify(extFields)}`);
+      const back = RemotingCommand.decodeFrame(frame);
+      expect(back.remark).to.equal(remark);
+      expect(back.extFields).to.deep.equal(extFields);
+    }
+  });
+});
