@@ -35,7 +35,7 @@ import type { BenchResult } from './bench-util';
 import { runStoreBench } from './store';
 import { type Latency, drainAliOns, drainOurs, latencyRun, preload } from './consumer';
 import {
-  type BenchClient, type BrokerProcess, type Scenario, SCENARIOS, aliOnsClient, createTopic, ourClient, readRss, runScenario, startBrokerProcess,
+  type BenchClient, type BrokerProcess, type Scenario, SCENARIOS, aliOnsClient, createTopic, ourClient, readCpuMicros, readRss, runScenario, startBrokerProcess,
 } from './producer';
 
 type ServerName = 'java' | 'ours';
@@ -85,6 +85,8 @@ interface Server {
   namesrvAddr: string;
   /** Peak RSS of the broker process so far (sampled every 100 ms), bytes; NaN when unknown. */
   peakRssBytes(): number;
+  /** CPU time (user + system) the broker process has used so far, µs; NaN when unknown. */
+  cpuMicros(): number;
   stop(): Promise<void>;
 }
 
@@ -112,7 +114,7 @@ function rssSampler(pid: number | undefined): { peak(): number; stop(): void } {
 async function startServer(name: ServerName): Promise<Server> {
   if (name === 'ours') {
     const b: BrokerProcess = await startBrokerProcess();
-    return { namesrvAddr: b.namesrvAddr, peakRssBytes: () => b.peakRssBytes(), stop: () => b.stop() };
+    return { namesrvAddr: b.namesrvAddr, peakRssBytes: () => b.peakRssBytes(), cpuMicros: () => b.cpuMicros(), stop: () => b.stop() };
   }
   let ns: JavaNamesrv | undefined;
   let broker: JavaBroker | undefined;
@@ -133,10 +135,12 @@ async function startServer(name: ServerName): Promise<Server> {
     throw err;
   }
   const started = { ns, broker };
-  const rss = rssSampler(findPid(broker.confPath));
+  const pid = findPid(broker.confPath);
+  const rss = rssSampler(pid);
   return {
     namesrvAddr: ns.addr,
     peakRssBytes: () => rss.peak(),
+    cpuMicros: () => (pid === undefined ? Number.NaN : readCpuMicros(pid)),
     async stop() {
       rss.stop();
       await started.broker.stop();
@@ -179,13 +183,15 @@ export interface MatrixExtras {
   rss: Map<ServerName, number>;
   /** End-to-end latency (store timestamp to listener) of our client at `latencyRate` msg/s, per server. */
   latency: Map<ServerName, Latency>;
+  /** Broker CPU time per message sent, µs: server -> scenario -> client (the in-process clients' median turn). */
+  cpu: Map<ServerName, Map<string, Map<ClientName, number>>>;
   /** Store ASYNC append as a share of the raw sequential write of the same run (bench/store.ts), per scenario. */
   store: Array<{ scenario: string; share: number }>;
 }
 
 /** Adds one turn's rate to server -> scenario -> client -> rates. */
 type Turns = Map<ServerName, Map<string, Map<ClientName, number[]>>>;
-function addTurn(turns: Turns, server: ServerName, scenario: string, client: ClientName, rate: number): void {
+function addTurn(turns: Turns, server: ServerName, scenario: string, client: ClientName, rate: number, quiet = false): void {
   let byScenario = turns.get(server);
   if (!byScenario) turns.set(server, (byScenario = new Map()));
   let byClient = byScenario.get(scenario);
@@ -193,7 +199,7 @@ function addTurn(turns: Turns, server: ServerName, scenario: string, client: Cli
   let l = byClient.get(client);
   if (!l) byClient.set(client, (l = []));
   l.push(rate);
-  if (process.env.BENCH_MATRIX_VERBOSE) process.stderr.write(`  ${SERVER_TITLE[server]}, ${client}, ${scenario}: ${Math.round(rate)} msg/s\n`);
+  if (process.env.BENCH_MATRIX_VERBOSE && !quiet) process.stderr.write(`  ${SERVER_TITLE[server]}, ${client}, ${scenario}: ${Math.round(rate)} msg/s\n`);
 }
 
 /** The order of the turns of one round: every (server, client) pair, reversed every other round. */
@@ -209,6 +215,7 @@ function turnOrder<T>(cells: readonly T[], round: number): readonly T[] {
 async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, results: Results, extras: MatrixExtras, out: BenchResult[]): Promise<void> {
   const wanted = (name: string): boolean => o.scenarios.length === 0 || o.scenarios.includes(name);
   const turns: Turns = new Map();
+  const cpuTurns: Turns = new Map();
   const body = Buffer.alloc(o.size, 'x');
   const inProcess = o.clients.filter((c): c is 'ours' | 'ali-ons' => c !== 'java');
   const record = (server: ServerName, scenario: string): void => {
@@ -243,8 +250,10 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
         const turnMillis = o.durationMillis / o.rounds;
         for (let round = 0; round < o.rounds; round++) {
           for (const { server, client } of turnOrder(cells, round)) {
-            const m = await runScenario(client.sender(s)!, s, { warmupMillis: o.warmupMillis, durationMillis: turnMillis }, () => Number.NaN);
+            const srv = servers.get(server)!;
+            const m = await runScenario(client.sender(s)!, s, { warmupMillis: o.warmupMillis, durationMillis: turnMillis }, () => srv.cpuMicros());
             addTurn(turns, server, s.name, client.name, m.msgPerSec);
+            addTurn(cpuTurns, server, s.name, client.name, m.brokerCpuMicrosPerMsg, true);
           }
           if (o.clients.includes('java')) {
             for (const server of turnOrder([...servers.keys()], round)) {
@@ -255,7 +264,16 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
             }
           }
         }
-        for (const server of servers.keys()) record(server, s.name);
+        for (const server of servers.keys()) {
+          record(server, s.name);
+          for (const [client, values] of cpuTurns.get(server)?.get(s.name) ?? []) {
+            let byScenario = extras.cpu.get(server);
+            if (!byScenario) extras.cpu.set(server, (byScenario = new Map()));
+            let byClient = byScenario.get(s.name);
+            if (!byClient) byScenario.set(s.name, (byClient = new Map()));
+            byClient.set(client, median(values));
+          }
+        }
       }
     } finally {
       for (const { client } of cells) await client.close();
@@ -375,6 +393,16 @@ export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'serv
   }
   if (extras) {
     const mb = (b: number | undefined): string => (b === undefined || !Number.isFinite(b) ? '-' : `${(b / 1048576).toFixed(0)} MB`);
+    if (extras.cpu.size > 0) {
+      const cpuRows = [['broker CPU µs per message', ...o.servers.flatMap((s) => (['ours', 'ali-ons'] as const).map((c) => `${SERVER_TITLE[s]}, ${c}`))]];
+      for (const name of names.filter((n) => n !== 'drain')) {
+        cpuRows.push([name, ...o.servers.flatMap((s) => (['ours', 'ali-ons'] as const).map((c) => {
+          const v = extras.cpu.get(s)?.get(name)?.get(c);
+          return v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(1);
+        }))]);
+      }
+      lines.push('', ...align(cpuRows));
+    }
     if (extras.rss.size > 0) lines.push('', `broker peak RSS: ${o.servers.map((s) => `${SERVER_TITLE[s]} ${mb(extras.rss.get(s))}`).join(', ')}`);
     for (const [s, l] of extras.latency) {
       lines.push(`end-to-end latency, our client at ${o.latencyRate} msg/s through ${THROUGH[s]} (store timestamp -> listener): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.n} messages)`);
@@ -443,7 +471,7 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
     o.clients = o.clients.filter((c) => c !== 'java');
   }
   const results: Results = new Map();
-  const extras: MatrixExtras = { rss: new Map(), latency: new Map(), store: [] };
+  const extras: MatrixExtras = { rss: new Map(), latency: new Map(), cpu: new Map(), store: [] };
   const out: BenchResult[] = [];
   const servers = new Map<ServerName, Server>();
   try {
