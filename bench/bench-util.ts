@@ -3,6 +3,7 @@
  * per second. No assertions: numbers for humans and for comparing branches on one machine.
  */
 import { performance } from 'node:perf_hooks';
+import { type Message, createMessage } from '../protocol/message/message';
 
 export interface BenchResult {
   /** Scenario name, e.g. `codec.send-v2.encode.json`. */
@@ -70,4 +71,50 @@ export function formatResults(results: readonly BenchResult[]): string {
   return rows
     .map((r) => r.map((cell, c) => (c === 0 || c === 4 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd())
     .join('\n');
+}
+
+/** The p-th percentile of ascending `sorted` (0 when empty). */
+export function pct(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** What sendLoad measured: send latencies in ms (ascending), sends that failed or were not SEND_OK, seconds taken. */
+export interface SendLoad {
+  latencies: number[];
+  failed: number;
+  seconds: number;
+}
+
+/**
+ * `messages` sends of `body` to `topic` by `concurrency` loops of awaited sends (sync x16, or async x256 as many
+ * sends in flight); `onAck` sees each answered send (whatever its status) at the time it was answered.
+ */
+export async function sendLoad(
+  producer: { send(msg: Message): Promise<{ sendStatus: string }> }, topic: string, body: Buffer, concurrency: number, messages: number,
+  onAck?: (answeredAt: number) => void,
+): Promise<SendLoad> {
+  const latencies: number[] = [];
+  let next = 0;
+  let failed = 0;
+  const t0 = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < messages) {
+      next++;
+      const s = performance.now();
+      try {
+        const r = await producer.send(createMessage(topic, body));
+        const at = performance.now();
+        latencies.push(at - s);
+        if (r.sendStatus !== 'SEND_OK') failed++;
+        onAck?.(at);
+      } catch {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { latencies, failed, seconds };
 }

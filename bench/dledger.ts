@@ -8,15 +8,10 @@ import pino from 'pino';
 import { startCluster, type Cluster } from '../lib/cluster';
 import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
 import { createMessage } from '../protocol/message/message';
-import type { BenchResult } from './bench-util';
+import { type BenchResult, pct, sendLoad } from './bench-util';
 
 const BODY = Buffer.alloc(1024, 0x61);
 const FAST = { heartBeatTimeIntervalMs: 100, maxHeartBeatLeak: 3, minVoteIntervalMs: 50, maxVoteIntervalMs: 200, maxWaitAckTimeMs: 2000 };
-
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -38,26 +33,7 @@ async function throughput(kind: 'dledger' | 'single', concurrency: number, messa
         await sleep(50);
       }
     }
-    const lat: number[] = [];
-    let next = 0;
-    let failed = 0;
-    const t0 = performance.now();
-    const worker = async () => {
-      while (next < messages) {
-        next++;
-        const s = performance.now();
-        try {
-          const r = await producer.send(createMessage(topic, BODY));
-          lat.push(performance.now() - s);
-          if (r.sendStatus !== 'SEND_OK') failed++;
-        } catch {
-          failed++;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    const elapsed = (performance.now() - t0) / 1000;
-    lat.sort((a, b) => a - b);
+    const { latencies: lat, failed, seconds: elapsed } = await sendLoad(producer, topic, BODY, concurrency, messages);
     const mode = concurrency === 16 ? 'sync-x16' : `async-x${concurrency}`;
     return {
       name: `dledger.${kind === 'dledger' ? '3-peers' : 'single-master'}.${mode}`, opsPerSec: messages / elapsed, meanMicros: (elapsed * 1e6) / messages, ops: messages,

@@ -9,14 +9,9 @@ import { startCluster } from '../lib/cluster';
 import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
 import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
 import { createMessage } from '../protocol/message/message';
-import type { BenchResult } from './bench-util';
+import { type BenchResult, pct, sendLoad } from './bench-util';
 
 const BODY = Buffer.alloc(1024, 0x61);
-
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function runOne(role: 'SYNC_MASTER' | 'ASYNC_MASTER', concurrency: number, messages: number): Promise<{ result: BenchResult; lagBytes?: number[]; lagMs?: number[] }> {
   const cluster = await startCluster({ brokers: 1, slaves: 1, brokerRole: role, logger: pino({ level: 'silent' }) });
@@ -31,7 +26,6 @@ async function runOne(role: 'SYNC_MASTER' | 'ASYNC_MASTER', concurrency: number,
     const slave = cluster.slaves[0];
     while (master.replication.haService.connectionCount === 0) await new Promise((r) => setTimeout(r, 20));
     for (let i = 0; i < 200; i++) await producer.send(createMessage(topic, BODY)); // warm-up
-    const lat: number[] = [];
     const lagBytes: number[] = [];
     const acked: { end: number; at: number }[] = [];
     const lagMs: number[] = [];
@@ -41,30 +35,11 @@ async function runOne(role: 'SYNC_MASTER' | 'ASYNC_MASTER', concurrency: number,
       const now = performance.now();
       while (acked.length && acked[0].end <= s) lagMs.push(now - acked.shift()!.at);
     }, 2);
-    let next = 0;
-    let failed = 0;
     const t0 = performance.now();
-    const worker = async () => {
-      while (next < messages) {
-        next++;
-        const s = performance.now();
-        try {
-          const r = await producer.send(createMessage(topic, BODY));
-          const at = performance.now();
-          lat.push(at - s);
-          if (r.sendStatus !== 'SEND_OK') failed++;
-          const end = master.messageStore.getMaxPhyOffset();
-          acked.push({ end, at });
-        } catch {
-          failed++;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    const elapsed = (performance.now() - t0) / 1000;
+    const { latencies: lat, failed, seconds: elapsed } = await sendLoad(producer, topic, BODY, concurrency, messages,
+      (at) => acked.push({ end: master.messageStore.getMaxPhyOffset(), at }));
     while (acked.length && performance.now() - t0 < elapsed * 1000 + 10000) await new Promise((r) => setTimeout(r, 5));
     clearInterval(sampler);
-    lat.sort((a, b) => a - b);
     const mode = concurrency === 16 ? 'sync x16' : `async x${concurrency}`;
     return {
       result: {
