@@ -83,11 +83,27 @@ public class Rmq533Tool {
         return sb.substring(0, size).getBytes(StandardCharsets.US_ASCII);
     }
 
-    static void produceTimer(String[] args) throws Exception {
-        DefaultMQProducer p = new DefaultMQProducer("PG_JAVA533_TIMER");
-        p.setNamesrvAddr(args[1]);
+    /** A started producer of `group` on `namesrv`, with a fresh instance name. */
+    static DefaultMQProducer startProducer(String group, String namesrv, String namespace, CompressionType compress) throws Exception {
+        DefaultMQProducer p = new DefaultMQProducer(group);
+        p.setNamesrvAddr(namesrv);
+        if (namespace != null) p.setNamespace(namespace);
+        if (compress != null) p.setCompressType(compress);
         p.setInstanceName("rmq533tool-" + System.nanoTime());
         p.start();
+        return p;
+    }
+
+    /** Shuts `p` down, prints the `SENT ok=N` line the tests read, and exits. */
+    static void shutdownAndReport(DefaultMQProducer p, int ok) {
+        p.shutdown();
+        System.out.println("SENT ok=" + ok);
+        System.out.flush();
+        System.exit(0);
+    }
+
+    static void produceTimer(String[] args) throws Exception {
+        DefaultMQProducer p = startProducer("PG_JAVA533_TIMER", args[1], null, null);
         long delayMs = Long.parseLong(args[3]);
         int ok = 0;
         try {
@@ -103,21 +119,15 @@ public class Rmq533Tool {
                 else System.out.println("FAIL " + kind + " " + r.getSendStatus());
                 System.out.flush();
             }
-        } finally {
+        } catch (Exception e) {
             p.shutdown();
+            throw e;
         }
-        System.out.println("SENT ok=" + ok);
-        System.out.flush();
-        System.exit(0);
+        shutdownAndReport(p, ok);
     }
 
     static void produce(String[] args) throws Exception {
-        DefaultMQProducer p = new DefaultMQProducer("PG_JAVA533_TOOL");
-        p.setNamesrvAddr(args[1]);
-        if (args.length > 6) p.setNamespace(args[6]);
-        p.setCompressType(CompressionType.of(args[3]));
-        p.setInstanceName("rmq533tool-" + System.nanoTime());
-        p.start();
+        DefaultMQProducer p = startProducer("PG_JAVA533_TOOL", args[1], args.length > 6 ? args[6] : null, CompressionType.of(args[3]));
         int count = Integer.parseInt(args[4]);
         int size = Integer.parseInt(args[5]);
         int ok = 0;
@@ -136,12 +146,11 @@ public class Rmq533Tool {
                 }
                 System.out.flush();
             }
-        } finally {
+        } catch (Exception e) {
             p.shutdown();
+            throw e;
         }
-        System.out.println("SENT ok=" + ok);
-        System.out.flush();
-        System.exit(0);
+        shutdownAndReport(p, ok);
     }
 
     static void consume(String[] args) throws Exception {
