@@ -48,6 +48,27 @@ interface Case {
   mask?: (s: string) => string;
 }
 
+/**
+ * Each block's start: skip (saying why) without Java, else our in-process cluster, an admin on it and broker-a's
+ * master address. `beforeStart` runs after the skip check (e.g. to write an ACL file the cluster reads).
+ */
+async function startAdminCluster(
+  ctx: Mocha.Context, skip: string | null, instanceName: string,
+  opts: { cluster?: Parameters<typeof startCluster>[0]; rpcHook?: AclClientRPCHook; beforeStart?: () => void } = {},
+): Promise<{ cluster: Cluster; admin: DefaultMQAdminExt; brokerAddr: string }> {
+  if (skip) {
+    console.log(`      ${skip}`);
+    ctx.skip();
+  }
+  ctx.timeout(60_000);
+  opts.beforeStart?.();
+  const cluster = await startCluster(opts.cluster ?? {});
+  const admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName }, opts.rpcHook ? { rpcHook: opts.rpcHook } : undefined);
+  await admin.start();
+  const brokerAddr = (await admin.examineBrokerClusterInfo()).brokerAddrTable.get('broker-a')!.brokerAddrs.get(0)!;
+  return { cluster, admin, brokerAddr };
+}
+
 describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function () {
   const skip = javaSkipReason('4.9.8');
   let cluster: Cluster;
@@ -60,15 +81,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin on one cluster', function 
   const exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-vs-java-export-'));
 
   before(async function () {
-    if (skip) {
-      console.log(`      ${skip}`);
-      this.skip();
-    }
-    this.timeout(60_000);
-    cluster = await startCluster({});
-    admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: 'admin-vs-java' });
-    await admin.start();
-    brokerAddr = (await admin.examineBrokerClusterInfo()).brokerAddrTable.get('broker-a')!.brokerAddrs.get(0)!;
+    ({ cluster, admin, brokerAddr } = await startAdminCluster(this, skip, 'admin-vs-java'));
     await admin.createTopic('TBW102', topic, 2);
     await admin.createAndUpdateSubscriptionGroupConfig(brokerAddr, newSubscriptionGroupConfig(group, { retryMaxTimes: 3 }));
     // the group's retry topic (a push consumer's heartbeat would create it): consume stats are found through its route
@@ -203,19 +216,16 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: the ACL commands on a bro
   const aclFile = () => path.join(home, 'conf', 'plain_acl.yml');
 
   before(async function () {
-    if (skip) {
-      console.log(`      ${skip}`);
-      this.skip();
-    }
-    this.timeout(60_000);
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-vs-java-acl-'));
-    fs.mkdirSync(path.join(home, 'conf'));
-    fs.writeFileSync(path.join(home, 'conf', 'plain_acl.yml'),
-      'globalWhiteRemoteAddresses:\n  - 10.10.10.*\naccounts:\n  - accessKey: rocketmq2\n    secretKey: 12345678\n    admin: true\n');
-    cluster = await startCluster({ brokerConfig: { aclEnable: true, rocketmqHome: home } });
-    admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: 'admin-vs-java-acl' }, { rpcHook: new AclClientRPCHook({ accessKey: 'rocketmq2', secretKey: '12345678' }) });
-    await admin.start();
-    brokerAddr = (await admin.examineBrokerClusterInfo()).brokerAddrTable.get('broker-a')!.brokerAddrs.get(0)!;
+    ({ cluster, admin, brokerAddr } = await startAdminCluster(this, skip, 'admin-vs-java-acl', {
+      cluster: { brokerConfig: { aclEnable: true, rocketmqHome: home } },
+      rpcHook: new AclClientRPCHook({ accessKey: 'rocketmq2', secretKey: '12345678' }),
+      beforeStart: () => {
+        fs.mkdirSync(path.join(home, 'conf'));
+        fs.writeFileSync(path.join(home, 'conf', 'plain_acl.yml'),
+          'globalWhiteRemoteAddresses:\n  - 10.10.10.*\naccounts:\n  - accessKey: rocketmq2\n    secretKey: 12345678\n    admin: true\n');
+      },
+    }));
   });
 
   after(async () => {
@@ -275,15 +285,7 @@ describe('rocketmq-ts admin beside Java 4.9.8 mqadmin: store maintenance, and co
   const exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-vs-java-metadata-'));
 
   before(async function () {
-    if (skip) {
-      console.log(`      ${skip}`);
-      this.skip();
-    }
-    this.timeout(60_000);
-    cluster = await startCluster({});
-    admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: 'admin-vs-java-direct' });
-    await admin.start();
-    brokerAddr = (await admin.examineBrokerClusterInfo()).brokerAddrTable.get('broker-a')!.brokerAddrs.get(0)!;
+    ({ cluster, admin, brokerAddr } = await startAdminCluster(this, skip, 'admin-vs-java-direct'));
     await admin.createTopic('TBW102', topic, 1);
     producer = new DefaultMQProducer({ producerGroup: 'AdminJavaDirectPG', namesrvAddr: cluster.namesrvAddr, instanceName: 'admin-vs-java-direct-p' });
     await producer.start();
