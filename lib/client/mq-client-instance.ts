@@ -31,6 +31,8 @@ import type { RequestObserver } from '../transport';
 import type { MQConsumerInner, MQProducerInner } from './inner';
 import { MixAll, TopicValidator } from './mix-all';
 import { MQClientAPI, type MQClientAPIOptions } from './mq-client-api';
+import { GetConsumerListByGroup } from '../../protocol/requests/index';
+import { call } from './request-invoker';
 import { topicRouteData2TopicPublishInfo, topicRouteData2TopicSubscribeInfo } from './route-convert';
 
 /** Anything events can be emitted to (a producer's or consumer's InstrumentationEmitter). */
@@ -411,7 +413,7 @@ export class MQClientInstance {
       addr = this.findBrokerAddrByTopic(topic);
     }
     if (!addr) return [];
-    return this.api.getConsumerIdListByGroup(addr, group, this.clientConfig.mqClientApiTimeout);
+    return call(this.api, addr, GetConsumerListByGroup, { consumerGroup: group }, this.clientConfig.mqClientApiTimeout);
   }
 
   get brokerAddrTable(): ReadonlyMap<string, ReadonlyMap<number, string>> {
