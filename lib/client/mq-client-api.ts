@@ -17,14 +17,13 @@
  * @see org.apache.rocketmq.client.impl.MQClientAPIImpl
  */
 import { ResponseCode } from '../../protocol/code/response-code';
-import { RequestCode } from '../../protocol/code/request-code';
 import { type HeartbeatData, encodeHeartbeatData } from '../../protocol/body/heartbeat-data';
 import { type TopicRouteData as RouteBody, decodeTopicRouteData } from '../../protocol/body/topic-route-data';
 import { type CheckClientRequestBody, encodeCheckClientRequestBody } from '../../protocol/body/check-client-request-body';
 import type { SubscriptionData } from '../../protocol/body/heartbeat-data';
 import { RemotingCommand, SerializeType } from '../../protocol/remoting-command';
 import {
-  CheckClientConfig, GetRouteInfoByTopic, HeartBeat, SendBatchMessage, SendMessageV2, UnregisterClient,
+  CheckClientConfig, GetRouteInfoByTopic, HeartBeat, SendBatchMessage, SendMessageV2, SendReplyMessageV2, UnregisterClient,
 } from '../../protocol/requests/index';
 import { SendMessageRequestHeaderV2 } from '../../protocol/header/send-message-request-header-v2';
 import {
@@ -254,15 +253,14 @@ export class MQClientAPI implements RequestInvoker {
 
   // ---------------------------------------------------------------- producer
 
-  /** Builds the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request (SendMessageRequestHeaderV2's short keys a..n). */
+  /** Builds the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE / SEND_REPLY_MESSAGE_V2 request (SendMessageRequestHeaderV2's short keys a..n). */
   buildSendRequest(header: SendMessageHeader, brokerName: string, body: Buffer): RemotingCommand {
-    const type = header.batch ? SendBatchMessage : SendMessageV2;
+    const type = header.reply ? SendReplyMessageV2 : header.batch ? SendBatchMessage : SendMessageV2;
     // brokerName is the target's: added after encoding rather than spread into a copy of the header (a 14-field
     // object spread costs more than the whole encoding).
     const extFields = type.requestHeader.encode(header);
     extFields[BROKER_NAME_KEY] = brokerName;
-    const code = header.reply ? RequestCode.SEND_REPLY_MESSAGE_V2 : type.code;
-    return new RemotingCommand({ code, extFields, body, serializeType: this.#options.sendSerializeType ?? SerializeType.ROCKETMQ });
+    return new RemotingCommand({ code: type.code, extFields, body, serializeType: this.#options.sendSerializeType ?? SerializeType.ROCKETMQ });
   }
 
   /** A synchronous (or Promise-based asynchronous) send: resolves with the SendResult or rejects. */
