@@ -2,15 +2,12 @@
 import { RequestCode } from '../code/request-code';
 import { GetEarliestMsgStoretimeRequestHeader } from '../header/get-earliest-msg-storetime-request-header';
 import { GetEarliestMsgStoretimeResponseHeader } from '../header/get-earliest-msg-storetime-response-header';
-import { decodeResponseHeader, defineRequest, expectCode } from './request';
+import { defineRequest, headerField } from './request';
 
 export const GetEarliestMsgStoretime = defineRequest({
   code: RequestCode.GET_EARLIEST_MSG_STORETIME,
   name: 'GET_EARLIEST_MSG_STORETIME',
   requestHeader: GetEarliestMsgStoretimeRequestHeader,
   responseHeader: GetEarliestMsgStoretimeResponseHeader,
-  parse: (response, addr, self): number => {
-    expectCode(response, addr);
-    return decodeResponseHeader(self.responseHeader, response, addr).timestamp;
-  },
+  parse: headerField(GetEarliestMsgStoretimeResponseHeader, 'timestamp'),
 });
