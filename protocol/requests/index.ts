@@ -19,10 +19,12 @@ import { Notification } from './notification';
 import { PopMessage } from './pop-message';
 import { PullMessage } from './pull-message';
 import { QueryConsumerOffset } from './query-consumer-offset';
+import { QueryMessage } from './query-message';
 import { SearchOffset } from './search-offset';
 import { SendBatchMessage, SendMessage, SendMessageV2, SendReplyMessage, SendReplyMessageV2 } from './send-message';
 import { UnregisterClient } from './unregister-client';
 import { UpdateConsumerOffset } from './update-consumer-offset';
+import { ViewMessage } from './view-message';
 
 export * from './request';
 export {
@@ -30,7 +32,10 @@ export {
   HeartBeat, LockBatchMQ, PullMessage, QueryConsumerOffset, SearchOffset, SendBatchMessage, SendMessageV2, UnlockBatchMQ,
   UnregisterClient, UpdateConsumerOffset,
 };
-export { AckMessage, ChangeInvisibleTime, GetEarliestMsgStoretime, Notification, PopMessage, SendMessage, SendReplyMessage, SendReplyMessageV2 };
+export {
+  AckMessage, ChangeInvisibleTime, GetEarliestMsgStoretime, Notification, PopMessage, QueryMessage, SendMessage, SendReplyMessage, SendReplyMessageV2,
+  ViewMessage,
+};
 export { PULL_ANSWER_CODES } from './pull-message';
 export { SEND_ANSWER_CODES } from './send-message';
 
@@ -41,7 +46,8 @@ const ALL: readonly AnyRequest[] = [
   CheckClientConfig, ConsumerSendMsgBack, EndTransaction, GetConsumerListByGroup, GetMaxOffset, GetMinOffset, GetRouteInfoByTopic,
   HeartBeat, LockBatchMQ, PullMessage, QueryConsumerOffset, SearchOffset, SendBatchMessage, SendMessageV2, UnlockBatchMQ,
   UnregisterClient, UpdateConsumerOffset,
-  AckMessage, ChangeInvisibleTime, GetEarliestMsgStoretime, Notification, PopMessage, SendMessage, SendReplyMessage, SendReplyMessageV2,
+  AckMessage, ChangeInvisibleTime, GetEarliestMsgStoretime, Notification, PopMessage, QueryMessage, SendMessage, SendReplyMessage, SendReplyMessageV2,
+  ViewMessage,
 ];
 
 /** Every request module by its code. */
