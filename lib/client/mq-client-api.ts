@@ -23,7 +23,7 @@ import { type CheckClientRequestBody, encodeCheckClientRequestBody } from '../..
 import type { SubscriptionData } from '../../protocol/body/heartbeat-data';
 import { RemotingCommand, SerializeType } from '../../protocol/remoting-command';
 import {
-  CheckClientConfig, GetRouteInfoByTopic, HeartBeat, SendBatchMessage, SendMessageV2, SendReplyMessageV2, UnregisterClient,
+  CheckClientConfig, GetRouteInfoByTopic, HeartBeat, SendBatchMessage, SendMessageV2, SendReplyMessageV2,
 } from '../../protocol/requests/index';
 import { SendMessageRequestHeaderV2 } from '../../protocol/header/send-message-request-header-v2';
 import {
@@ -305,11 +305,6 @@ export class MQClientAPI implements RequestInvoker {
   /** HEART_BEAT to one broker; resolves with the broker's version (the response header's version). */
   async sendHeartbeat(addr: string, heartbeatData: HeartbeatData, timeoutMillis: number): Promise<number> {
     return call(this, addr, HeartBeat, undefined, timeoutMillis, encodeHeartbeatData(heartbeatData));
-  }
-
-  /** UNREGISTER_CLIENT for one group of this client. */
-  async unregisterClient(addr: string, clientID: string, producerGroup: string | undefined, consumerGroup: string | undefined, timeoutMillis: number): Promise<void> {
-    await call(this, addr, UnregisterClient, { clientID, producerGroup, consumerGroup }, timeoutMillis);
   }
 
   /** CHECK_CLIENT_CONFIG: whether the broker accepts this subscription (SQL92 support...). */

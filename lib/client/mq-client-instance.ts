@@ -31,7 +31,7 @@ import type { RequestObserver } from '../transport';
 import type { MQConsumerInner, MQProducerInner } from './inner';
 import { MixAll, TopicValidator } from './mix-all';
 import { MQClientAPI, type MQClientAPIOptions } from './mq-client-api';
-import { GetConsumerListByGroup } from '../../protocol/requests/index';
+import { GetConsumerListByGroup, UnregisterClient } from '../../protocol/requests/index';
 import { call } from './request-invoker';
 import { topicRouteData2TopicPublishInfo, topicRouteData2TopicSubscribeInfo } from './route-convert';
 
@@ -247,7 +247,8 @@ export class MQClientInstance {
     const calls: Promise<void>[] = [];
     for (const [brokerName, addrs] of this.#brokerAddrTable) {
       for (const [id, addr] of addrs) {
-        calls.push(this.api.unregisterClient(addr, this.clientId, producerGroup, consumerGroup, this.clientConfig.mqClientApiTimeout).then(
+        const values = { clientID: this.clientId, producerGroup, consumerGroup };
+        calls.push(call(this.api, addr, UnregisterClient, values, this.clientConfig.mqClientApiTimeout).then(
           () => this.#logger.info({ producerGroup, consumerGroup, brokerName, brokerId: id, brokerAddr: addr }, 'unregister client to broker OK'),
           (err: unknown) => this.#logger.warn({ err, producerGroup, consumerGroup, brokerAddr: addr }, 'unregister client to broker failed'),
         ));
