@@ -25,7 +25,9 @@ import type { ConsumeMessageDirectlyResult } from '../../protocol/body/consume-m
 import type { ProducerTableInfo } from '../../protocol/body/producer-table-info';
 import type { QueryConsumeQueueResponseBody } from '../../protocol/body/query-consume-queue-response-body';
 import type { TopicConfigSerializeWrapper } from '../../protocol/body/topic-config-serialize-wrapper';
-import { PullStatus } from '../client/mq-client-api-consumer';
+import { PullStatus, pullMessage } from '../client/mq-client-api-consumer';
+import { GetMaxOffset, GetMinOffset, SearchOffset, UpdateConsumerOffset } from '../../protocol/requests/index';
+import { call } from '../client/request-invoker';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import { type TopicConfig, newTopicConfig } from '../../protocol/body/topic-config';
 import type { TopicList } from '../../protocol/body/topic-list';
@@ -356,8 +358,8 @@ export class DefaultMQAdminExt extends ClientConfig {
   }
 
   /** Sets the group's consumer offset of one queue on one broker (UPDATE_CONSUMER_OFFSET, sync). */
-  updateConsumeOffset(brokerAddr: string, consumeGroup: string, mq: MessageQueue, offset: number): Promise<void> {
-    return this.#api.updateConsumerOffset(brokerAddr, { consumerGroup: this.#ns(consumeGroup), topic: this.#ns(mq.topic), queueId: mq.queueId, commitOffset: offset }, this.timeoutMillis);
+  async updateConsumeOffset(brokerAddr: string, consumeGroup: string, mq: MessageQueue, offset: number): Promise<void> {
+    await call(this.#api, brokerAddr, UpdateConsumerOffset, { consumerGroup: this.#ns(consumeGroup), topic: this.#ns(mq.topic), queueId: mq.queueId, commitOffset: offset }, this.timeoutMillis);
   }
 
   /** The group's subscription config on one broker (undefined when the broker has none). */
@@ -564,15 +566,15 @@ export class DefaultMQAdminExt extends ClientConfig {
   }
 
   async minOffset(mq: MessageQueue): Promise<number> {
-    return this.#api.getMinOffset(await this.#masterOf(mq), this.#ns(mq.topic), mq.queueId, this.timeoutMillis);
+    return call(this.#api, await this.#masterOf(mq), GetMinOffset, { topic: this.#ns(mq.topic), queueId: mq.queueId }, this.timeoutMillis);
   }
 
   async maxOffset(mq: MessageQueue): Promise<number> {
-    return this.#api.getMaxOffset(await this.#masterOf(mq), this.#ns(mq.topic), mq.queueId, this.timeoutMillis);
+    return call(this.#api, await this.#masterOf(mq), GetMaxOffset, { topic: this.#ns(mq.topic), queueId: mq.queueId }, this.timeoutMillis);
   }
 
   async searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
-    return this.#api.searchOffset(await this.#masterOf(mq), this.#ns(mq.topic), mq.queueId, timestamp, this.timeoutMillis);
+    return call(this.#api, await this.#masterOf(mq), SearchOffset, { topic: this.#ns(mq.topic), queueId: mq.queueId, timestamp }, this.timeoutMillis);
   }
 
   /**
@@ -581,7 +583,7 @@ export class DefaultMQAdminExt extends ClientConfig {
    * MAX_OFFSET are set as properties.
    */
   async pullMessage(mq: MessageQueue, subExpression: string, offset: number, maxNums: number, consumerGroup = TOOLS_CONSUMER_GROUP): Promise<AdminPullResult> {
-    const raw = await this.#api.pullMessage(await this.#masterOf(mq), {
+    const raw = await pullMessage(this.#api, await this.#masterOf(mq), {
       consumerGroup: this.#ns(consumerGroup), topic: this.#ns(mq.topic), queueId: mq.queueId, queueOffset: offset, maxMsgNums: maxNums,
       sysFlag: 0x4, // PullSysFlag.FLAG_SUBSCRIPTION
       commitOffset: 0, suspendTimeoutMillis: 0, subscription: subExpression, subVersion: 0, expressionType: 'TAG',

@@ -47,11 +47,9 @@ import { GetKVConfigResponseHeader } from '../../protocol/header/get-kv-config-r
 import { GetProducerConnectionListRequestHeader } from '../../protocol/header/get-producer-connection-list-request-header';
 import { GetTopicStatsInfoRequestHeader } from '../../protocol/header/get-topic-stats-info-request-header';
 import { PutKVConfigRequestHeader } from '../../protocol/header/put-kv-config-request-header';
-import { QueryMessageRequestHeader } from '../../protocol/header/query-message-request-header';
-import { QueryMessageResponseHeader } from '../../protocol/header/query-message-response-header';
 import { QueryTopicConsumeByWhoRequestHeader } from '../../protocol/header/query-topic-consume-by-who-request-header';
 import { ResetOffsetRequestHeader } from '../../protocol/header/reset-offset-request-header';
-import { ViewMessageRequestHeader } from '../../protocol/header/view-message-request-header';
+import { QueryMessage, ViewMessage } from '../../protocol/requests/index';
 import { WipeWritePermOfBrokerRequestHeader } from '../../protocol/header/wipe-write-perm-of-broker-request-header';
 import { WipeWritePermOfBrokerResponseHeader } from '../../protocol/header/wipe-write-perm-of-broker-response-header';
 import { decodeMessage, decodeMessages } from '../../protocol/message/message-decoder';
@@ -66,7 +64,7 @@ import { ConsumeMessageDirectlyResultRequestHeader } from '../../protocol/header
 import { type ConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult } from '../../protocol/body/consume-message-directly-result';
 import { InvalidArgumentError, MQBrokerError, MQClientError } from '../errors';
 import { parseProperties } from '../util/properties-file';
-import type { RequestInvoker } from './request-invoker';
+import { type RequestInvoker, call } from './request-invoker';
 
 /** What the name-server admin calls need of MQClientAPI besides plain invocation. */
 export interface NameServerInvoker extends RequestInvoker {
@@ -366,11 +364,10 @@ export async function queryMessage(
   header: { topic: string; key: string; maxNum: number; beginTimestamp: number; endTimestamp: number; uniqueKeyQuery?: boolean },
   timeoutMillis: number,
 ): Promise<QueryMessageRawResult> {
-  const ext = QueryMessageRequestHeader.encode(header);
-  const response = await api.invoke(addr, RemotingCommand.createRequest(RequestCode.QUERY_MESSAGE, ext), timeoutMillis);
+  const response = await call(api, addr, QueryMessage, header, timeoutMillis);
   if (response.code === ResponseCode.QUERY_NOT_FOUND) return { indexLastUpdateTimestamp: 0, indexLastUpdatePhyoffset: 0, messages: [] };
   if (response.code !== ResponseCode.SUCCESS) brokerFail(response, addr);
-  const h = QueryMessageResponseHeader.decode(response.extFields);
+  const h = QueryMessage.responseHeader.decode(response.extFields);
   return {
     indexLastUpdateTimestamp: h.indexLastUpdateTimestamp,
     indexLastUpdatePhyoffset: h.indexLastUpdatePhyoffset,
@@ -380,7 +377,7 @@ export async function queryMessage(
 
 /** VIEW_MESSAGE_BY_ID (33): the one message stored at commit-log `offset`. */
 export async function viewMessage(api: RequestInvoker, addr: string, offset: number, timeoutMillis: number): Promise<MessageExt> {
-  const request = RemotingCommand.createRequest(RequestCode.VIEW_MESSAGE_BY_ID, ViewMessageRequestHeader.encode({ offset }));
+  const request = ViewMessage.request({ offset });
   const response = await brokerCall(api, addr, request, timeoutMillis);
   return decodeMessage(bodyOf(response, addr));
 }

@@ -1,5 +1,9 @@
 /**
- * The consumer, offset and transaction requests of MQClientAPI, one function per request code.
+ * The consumer and transaction requests that do more than their module (protocol/requests/): a pull's status, the
+ * send-back header made from the message, the lock bodies, the END_TRANSACTION remark. Functions over any
+ * RequestInvoker (MQClientAPI, or a test's fake broker). The offset requests (QUERY_CONSUMER_OFFSET,
+ * UPDATE_CONSUMER_OFFSET, GET_MAX_OFFSET, GET_MIN_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP, GET_CONSUMER_LIST_BY_GROUP) have
+ * no function here: `call(api, addr, TheRequest, values, timeoutMillis)` is the whole of each.
  * Failure codes become MQBrokerError {responseCode, remark, brokerAddr}, as Java's MQBrokerException.
  *
  * @see org.apache.rocketmq.client.impl.MQClientAPIImpl
@@ -8,14 +12,9 @@ import { ResponseCode } from '../../protocol/code/response-code';
 import { type LockBatchRequestBody, encodeLockBatchRequestBody } from '../../protocol/body/lock-batch';
 import type { EndTransactionRequestHeader } from '../../protocol/header/end-transaction-request-header';
 import type { PullMessageRequestHeader } from '../../protocol/header/pull-message-request-header';
-import type { QueryConsumerOffsetRequestHeader } from '../../protocol/header/query-consumer-offset-request-header';
-import type { UpdateConsumerOffsetRequestHeader } from '../../protocol/header/update-consumer-offset-request-header';
 import type { MessageExt } from '../../protocol/message/message';
 import type { MessageQueue } from '../../protocol/message/message-queue';
-import {
-  ConsumerSendMsgBack, EndTransaction, GetConsumerListByGroup, GetMaxOffset, GetMinOffset, LockBatchMQ, PullMessage, QueryConsumerOffset,
-  SearchOffset, UnlockBatchMQ, UpdateConsumerOffset,
-} from '../../protocol/requests/index';
+import { ConsumerSendMsgBack, EndTransaction, LockBatchMQ, PullMessage, UnlockBatchMQ } from '../../protocol/requests/index';
 import { type RequestInvoker, call, callOneway } from './request-invoker';
 
 /** @see org.apache.rocketmq.client.consumer.PullStatus */
@@ -59,24 +58,6 @@ export async function pullMessage(api: RequestInvoker, addr: string, header: Pul
   };
 }
 
-/** QUERY_CONSUMER_OFFSET; QUERY_NOT_FOUND (22) is an MQBrokerError with that code, as Java. */
-export function queryConsumerOffset(api: RequestInvoker, addr: string, header: QueryConsumerOffsetRequestHeader, timeoutMillis: number): Promise<number> {
-  return call(api, addr, QueryConsumerOffset, header, timeoutMillis);
-}
-
-export async function updateConsumerOffset(api: RequestInvoker, addr: string, header: UpdateConsumerOffsetRequestHeader, timeoutMillis: number): Promise<void> {
-  await call(api, addr, UpdateConsumerOffset, header, timeoutMillis);
-}
-
-export function updateConsumerOffsetOneway(api: RequestInvoker, addr: string, header: UpdateConsumerOffsetRequestHeader, timeoutMillis: number): Promise<void> {
-  return callOneway(api, addr, UpdateConsumerOffset, header, timeoutMillis);
-}
-
-/** GET_CONSUMER_LIST_BY_GROUP: the client ids of the group's consumers connected to that broker. */
-export function getConsumerIdListByGroup(api: RequestInvoker, addr: string, consumerGroup: string, timeoutMillis: number): Promise<string[]> {
-  return call(api, addr, GetConsumerListByGroup, { consumerGroup }, timeoutMillis);
-}
-
 /** CONSUMER_SEND_MSG_BACK: a message that failed to consume goes back for a later retry. */
 export async function consumerSendMessageBack(
   api: RequestInvoker, addr: string, msg: MessageExt, consumerGroup: string, delayLevel: number, timeoutMillis: number, maxConsumeRetryTimes: number,
@@ -104,19 +85,6 @@ export function lockBatchMQ(api: RequestInvoker, addr: string, body: LockBatchRe
 export async function unlockBatchMQ(api: RequestInvoker, addr: string, body: LockBatchRequestBody, timeoutMillis: number, oneway: boolean): Promise<void> {
   if (oneway) return callOneway(api, addr, UnlockBatchMQ, undefined, timeoutMillis, encodeLockBatchRequestBody(body));
   await call(api, addr, UnlockBatchMQ, undefined, timeoutMillis, encodeLockBatchRequestBody(body));
-}
-
-export function getMaxOffset(api: RequestInvoker, addr: string, topic: string, queueId: number, timeoutMillis: number): Promise<number> {
-  return call(api, addr, GetMaxOffset, { topic, queueId }, timeoutMillis);
-}
-
-export function getMinOffset(api: RequestInvoker, addr: string, topic: string, queueId: number, timeoutMillis: number): Promise<number> {
-  return call(api, addr, GetMinOffset, { topic, queueId }, timeoutMillis);
-}
-
-/** SEARCH_OFFSET_BY_TIMESTAMP: the queue offset of the first message stored at or after `timestamp`. */
-export function searchOffset(api: RequestInvoker, addr: string, topic: string, queueId: number, timestamp: number, timeoutMillis: number): Promise<number> {
-  return call(api, addr, SearchOffset, { topic, queueId, timestamp }, timeoutMillis);
 }
 
 /** END_TRANSACTION (oneway): commit or roll back a half message. */

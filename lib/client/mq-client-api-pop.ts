@@ -1,29 +1,27 @@
 /**
- * The 5.x POP requests of MQClientAPI: POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME, NOTIFICATION.
+ * The 5.x POP requests, over any RequestInvoker (MQClientAPI): POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME,
+ * NOTIFICATION, each through its module in protocol/requests/.
  * A popped message gets its checkpoint in the POP_CK property (extraInfo) exactly as Java's processPopResponse
  * builds it, so that an ack or a change of invisible time names the right checkpoint.
  *
  * @see org.apache.rocketmq.client.impl.MQClientAPIImpl#popMessageAsync / #processPopResponse / #ackMessageAsync
  *      / #changeInvisibleTimeAsync (5.3.3)
  */
-import { RequestCode } from '../../protocol/code/request-code';
 import { ResponseCode } from '../../protocol/code/response-code';
-import { AckMessageRequestHeader } from '../../protocol/header/ack-message-request-header';
-import { ChangeInvisibleTimeRequestHeader } from '../../protocol/header/change-invisible-time-request-header';
-import { ChangeInvisibleTimeResponseHeader } from '../../protocol/header/change-invisible-time-response-header';
-import { NotificationRequestHeader } from '../../protocol/header/notification-request-header';
-import { NotificationResponseHeader } from '../../protocol/header/notification-response-header';
-import { PopMessageRequestHeader } from '../../protocol/header/pop-message-request-header';
-import { PopMessageResponseHeader } from '../../protocol/header/pop-message-response-header';
+import type { AckMessageRequestHeader } from '../../protocol/header/ack-message-request-header';
+import type { ChangeInvisibleTimeRequestHeader } from '../../protocol/header/change-invisible-time-request-header';
+import type { NotificationRequestHeader } from '../../protocol/header/notification-request-header';
+import type { PopMessageRequestHeader } from '../../protocol/header/pop-message-request-header';
 import {
   buildExtraInfo, parseMsgOffsetInfo, parseStartOffsetInfo, retryMark,
 } from '../../protocol/message/extra-info-util';
 import type { MessageExt } from '../../protocol/message/message';
 import { MessageConst } from '../../protocol/message/message-const';
 import { decodeMessages } from '../../protocol/message/message-decoder';
-import { RemotingCommand } from '../../protocol/remoting-command';
+import type { RemotingCommand } from '../../protocol/remoting-command';
+import { AckMessage, ChangeInvisibleTime, Notification, PopMessage } from '../../protocol/requests/index';
 import { MQBrokerError } from '../errors';
-import type { RequestInvoker } from './request-invoker';
+import { type RequestInvoker, call } from './request-invoker';
 
 /** @see org.apache.rocketmq.client.consumer.PopStatus */
 export const PopStatus = {
@@ -61,8 +59,7 @@ export interface AckResult {
  */
 export async function popMessage(api: RequestInvoker, brokerName: string, addr: string, header: PopMessageRequestHeader,
   timeoutMillis: number): Promise<PopResult> {
-  const request = RemotingCommand.createRequest(RequestCode.POP_MESSAGE, PopMessageRequestHeader.encode(header));
-  const response = await api.invoke(addr, request, timeoutMillis);
+  const response = await call(api, addr, PopMessage, header, timeoutMillis);
   return processPopResponse(brokerName, response, header.topic, addr);
 }
 
@@ -80,7 +77,7 @@ export function processPopResponse(brokerName: string, response: RemotingCommand
     const restNum = Number(response.extFields?.restNum ?? 0);
     return { popStatus, msgFoundList: [], popTime: 0, invisibleTime: 0, restNum: Number.isFinite(restNum) ? restNum : 0 };
   }
-  const h = PopMessageResponseHeader.decode(response.extFields);
+  const h = PopMessage.responseHeader.decode(response.extFields);
   const result: PopResult = { popStatus, msgFoundList: [], popTime: h.popTime, invisibleTime: h.invisibleTime, restNum: h.restNum };
   if (!response.body) return result;
   const msgs = decodeMessages(response.body);
@@ -130,26 +127,23 @@ export function processPopResponse(brokerName: string, response: RemotingCommand
 
 /** ACK_MESSAGE: SUCCESS → OK, any other code → NO_EXIST (as Java). */
 export async function ackMessage(api: RequestInvoker, addr: string, header: AckMessageRequestHeader, timeoutMillis: number): Promise<AckResult> {
-  const request = RemotingCommand.createRequest(RequestCode.ACK_MESSAGE, AckMessageRequestHeader.encode(header));
-  const response = await api.invoke(addr, request, timeoutMillis);
+  const response = await call(api, addr, AckMessage, header, timeoutMillis);
   return { status: response.code === ResponseCode.SUCCESS ? AckStatus.OK : AckStatus.NO_EXIST };
 }
 
 /** CHANGE_MESSAGE_INVISIBLETIME: OK with the message's new extraInfo, else NO_EXIST. */
 export async function changeInvisibleTime(api: RequestInvoker, brokerName: string, addr: string, header: ChangeInvisibleTimeRequestHeader,
   timeoutMillis: number): Promise<AckResult> {
-  const request = RemotingCommand.createRequest(RequestCode.CHANGE_MESSAGE_INVISIBLETIME, ChangeInvisibleTimeRequestHeader.encode(header));
-  const response = await api.invoke(addr, request, timeoutMillis);
+  const response = await call(api, addr, ChangeInvisibleTime, header, timeoutMillis);
   if (response.code !== ResponseCode.SUCCESS) return { status: AckStatus.NO_EXIST };
-  const h = ChangeInvisibleTimeResponseHeader.decode(response.extFields);
+  const h = ChangeInvisibleTime.responseHeader.decode(response.extFields);
   const extraInfo = `${buildExtraInfo(header.offset, h.popTime, h.invisibleTime, h.reviveQid, header.topic, brokerName, header.queueId)} ${header.offset}`;
   return { status: AckStatus.OK, popTime: h.popTime, extraInfo };
 }
 
 /** NOTIFICATION: whether a pop would find messages (held by the broker up to pollTime). */
 export async function notification(api: RequestInvoker, addr: string, header: NotificationRequestHeader, timeoutMillis: number): Promise<boolean> {
-  const request = RemotingCommand.createRequest(RequestCode.NOTIFICATION, NotificationRequestHeader.encode(header));
-  const response = await api.invoke(addr, request, timeoutMillis);
+  const response = await call(api, addr, Notification, header, timeoutMillis);
   if (response.code !== ResponseCode.SUCCESS) throw new MQBrokerError(response.code, response.remark, addr);
-  return NotificationResponseHeader.decode(response.extFields).hasMsg;
+  return Notification.responseHeader.decode(response.extFields).hasMsg;
 }

@@ -9,26 +9,21 @@
  * - Every request carries `language` from ClientConfig ("JAVA" by default: a 4.9.x broker knows JAVA..RUST and
  *   would fail on NODE_JS) and version 409 (MQVersion V4_9_8).
  * - Sends use SEND_MESSAGE_V2 (310, short keys a..n) and SEND_BATCH_MESSAGE (320), as Java's default sendSmartMsg.
- * - The consumer, offset and transaction family lives in mq-client-api-consumer.ts; these methods delegate to it.
+ * - Requests with no work of their own beyond their module (protocol/requests/) have no method here: callers use
+ *   `call(api, addr, TheRequest, values, timeoutMillis)` (request-invoker.ts); the consumer, offset and transaction
+ *   family (mq-client-api-consumer.ts), the POP family (mq-client-api-pop.ts) and the admin family
+ *   (mq-client-api-admin.ts) are functions over any RequestInvoker, this class among them.
  *
  * @see org.apache.rocketmq.client.impl.MQClientAPIImpl
  */
 import { ResponseCode } from '../../protocol/code/response-code';
-import { RequestCode } from '../../protocol/code/request-code';
 import { type HeartbeatData, encodeHeartbeatData } from '../../protocol/body/heartbeat-data';
 import { type TopicRouteData as RouteBody, decodeTopicRouteData } from '../../protocol/body/topic-route-data';
 import { type CheckClientRequestBody, encodeCheckClientRequestBody } from '../../protocol/body/check-client-request-body';
 import type { SubscriptionData } from '../../protocol/body/heartbeat-data';
-import type { LockBatchRequestBody } from '../../protocol/body/lock-batch';
-import type { EndTransactionRequestHeader } from '../../protocol/header/end-transaction-request-header';
-import type { PullMessageRequestHeader } from '../../protocol/header/pull-message-request-header';
-import type { QueryConsumerOffsetRequestHeader } from '../../protocol/header/query-consumer-offset-request-header';
-import type { UpdateConsumerOffsetRequestHeader } from '../../protocol/header/update-consumer-offset-request-header';
-import type { MessageExt } from '../../protocol/message/message';
-import type { MessageQueue } from '../../protocol/message/message-queue';
 import { RemotingCommand, SerializeType } from '../../protocol/remoting-command';
 import {
-  CheckClientConfig, GetRouteInfoByTopic, HeartBeat, SendBatchMessage, SendMessageV2, UnregisterClient,
+  CheckClientConfig, GetRouteInfoByTopic, HeartBeat, SendBatchMessage, SendMessageV2, SendReplyMessageV2,
 } from '../../protocol/requests/index';
 import { SendMessageRequestHeaderV2 } from '../../protocol/header/send-message-request-header-v2';
 import {
@@ -38,12 +33,6 @@ import { type Logger, componentLogger } from '../logger';
 import { type InvokeOptions, RemotingClient, type RemotingClientOptions, type RPCHook, type RemotingProcessor } from '../transport';
 export type { RPCHook };
 import type { ClientConfig } from './client-config';
-import * as consumerApi from './mq-client-api-consumer';
-import * as popApi from './mq-client-api-pop';
-import type { AckMessageRequestHeader } from '../../protocol/header/ack-message-request-header';
-import type { ChangeInvisibleTimeRequestHeader } from '../../protocol/header/change-invisible-time-request-header';
-import type { NotificationRequestHeader } from '../../protocol/header/notification-request-header';
-import type { PopMessageRequestHeader } from '../../protocol/header/pop-message-request-header';
 import { type RequestInvoker, call } from './request-invoker';
 import { retry } from '../util/retry';
 export type { RequestInvoker };
@@ -264,15 +253,14 @@ export class MQClientAPI implements RequestInvoker {
 
   // ---------------------------------------------------------------- producer
 
-  /** Builds the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request (SendMessageRequestHeaderV2's short keys a..n). */
+  /** Builds the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE / SEND_REPLY_MESSAGE_V2 request (SendMessageRequestHeaderV2's short keys a..n). */
   buildSendRequest(header: SendMessageHeader, brokerName: string, body: Buffer): RemotingCommand {
-    const type = header.batch ? SendBatchMessage : SendMessageV2;
+    const type = header.reply ? SendReplyMessageV2 : header.batch ? SendBatchMessage : SendMessageV2;
     // brokerName is the target's: added after encoding rather than spread into a copy of the header (a 14-field
     // object spread costs more than the whole encoding).
     const extFields = type.requestHeader.encode(header);
     extFields[BROKER_NAME_KEY] = brokerName;
-    const code = header.reply ? RequestCode.SEND_REPLY_MESSAGE_V2 : type.code;
-    return new RemotingCommand({ code, extFields, body, serializeType: this.#options.sendSerializeType ?? SerializeType.ROCKETMQ });
+    return new RemotingCommand({ code: type.code, extFields, body, serializeType: this.#options.sendSerializeType ?? SerializeType.ROCKETMQ });
   }
 
   /** A synchronous (or Promise-based asynchronous) send: resolves with the SendResult or rejects. */
@@ -319,84 +307,11 @@ export class MQClientAPI implements RequestInvoker {
     return call(this, addr, HeartBeat, undefined, timeoutMillis, encodeHeartbeatData(heartbeatData));
   }
 
-  /** UNREGISTER_CLIENT for one group of this client. */
-  async unregisterClient(addr: string, clientID: string, producerGroup: string | undefined, consumerGroup: string | undefined, timeoutMillis: number): Promise<void> {
-    await call(this, addr, UnregisterClient, { clientID, producerGroup, consumerGroup }, timeoutMillis);
-  }
-
   /** CHECK_CLIENT_CONFIG: whether the broker accepts this subscription (SQL92 support...). */
   async checkClientInBroker(addr: string, group: string, clientId: string, subscriptionData: SubscriptionData, timeoutMillis: number): Promise<void> {
     const body: CheckClientRequestBody = { clientId, group, subscriptionData };
     const response = await this.invoke(addr, CheckClientConfig.request(undefined, encodeCheckClientRequestBody(body)), timeoutMillis);
     if (response.code !== ResponseCode.SUCCESS) throw new MQClientError(response.code, response.remark ?? 'check client in broker failed');
-  }
-
-  // ---------------------------------------------------------------- consumer family (mq-client-api-consumer.ts)
-
-  pullMessage(addr: string, header: PullMessageRequestHeader, timeoutMillis: number): Promise<consumerApi.PullResultRaw> {
-    return consumerApi.pullMessage(this, addr, header, timeoutMillis);
-  }
-
-  queryConsumerOffset(addr: string, header: QueryConsumerOffsetRequestHeader, timeoutMillis: number): Promise<number> {
-    return consumerApi.queryConsumerOffset(this, addr, header, timeoutMillis);
-  }
-
-  updateConsumerOffset(addr: string, header: UpdateConsumerOffsetRequestHeader, timeoutMillis: number): Promise<void> {
-    return consumerApi.updateConsumerOffset(this, addr, header, timeoutMillis);
-  }
-
-  updateConsumerOffsetOneway(addr: string, header: UpdateConsumerOffsetRequestHeader, timeoutMillis: number): Promise<void> {
-    return consumerApi.updateConsumerOffsetOneway(this, addr, header, timeoutMillis);
-  }
-
-  getConsumerIdListByGroup(addr: string, consumerGroup: string, timeoutMillis: number): Promise<string[]> {
-    return consumerApi.getConsumerIdListByGroup(this, addr, consumerGroup, timeoutMillis);
-  }
-
-  consumerSendMessageBack(addr: string, msg: MessageExt, consumerGroup: string, delayLevel: number, timeoutMillis: number, maxConsumeRetryTimes: number, brokerName?: string): Promise<void> {
-    return consumerApi.consumerSendMessageBack(this, addr, msg, consumerGroup, delayLevel, timeoutMillis, maxConsumeRetryTimes, brokerName);
-  }
-
-  lockBatchMQ(addr: string, body: LockBatchRequestBody, timeoutMillis: number): Promise<MessageQueue[]> {
-    return consumerApi.lockBatchMQ(this, addr, body, timeoutMillis);
-  }
-
-  unlockBatchMQ(addr: string, body: LockBatchRequestBody, timeoutMillis: number, oneway: boolean): Promise<void> {
-    return consumerApi.unlockBatchMQ(this, addr, body, timeoutMillis, oneway);
-  }
-
-  getMaxOffset(addr: string, topic: string, queueId: number, timeoutMillis: number): Promise<number> {
-    return consumerApi.getMaxOffset(this, addr, topic, queueId, timeoutMillis);
-  }
-
-  getMinOffset(addr: string, topic: string, queueId: number, timeoutMillis: number): Promise<number> {
-    return consumerApi.getMinOffset(this, addr, topic, queueId, timeoutMillis);
-  }
-
-  searchOffset(addr: string, topic: string, queueId: number, timestamp: number, timeoutMillis: number): Promise<number> {
-    return consumerApi.searchOffset(this, addr, topic, queueId, timestamp, timeoutMillis);
-  }
-
-  endTransactionOneway(addr: string, header: EndTransactionRequestHeader, remark: string | null, timeoutMillis: number): Promise<void> {
-    return consumerApi.endTransactionOneway(this, addr, header, remark, timeoutMillis);
-  }
-
-  // ---------------------------------------------------------------- 5.x POP family (mq-client-api-pop.ts)
-
-  popMessage(brokerName: string, addr: string, header: PopMessageRequestHeader, timeoutMillis: number): Promise<popApi.PopResult> {
-    return popApi.popMessage(this, brokerName, addr, header, timeoutMillis);
-  }
-
-  ackMessage(addr: string, header: AckMessageRequestHeader, timeoutMillis: number): Promise<popApi.AckResult> {
-    return popApi.ackMessage(this, addr, header, timeoutMillis);
-  }
-
-  changeInvisibleTime(brokerName: string, addr: string, header: ChangeInvisibleTimeRequestHeader, timeoutMillis: number): Promise<popApi.AckResult> {
-    return popApi.changeInvisibleTime(this, brokerName, addr, header, timeoutMillis);
-  }
-
-  notification(addr: string, header: NotificationRequestHeader, timeoutMillis: number): Promise<boolean> {
-    return popApi.notification(this, addr, header, timeoutMillis);
   }
 
   /** Closes every connection. */

@@ -31,6 +31,8 @@ import type { RequestObserver } from '../transport';
 import type { MQConsumerInner, MQProducerInner } from './inner';
 import { MixAll, TopicValidator } from './mix-all';
 import { MQClientAPI, type MQClientAPIOptions } from './mq-client-api';
+import { GetConsumerListByGroup, UnregisterClient } from '../../protocol/requests/index';
+import { call } from './request-invoker';
 import { topicRouteData2TopicPublishInfo, topicRouteData2TopicSubscribeInfo } from './route-convert';
 
 /** Anything events can be emitted to (a producer's or consumer's InstrumentationEmitter). */
@@ -245,7 +247,8 @@ export class MQClientInstance {
     const calls: Promise<void>[] = [];
     for (const [brokerName, addrs] of this.#brokerAddrTable) {
       for (const [id, addr] of addrs) {
-        calls.push(this.api.unregisterClient(addr, this.clientId, producerGroup, consumerGroup, this.clientConfig.mqClientApiTimeout).then(
+        const values = { clientID: this.clientId, producerGroup, consumerGroup };
+        calls.push(call(this.api, addr, UnregisterClient, values, this.clientConfig.mqClientApiTimeout).then(
           () => this.#logger.info({ producerGroup, consumerGroup, brokerName, brokerId: id, brokerAddr: addr }, 'unregister client to broker OK'),
           (err: unknown) => this.#logger.warn({ err, producerGroup, consumerGroup, brokerAddr: addr }, 'unregister client to broker failed'),
         ));
@@ -411,7 +414,7 @@ export class MQClientInstance {
       addr = this.findBrokerAddrByTopic(topic);
     }
     if (!addr) return [];
-    return this.api.getConsumerIdListByGroup(addr, group, this.clientConfig.mqClientApiTimeout);
+    return call(this.api, addr, GetConsumerListByGroup, { consumerGroup: group }, this.clientConfig.mqClientApiTimeout);
   }
 
   get brokerAddrTable(): ReadonlyMap<string, ReadonlyMap<number, string>> {

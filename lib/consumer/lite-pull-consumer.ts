@@ -17,6 +17,8 @@ import { isTagType } from '../../protocol/body/expression-type';
 import { ConsumeFromWhere, ConsumeType, MessageModel } from '../../protocol/body/heartbeat-data';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
+import { SearchOffset } from '../../protocol/requests/index';
+import { call } from '../client/request-invoker';
 import type { ClientConfig, ClientConfigOptions } from '../client/client-config';
 import { MixAll } from '../client/mix-all';
 import type { MQClientAPI } from '../client/mq-client-api';
@@ -402,7 +404,7 @@ export class DefaultLitePullConsumer extends ConsumerCore<LitePullConsumerConfig
     this.#checkServiceState();
     const q = this.clientConfig.queueWithNamespace(mq);
     const addr = await this.#brokerAddr(q);
-    return this.client!.api.searchOffset(addr, q.topic, q.queueId, timestamp, this.clientConfig.mqClientApiTimeout);
+    return call(this.client!.api, addr, SearchOffset, { topic: q.topic, queueId: q.queueId, timestamp }, this.clientConfig.mqClientApiTimeout);
   }
 
   pause(messageQueues: readonly MessageQueue[]): void {

@@ -13,7 +13,7 @@ import { decodeMessages } from '../../protocol/message/message-decoder';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
 import { BrokerNotFoundError } from '../errors';
-import { PullStatus } from '../client/mq-client-api-consumer';
+import { PullStatus, pullMessage } from '../client/mq-client-api-consumer';
 import type { ConsumerClient, PullResultRaw } from './consumer-client';
 
 export const PullSysFlag = {
@@ -86,7 +86,7 @@ export class PullAPIWrapper {
     }
     if (!found) throw new BrokerNotFoundError(a.mq.brokerName);
     const sysFlag = found.slave ? clearCommitOffsetFlag(a.sysFlag) : a.sysFlag;
-    return this.client.api.pullMessage(found.brokerAddr, {
+    return pullMessage(this.client.api, found.brokerAddr, {
       consumerGroup: this.consumerGroup,
       topic: a.mq.topic,
       queueId: a.mq.queueId,

@@ -18,6 +18,7 @@ import { type MessageQueue, messageQueueKey } from '../../protocol/message/messa
 import { propertiesToString } from '../../protocol/message/properties';
 import type { ClientConfigOptions } from '../client/client-config';
 import { MixAll, getRetryTopic } from '../client/mix-all';
+import { consumerSendMessageBack } from '../client/mq-client-api-consumer';
 import type { MQClientAPIOptions } from '../client/mq-client-api';
 import { BrokerNotFoundError, ConfigError, ResourceNotFoundError, ServiceStateError } from '../errors';
 import type { Logger } from '../logger';
@@ -347,7 +348,7 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
     try {
       const addr = brokerName ? client.findBrokerAddressInPublish(brokerName) : `${msg.storeHost.address}:${msg.storeHost.port}`;
       if (!addr) throw new BrokerNotFoundError(brokerName ?? '');
-      await client.api.consumerSendMessageBack(addr, msg, group, delayLevel, 5000, this.#maxReconsumeTimesForSendBack(), brokerName);
+      await consumerSendMessageBack(client.api, addr, msg, group, delayLevel, 5000, this.#maxReconsumeTimesForSendBack(), brokerName);
     } catch (err) {
       this.log.warn({ err, msgId: msg.msgId }, 'sendMessageBack exception, send to retry topic through the inner producer');
       await this.#sendToRetryTopic(msg, 3 + msg.reconsumeTimes, msg.reconsumeTimes + 1, brokerName);

@@ -8,6 +8,8 @@
  */
 import { ConsumeFromWhere } from '../../protocol/body/heartbeat-data';
 import type { MessageQueue } from '../../protocol/message/message-queue';
+import { GetMaxOffset, GetMinOffset, SearchOffset } from '../../protocol/requests/index';
+import { call } from '../client/request-invoker';
 import { MixAll } from '../client/mix-all';
 import { BrokerNotFoundError } from '../errors';
 import type { ConsumerClient } from './consumer-client';
@@ -31,15 +33,12 @@ export class QueueOffsets {
 
   async brokerOffset(mq: MessageQueue, which: 'max' | 'min'): Promise<number> {
     const addr = await this.brokerAddr(mq);
-    const api = this.client().api;
-    return which === 'max'
-      ? api.getMaxOffset(addr, mq.topic, mq.queueId, this.timeoutMillis())
-      : api.getMinOffset(addr, mq.topic, mq.queueId, this.timeoutMillis());
+    return call(this.client().api, addr, which === 'max' ? GetMaxOffset : GetMinOffset, { topic: mq.topic, queueId: mq.queueId }, this.timeoutMillis());
   }
 
   async searchOffset(mq: MessageQueue, timestamp: number): Promise<number> {
     const addr = await this.brokerAddr(mq);
-    return this.client().api.searchOffset(addr, mq.topic, mq.queueId, timestamp, this.timeoutMillis());
+    return call(this.client().api, addr, SearchOffset, { topic: mq.topic, queueId: mq.queueId, timestamp }, this.timeoutMillis());
   }
 
   /**

@@ -10,6 +10,7 @@
 import { type MessageModel, MessageModel as MM, type SubscriptionData } from '../../protocol/body/heartbeat-data';
 import { type MessageQueue, compareMessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
 import { MixAll } from '../client/mix-all';
+import { lockBatchMQ, unlockBatchMQ } from '../client/mq-client-api-consumer';
 import { type Logger, componentLogger } from '../logger';
 import type { ConsumerClient } from './consumer-client';
 import { ProcessQueue } from './process-queue';
@@ -195,7 +196,7 @@ export class RebalanceImpl {
     const addr = this.#masterOf(mq.brokerName);
     if (!addr) return false;
     try {
-      const ok = await this.client.api.lockBatchMQ(addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: [mq] }, 1000);
+      const ok = await lockBatchMQ(this.client.api, addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: [mq] }, 1000);
       const now = Date.now();
       for (const q of ok) {
         const pq = this.getProcessQueue(q);
@@ -217,7 +218,7 @@ export class RebalanceImpl {
       const addr = this.#masterOf(brokerName);
       if (!addr) continue;
       try {
-        const ok = await this.client.api.lockBatchMQ(addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: mqs }, 1000);
+        const ok = await lockBatchMQ(this.client.api, addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: mqs }, 1000);
         const okKeys = new Set(ok.map(messageQueueKey));
         const now = Date.now();
         for (const mq of mqs) {
@@ -241,7 +242,7 @@ export class RebalanceImpl {
     const addr = this.#masterOf(mq.brokerName);
     if (!addr) return;
     try {
-      await this.client.api.unlockBatchMQ(addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: [mq] }, 1000, oneway);
+      await unlockBatchMQ(this.client.api, addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: [mq] }, 1000, oneway);
     } catch (err) {
       this.#log.warn({ err, group: this.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'unlockBatchMQ exception');
     }
@@ -252,7 +253,7 @@ export class RebalanceImpl {
       const addr = this.#masterOf(brokerName);
       if (!addr) continue;
       try {
-        await this.client.api.unlockBatchMQ(addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: mqs }, 1000, oneway);
+        await unlockBatchMQ(this.client.api, addr, { consumerGroup: this.consumerGroup, clientId: this.client.clientId, mqSet: mqs }, 1000, oneway);
         for (const mq of mqs) {
           const pq = this.getProcessQueue(mq);
           if (pq) pq.locked = false;

@@ -24,7 +24,7 @@ import type { MQConsumerInner } from '../client/inner';
 import type { MQClientInstance } from '../client/mq-client-instance';
 import { MQClientManager } from '../client/mq-client-manager';
 import type { MQClientAPIOptions } from '../client/mq-client-api';
-import { PopStatus } from '../client/mq-client-api-pop';
+import { PopStatus, ackMessage, changeInvisibleTime, popMessage } from '../client/mq-client-api-pop';
 import { checkGroup, checkTopic } from '../client/validators';
 import { BrokerNotFoundError, ConfigError, InvalidArgumentError, OperationFailedError, ResourceNotFoundError, ServiceStateError } from '../errors';
 import { componentLogger, type Logger } from '../logger';
@@ -179,7 +179,7 @@ export class SimpleConsumer implements MQConsumerInner {
     const found = instance.findBrokerAddressInSubscribe(target.brokerName, MixAll.MASTER_ID, true);
     if (!found) throw new BrokerNotFoundError(target.brokerName);
     const sd = this.#subscriptions.get(target.topic)!;
-    const result = await instance.api.popMessage(target.brokerName, found.brokerAddr, {
+    const result = await popMessage(instance.api, target.brokerName, found.brokerAddr, {
       consumerGroup: this.#group,
       topic: target.topic,
       queueId: -1,
@@ -218,7 +218,7 @@ export class SimpleConsumer implements MQConsumerInner {
   /** ACK_MESSAGE: the message will not come again. Rejects when the broker no longer knows it (MQClientError). */
   async ack(msg: MessageExt): Promise<void> {
     const t = this.#ackTarget(msg);
-    const r = await this.#instance!.api.ackMessage(t.addr, {
+    const r = await ackMessage(this.#instance!.api, t.addr, {
       consumerGroup: this.#group, topic: t.topic, queueId: t.queueId, extraInfo: t.extraInfo, offset: t.offset, bname: t.brokerName,
     }, this.clientConfig.mqClientApiTimeout);
     if (r.status !== 'OK') throw new OperationFailedError(`ack failed (${r.status}): ${t.topic}@${t.queueId}:${t.offset}`);
@@ -231,7 +231,7 @@ export class SimpleConsumer implements MQConsumerInner {
   async changeInvisibleDuration(msg: MessageExt, invisibleDurationMs: number): Promise<void> {
     if (!Number.isFinite(invisibleDurationMs) || invisibleDurationMs <= 0) throw new InvalidArgumentError('invisibleDurationMs must be > 0');
     const t = this.#ackTarget(msg);
-    const r = await this.#instance!.api.changeInvisibleTime(t.brokerName, t.addr, {
+    const r = await changeInvisibleTime(this.#instance!.api, t.brokerName, t.addr, {
       consumerGroup: this.#group, topic: t.topic, queueId: t.queueId, extraInfo: t.extraInfo, offset: t.offset,
       invisibleTime: invisibleDurationMs, bname: t.brokerName,
     }, this.clientConfig.mqClientApiTimeout);

@@ -26,6 +26,7 @@ import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { BrokerNotFoundError, InvalidArgumentError, OperationFailedError, ServiceStateError } from '../errors';
 import { type Logger, componentLogger } from '../logger';
 import { SendStatus, type SendResult } from '../client/send-result';
+import { endTransactionOneway } from '../client/mq-client-api-consumer';
 import { DefaultMQProducer, type DefaultMQProducerOptions } from './default-mq-producer';
 
 /** @see org.apache.rocketmq.client.producer.LocalTransactionState */
@@ -192,7 +193,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
     if (sendResult.transactionId !== undefined) header.transactionId = sendResult.transactionId;
     const remark = localException != null ? `executeLocalTransactionBranch exception: ${describeError(localException)}` : null;
     if (this.traceDispatcher && msg) endTransactionTrace(this.traceDispatcher, this.producerGroup, msg, sendResult.msgId, brokerAddr, state, false);
-    await instance.api.endTransactionOneway(brokerAddr, header, remark, this.options.sendMsgTimeout);
+    await endTransactionOneway(instance.api, brokerAddr, header, remark, this.options.sendMsgTimeout);
   }
 
   /** CHECK_TRANSACTION_STATE from `brokerAddr` (MQProducerInner): queued on the bounded check pool. */
@@ -258,7 +259,7 @@ export class TransactionMQProducer extends DefaultMQProducer {
     if (!instance) return;
     if (this.traceDispatcher) endTransactionTrace(this.traceDispatcher, this.producerGroup, msg, uniqueKey, brokerAddr, state, true);
     try {
-      await instance.api.endTransactionOneway(brokerAddr, header, remark, 3000);
+      await endTransactionOneway(instance.api, brokerAddr, header, remark, 3000);
     } catch (err) {
       this.#log.error({ err }, 'endTransactionOneway exception');
     }

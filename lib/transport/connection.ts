@@ -262,12 +262,13 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   }
 
   /**
-   * Queues a command as it is (a response, typically). Returns false when the connection is closed.
+   * Queues a command (a response, typically), encoded with `options` (a response's opaque, flag and serialize type:
+   * the command itself is not changed). Returns false when the connection is closed.
    * `onWritten` is called once the frame was written, or with an error if it never will be.
    */
-  send(command: RemotingCommand, onWritten?: (err?: Error | null) => void): boolean {
+  send(command: RemotingCommand, onWritten?: (err?: Error | null) => void, options?: EncodeOptions): boolean {
     if (!this.#active) return false;
-    this.#enqueue(command, onWritten);
+    this.#enqueue(command, onWritten, options);
     return true;
   }
 

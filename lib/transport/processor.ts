@@ -36,7 +36,8 @@ export interface RemotingContext {
   /** The peer as "ip:port". */
   readonly remoteAddress: string;
   /**
-   * Writes `response` as the answer to this request (opaque, response flag and serialize type are set here).
+   * Writes `response` as the answer to this request, with the request's opaque and serialize type and the response
+   * flag (given to the encoder; `response` itself is not changed).
    * For a processor that returned null and answers later. Returns false if the channel is gone, the request
    * was oneway, or an answer was already written.
    */
@@ -114,10 +115,11 @@ class RequestContext implements RemotingContext {
   writeResponse(response: RemotingCommand): boolean {
     if (this.#answered || this.request.isOneway) return false;
     this.#answered = true;
-    response.opaque = this.request.opaque;
-    response.flag |= RPC_TYPE_RESPONSE;
-    response.serializeType = this.request.serializeType;
-    return this.conn.send(response);
+    // The answer goes out with the request's opaque and serialize type and the response flag, passed to the codec
+    // (a literal of one shape, as the client's requests): the processor's command is left as it was made.
+    return this.conn.send(response, undefined, {
+      opaque: this.request.opaque, flag: response.flag | RPC_TYPE_RESPONSE, language: undefined, serializeType: this.request.serializeType,
+    });
   }
 }
 

@@ -2,15 +2,12 @@
 import { RequestCode } from '../code/request-code';
 import { GetMaxOffsetRequestHeader } from '../header/get-max-offset-request-header';
 import { GetMaxOffsetResponseHeader } from '../header/get-max-offset-response-header';
-import { decodeResponseHeader, defineRequest, expectCode } from './request';
+import { defineRequest, headerField } from './request';
 
 export const GetMaxOffset = defineRequest({
   code: RequestCode.GET_MAX_OFFSET,
   name: 'GET_MAX_OFFSET',
   requestHeader: GetMaxOffsetRequestHeader,
   responseHeader: GetMaxOffsetResponseHeader,
-  parse: (response, addr, self): number => {
-    expectCode(response, addr);
-    return decodeResponseHeader(self.responseHeader, response, addr).offset;
-  },
+  parse: headerField(GetMaxOffsetResponseHeader, 'offset'),
 });

@@ -2,15 +2,12 @@
 import { RequestCode } from '../code/request-code';
 import { GetMinOffsetRequestHeader } from '../header/get-min-offset-request-header';
 import { GetMinOffsetResponseHeader } from '../header/get-min-offset-response-header';
-import { decodeResponseHeader, defineRequest, expectCode } from './request';
+import { defineRequest, headerField } from './request';
 
 export const GetMinOffset = defineRequest({
   code: RequestCode.GET_MIN_OFFSET,
   name: 'GET_MIN_OFFSET',
   requestHeader: GetMinOffsetRequestHeader,
   responseHeader: GetMinOffsetResponseHeader,
-  parse: (response, addr, self): number => {
-    expectCode(response, addr);
-    return decodeResponseHeader(self.responseHeader, response, addr).offset;
-  },
+  parse: headerField(GetMinOffsetResponseHeader, 'offset'),
 });

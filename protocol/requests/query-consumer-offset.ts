@@ -2,15 +2,12 @@
 import { RequestCode } from '../code/request-code';
 import { QueryConsumerOffsetRequestHeader } from '../header/query-consumer-offset-request-header';
 import { QueryConsumerOffsetResponseHeader } from '../header/query-consumer-offset-response-header';
-import { decodeResponseHeader, defineRequest, expectCode } from './request';
+import { defineRequest, headerField } from './request';
 
 export const QueryConsumerOffset = defineRequest({
   code: RequestCode.QUERY_CONSUMER_OFFSET,
   name: 'QUERY_CONSUMER_OFFSET',
   requestHeader: QueryConsumerOffsetRequestHeader,
   responseHeader: QueryConsumerOffsetResponseHeader,
-  parse: (response, addr, self): number => {
-    expectCode(response, addr);
-    return decodeResponseHeader(self.responseHeader, response, addr).offset;
-  },
+  parse: headerField(QueryConsumerOffsetResponseHeader, 'offset'),
 });

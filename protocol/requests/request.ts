@@ -64,6 +64,17 @@ export function decodeResponseHeader<V>(codec: HeaderCodecOf<V>, response: Remot
   }
 }
 
+/**
+ * A `parse` that answers one field of the response header on SUCCESS (`offset` of GET_MAX_OFFSET...) and throws the
+ * MQBrokerError of any other code, or of a malformed header.
+ */
+export function headerField<V, K extends keyof V>(codec: HeaderCodecOf<V>, key: K): (response: RemotingCommand, addr?: string) => V[K] {
+  return (response, addr) => {
+    expectCode(response, addr);
+    return decodeResponseHeader(codec, response, addr)[key];
+  };
+}
+
 export function defineRequest<Req = void, Res = void, Out = Res>(spec: RequestSpec<Req, Res, Out>): RequestType<Req, Res, Out> {
   const requestHeader = spec.requestHeader ?? (NO_HEADER as unknown as HeaderCodecOf<Req>);
   const responseHeader = spec.responseHeader ?? (NO_HEADER as unknown as HeaderCodecOf<Res>);

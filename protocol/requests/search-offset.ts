@@ -2,15 +2,12 @@
 import { RequestCode } from '../code/request-code';
 import { SearchOffsetRequestHeader } from '../header/search-offset-request-header';
 import { SearchOffsetResponseHeader } from '../header/search-offset-response-header';
-import { decodeResponseHeader, defineRequest, expectCode } from './request';
+import { defineRequest, headerField } from './request';
 
 export const SearchOffset = defineRequest({
   code: RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
   name: 'SEARCH_OFFSET_BY_TIMESTAMP',
   requestHeader: SearchOffsetRequestHeader,
   responseHeader: SearchOffsetResponseHeader,
-  parse: (response, addr, self): number => {
-    expectCode(response, addr);
-    return decodeResponseHeader(self.responseHeader, response, addr).offset;
-  },
+  parse: headerField(SearchOffsetResponseHeader, 'offset'),
 });

@@ -1,11 +1,12 @@
 /**
  * DefaultMQProducer end to end against a cluster (ROCKETMQ_NAMESRV_ADDR, else the in-process one): every send mode,
  * selectors, batches, compression, validation, namespaces, shared instances, route refresh and delay levels. Messages
- * are read back with raw PULL_MESSAGE through MQClientAPI.pullMessage and compared field by field.
+ * are read back with raw PULL_MESSAGE through pullMessage (lib/client/mq-client-api-consumer.ts) and compared field by field.
  */
 import { expect } from 'chai';
 import { PullMessageRequestHeader } from '../../protocol/header/pull-message-request-header';
 import { decodeMessages } from '../../protocol/message/message-decoder';
+import { pullMessage } from '../../lib/client/mq-client-api-consumer';
 import {
   DefaultMQAdminExt, DefaultMQProducer, MQClientError, MessageConst, RemotingTooMuchRequestError, SelectMessageQueueByHash, createMessage, getUserProperty,
   putUserProperty, setDelayTimeLevel, splitBatch, type Message, type MessageExt, type MessageQueue, type SendCallback,
@@ -57,7 +58,7 @@ describe('integration: DefaultMQProducer end to end', function () {
         sysFlag: 0x4 /* SUBSCRIPTION: carried in the request, no heartbeat needed */, commitOffset: 0,
         suspendTimeoutMillis: 0, subscription: '*', expressionType: 'TAG', subVersion: Date.now(),
       } as PullMessageRequestHeader;
-      const r = await instance.api.pullMessage(addr, header, 5000);
+      const r = await pullMessage(instance.api, addr, header, 5000);
       got = r.pullStatus === 'FOUND' && r.messageBinary ? decodeMessages(r.messageBinary) : [];
       return got.length >= min;
     }, 10_000, `${min} message(s) in ${mq.topic}/${mq.queueId}`);
@@ -191,7 +192,7 @@ describe('integration: DefaultMQProducer end to end', function () {
     const addr = instance.findBrokerAddressInPublish(mq!.brokerName)!;
     const bodies: Buffer[] = [];
     for (let offset = 0; bodies.length < 50;) {
-      const r = await instance.api.pullMessage(addr, {
+      const r = await pullMessage(instance.api, addr, {
         consumerGroup: 'IT_PULL_GROUP', topic, queueId: mq!.queueId, queueOffset: offset, maxMsgNums: 64, sysFlag: 0x4,
         commitOffset: 0, suspendTimeoutMillis: 0, subscription: '*', expressionType: 'TAG', subVersion: Date.now(),
       } as PullMessageRequestHeader, 5000);

@@ -13,11 +13,11 @@ import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { AckMessageRequestHeader } from '../../../protocol/header/ack-message-request-header';
-import { ChangeInvisibleTimeRequestHeader } from '../../../protocol/header/change-invisible-time-request-header';
-import { ChangeInvisibleTimeResponseHeader } from '../../../protocol/header/change-invisible-time-response-header';
+import { type ChangeInvisibleTimeRequestHeader } from '../../../protocol/header/change-invisible-time-request-header';
 import { ProtocolError } from '../../../protocol/errors';
 import { type ExtraInfo, parseExtraInfo } from '../../../protocol/message/extra-info-util';
+import { AckMessage } from '../../../protocol/requests/ack-message';
+import { ChangeInvisibleTime } from '../../../protocol/requests/change-invisible-time';
 import type { PopCheckPointStore } from './pop-checkpoint-store';
 
 export class AckMessageProcessor implements BrokerProcessor {
@@ -27,7 +27,7 @@ export class AckMessageProcessor implements BrokerProcessor {
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
     const change = request.code === RequestCode.CHANGE_MESSAGE_INVISIBLETIME;
-    const h = change ? ChangeInvisibleTimeRequestHeader.decode(request.extFields) : AckMessageRequestHeader.decode(request.extFields);
+    const h = change ? ChangeInvisibleTime.requestHeader.decode(request.extFields) : AckMessage.requestHeader.decode(request.extFields);
     const c = this.controller;
     const fail = (code: number, remark: string | null) => RemotingCommand.createResponse(request, code, remark);
     const tc = c.topicConfigManager.selectTopicConfig(h.topic);
@@ -57,6 +57,6 @@ export class AckMessageProcessor implements BrokerProcessor {
     this.checkPoints.add(h.consumerGroup, h.topic, h.queueId, h.offset, now, invisibleTime, info.reviveQid, [h.offset]);
     this.checkPoints.ack(h.consumerGroup, h.topic, h.queueId, info.ckQueueOffset, info.popTime, h.offset);
     return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null,
-      ChangeInvisibleTimeResponseHeader.encode({ popTime: now, invisibleTime, reviveQid: info.reviveQid }));
+      ChangeInvisibleTime.responseHeader.encode({ popTime: now, invisibleTime, reviveQid: info.reviveQid }));
   }
 }

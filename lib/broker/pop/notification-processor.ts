@@ -10,9 +10,8 @@ import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { NotificationRequestHeader } from '../../../protocol/header/notification-request-header';
-import { NotificationResponseHeader } from '../../../protocol/header/notification-response-header';
 import { KeyBuilder } from '../../../protocol/message/extra-info-util';
+import { Notification } from '../../../protocol/requests/notification';
 import type { PopLongPollingService } from './pop-long-polling-service';
 
 export class NotificationProcessor implements BrokerProcessor {
@@ -40,7 +39,7 @@ export class NotificationProcessor implements BrokerProcessor {
 
   #notify(request: RemotingCommand, ctx: RemotingContext, allowHold: boolean): RemotingCommand | null {
     const c = this.controller;
-    const h = NotificationRequestHeader.decode(request.extFields);
+    const h = Notification.requestHeader.decode(request.extFields);
     const tc = c.topicConfigManager.selectTopicConfig(h.topic);
     if (!tc) return RemotingCommand.createResponse(request, ResponseCode.TOPIC_NOT_EXIST, `topic[${h.topic}] not exist, apply first please!`);
     if (h.queueId >= tc.readQueueNums) {
@@ -58,6 +57,6 @@ export class NotificationProcessor implements BrokerProcessor {
       if (held) return null;
       pollingFull = true;
     }
-    return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, NotificationResponseHeader.encode({ hasMsg, pollingFull }));
+    return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, Notification.responseHeader.encode({ hasMsg, pollingFull }));
   }
 }

@@ -16,11 +16,11 @@ import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { ConsumeInitMode, PopMessageRequestHeader } from '../../../protocol/header/pop-message-request-header';
-import { PopMessageResponseHeader } from '../../../protocol/header/pop-message-response-header';
+import { ConsumeInitMode, type PopMessageRequestHeader } from '../../../protocol/header/pop-message-request-header';
 import { isReadable } from '../../../protocol/body/perm-name';
 import { MessageConst } from '../../../protocol/message/message-const';
 import { decodeMessage, encodeStoredMessage } from '../../../protocol/message/message-decoder';
+import { PopMessage } from '../../../protocol/requests/pop-message';
 import {
   KeyBuilder, appendMsgOffsetInfo, appendStartOffsetInfo, buildExtraInfo,
 } from '../../../protocol/message/extra-info-util';
@@ -72,7 +72,7 @@ export class PopMessageProcessor implements BrokerProcessor {
   async #pop(request: RemotingCommand, ctx: RemotingContext, allowHold: boolean): Promise<RemotingCommand | null> {
     const c = this.controller;
     const bc = c.brokerConfig;
-    const header = PopMessageRequestHeader.decode(request.extFields);
+    const header = PopMessage.requestHeader.decode(request.extFields);
     const fail = (code: number, remark: string) => RemotingCommand.createResponse(request, code, remark, emptyHeader());
     if (allowHold && Date.now() - header.bornTime - header.pollTime > 500) {
       return fail(ResponseCode.POLLING_TIMEOUT, `the broker[${bc.brokerIP1}] pop message is timeout too much`);
@@ -141,7 +141,7 @@ export class PopMessageProcessor implements BrokerProcessor {
       }
       remark = 'NO_MESSAGE_IN_QUEUE';
     }
-    const response = RemotingCommand.createResponse(request, code, remark, PopMessageResponseHeader.encode({
+    const response = RemotingCommand.createResponse(request, code, remark, PopMessage.responseHeader.encode({
       popTime: s.popTime,
       invisibleTime: header.invisibleTime,
       reviveQid: s.reviveQid,
@@ -240,5 +240,5 @@ export class PopMessageProcessor implements BrokerProcessor {
 
 /** The response header of an answer without messages (Java writes its primitive fields as 0). */
 function emptyHeader() {
-  return PopMessageResponseHeader.encode({ popTime: 0, invisibleTime: 0, reviveQid: 0, restNum: 0 });
+  return PopMessage.responseHeader.encode({ popTime: 0, invisibleTime: 0, reviveQid: 0, restNum: 0 });
 }

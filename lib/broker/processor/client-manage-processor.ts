@@ -17,9 +17,9 @@ import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { decodeHeartbeatData } from '../../../protocol/body/heartbeat-data';
 import { decodeCheckClientRequestBody } from '../../../protocol/body/check-client-request-body';
-import { UnregisterClientRequestHeader } from '../../../protocol/header/unregister-client-request-header';
 import { PermName } from '../../../protocol/body/perm-name';
 import { buildTopicSysFlag } from '../../../protocol/body/topic-sys-flag';
+import { UnregisterClient } from '../../../protocol/requests/unregister-client';
 import { newClientChannelInfo } from '../client-manager/client-channel-info';
 import { getRetryTopic } from '../topic/topic-validator';
 import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
@@ -75,7 +75,7 @@ export class ClientManageProcessor implements BrokerProcessor {
 
   unregisterClient(request: RemotingCommand, ctx: RemotingContext): RemotingCommand {
     const c = this.controller;
-    const header = UnregisterClientRequestHeader.decode(request.extFields);
+    const header = UnregisterClient.requestHeader.decode(request.extFields);
     const info = newClientChannelInfo(ctx.channel, header.clientID, request.language, request.version);
     if (header.producerGroup) c.producerManager.unregisterProducer(header.producerGroup, info);
     if (header.consumerGroup) {

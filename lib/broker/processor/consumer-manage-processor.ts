@@ -12,11 +12,10 @@ import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { GetConsumerListByGroupRequestHeader } from '../../../protocol/header/get-consumer-list-by-group-request-header';
-import { UpdateConsumerOffsetRequestHeader } from '../../../protocol/header/update-consumer-offset-request-header';
-import { QueryConsumerOffsetRequestHeader } from '../../../protocol/header/query-consumer-offset-request-header';
-import { QueryConsumerOffsetResponseHeader } from '../../../protocol/header/query-consumer-offset-response-header';
 import { encodeGetConsumerListByGroupResponseBody } from '../../../protocol/body/get-consumer-list-by-group-response-body';
+import { GetConsumerListByGroup } from '../../../protocol/requests/get-consumer-list-by-group';
+import { QueryConsumerOffset } from '../../../protocol/requests/query-consumer-offset';
+import { UpdateConsumerOffset } from '../../../protocol/requests/update-consumer-offset';
 
 /** What the consumer-manage processor uses of the broker. */
 export interface ConsumerManageController {
@@ -35,7 +34,7 @@ export class ConsumerManageProcessor implements BrokerProcessor {
     const c = this.controller;
     switch (request.code) {
       case RequestCode.GET_CONSUMER_LIST_BY_GROUP: {
-        const h = GetConsumerListByGroupRequestHeader.decode(request.extFields);
+        const h = GetConsumerListByGroup.requestHeader.decode(request.extFields);
         const ids = c.consumerManager.getConsumerGroupInfo(h.consumerGroup)?.getAllClientId() ?? [];
         if (ids.length === 0) {
           c.logger.warn({ group: h.consumerGroup, remoteAddr: ctx.remoteAddress }, 'getConsumerGroupInfo failed');
@@ -44,21 +43,21 @@ export class ConsumerManageProcessor implements BrokerProcessor {
         return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, null, encodeGetConsumerListByGroupResponseBody({ consumerIdList: ids }));
       }
       case RequestCode.UPDATE_CONSUMER_OFFSET: {
-        const h = UpdateConsumerOffsetRequestHeader.decode(request.extFields);
+        const h = UpdateConsumerOffset.requestHeader.decode(request.extFields);
         c.consumerOffsetManager.commitOffset(ctx.remoteAddress, h.consumerGroup, h.topic, h.queueId, h.commitOffset);
         return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null);
       }
       default: {
-        const h = QueryConsumerOffsetRequestHeader.decode(request.extFields);
+        const h = QueryConsumerOffset.requestHeader.decode(request.extFields);
         const offset = c.consumerOffsetManager.queryOffset(h.consumerGroup, h.topic, h.queueId);
         if (offset >= 0) {
-          return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, QueryConsumerOffsetResponseHeader.encode({ offset }));
+          return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, QueryConsumerOffset.responseHeader.encode({ offset }));
         }
         const minOffset = c.messageStore.getMinOffsetInQueue(h.topic, h.queueId);
         // Java: a queue that still starts at 0 (nothing cleaned up) is consumed from 0 by a new group, unless a 5.x
         // client asked not to (setZeroIfNotFound=false).
         if (h.setZeroIfNotFound !== false && minOffset <= 0) {
-          return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, QueryConsumerOffsetResponseHeader.encode({ offset: 0 }));
+          return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, QueryConsumerOffset.responseHeader.encode({ offset: 0 }));
         }
         return RemotingCommand.createResponse(request, ResponseCode.QUERY_NOT_FOUND, 'Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first');
       }

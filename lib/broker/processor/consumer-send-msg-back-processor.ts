@@ -13,7 +13,6 @@
  */
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { ConsumerSendMsgBackRequestHeader } from '../../../protocol/header/consumer-send-msg-back-request-header';
 import { PermName, isWriteable } from '../../../protocol/body/perm-name';
 import { buildTopicSysFlag } from '../../../protocol/body/topic-sys-flag';
 import type { SubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
@@ -22,6 +21,7 @@ import { MessageConst } from '../../../protocol/message/message-const';
 import { decodeMessage } from '../../../protocol/message/message-decoder';
 import { propertiesToString } from '../../../protocol/message/properties';
 import { RemotingCommand } from '../../../protocol/remoting-command';
+import { ConsumerSendMsgBack } from '../../../protocol/requests/consumer-send-msg-back';
 import type { MessageExtBrokerInner } from '../../store/commit-log';
 import type { PutMessageResult } from '../../store/store-status';
 import type { RemotingContext } from '../../transport/processor';
@@ -63,7 +63,7 @@ export class ConsumerSendMsgBackProcessor {
 
   async processRequest(request: RemotingCommand, _ctx: RemotingContext): Promise<RemotingCommand | null> {
     const c = this.controller;
-    const header = ConsumerSendMsgBackRequestHeader.decode(request.extFields);
+    const header = ConsumerSendMsgBack.requestHeader.decode(request.extFields);
     const reply = (code: number, remark: string | null) => RemotingCommand.createResponse(request, code, remark);
     const sub = c.subscriptionGroupManager.findSubscriptionGroupConfig(header.group);
     if (!sub) {

@@ -9,13 +9,14 @@
  */
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { EndTransactionRequestHeader } from '../../../protocol/header/end-transaction-request-header';
+import { type EndTransactionRequestHeader } from '../../../protocol/header/end-transaction-request-header';
 import { MessageConst } from '../../../protocol/message/message-const';
 import type { MessageExt } from '../../../protocol/message/message';
 import { propertiesToString } from '../../../protocol/message/properties';
 import { MessageSysFlag, resetTransactionValue } from '../../../protocol/message/sys-flag';
 import type { RemotingCommand } from '../../../protocol/remoting-command';
 import { RemotingCommand as Cmd } from '../../../protocol/remoting-command';
+import { EndTransaction } from '../../../protocol/requests/end-transaction';
 import { componentLogger, type Logger } from '../../logger';
 import type { MessageExtBrokerInner } from '../../store/commit-log';
 import { BrokerRole } from '../../store/message-store-config';
@@ -46,7 +47,7 @@ export class EndTransactionProcessor {
   }
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
-    const header = EndTransactionRequestHeader.decode(request.extFields);
+    const header = EndTransaction.requestHeader.decode(request.extFields);
     if (this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
       this.#log.warn('message store is slave mode, so end transaction is forbidden');
       return Cmd.createResponse(request, ResponseCode.SLAVE_NOT_AVAILABLE, null);

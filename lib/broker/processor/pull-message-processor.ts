@@ -21,8 +21,6 @@ import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { PullMessageRequestHeader } from '../../../protocol/header/pull-message-request-header';
-import { PullMessageResponseHeader } from '../../../protocol/header/pull-message-response-header';
 import { MessageModel, type SubscriptionData } from '../../../protocol/body/heartbeat-data';
 import { isReadable } from '../../../protocol/body/perm-name';
 import { GetMessageStatus } from '../../store/store-status';
@@ -40,6 +38,7 @@ import { javaStringHashCode } from '../../../protocol/message/java-hash';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { encodeFastjson } from '../../../protocol/body/fastjson';
 import { messageQueueBean } from '../../../protocol/body/body-util';
+import { PullMessage } from '../../../protocol/requests/pull-message';
 
 const FAQ = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
 
@@ -138,7 +137,7 @@ export class PullMessageProcessor implements BrokerProcessor {
   async pull(request: RemotingCommand, ctx: RemotingContext, brokerAllowSuspend: boolean): Promise<RemotingCommand | null> {
     const c = this.controller;
     const bc = c.brokerConfig;
-    const header = PullMessageRequestHeader.decode(request.extFields);
+    const header = PullMessage.requestHeader.decode(request.extFields);
     const fail = (code: number, remark: string) => RemotingCommand.createResponse(request, code, remark);
     if (!isReadable(bc.brokerPermission)) return fail(ResponseCode.NO_PERMISSION, `the broker[${bc.brokerIP1}] pulling message is forbidden`);
     const sgc = c.subscriptionGroupManager.findSubscriptionGroupConfig(header.consumerGroup);
@@ -259,7 +258,7 @@ export class PullMessageProcessor implements BrokerProcessor {
         'PULL_OFFSET_MOVED:correction offset',
       );
     }
-    const extFields = PullMessageResponseHeader.encode({
+    const extFields = PullMessage.responseHeader.encode({
       suggestWhichBrokerId,
       nextBeginOffset: result.nextBeginOffset,
       minOffset: result.minOffset,

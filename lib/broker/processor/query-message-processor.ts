@@ -8,10 +8,9 @@
  */
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { QueryMessageRequestHeader } from '../../../protocol/header/query-message-request-header';
-import { QueryMessageResponseHeader } from '../../../protocol/header/query-message-response-header';
-import { ViewMessageRequestHeader } from '../../../protocol/header/view-message-request-header';
 import { RemotingCommand } from '../../../protocol/remoting-command';
+import { QueryMessage } from '../../../protocol/requests/query-message';
+import { ViewMessage } from '../../../protocol/requests/view-message';
 import type { QueryMessageResult } from '../../store/store-status';
 import type { RemotingContext } from '../../transport/processor';
 
@@ -39,8 +38,9 @@ export class QueryMessageProcessor {
   }
 
   async queryMessage(request: RemotingCommand): Promise<RemotingCommand> {
-    const h = QueryMessageRequestHeader.decode(request.extFields);
+    const h = QueryMessage.requestHeader.decode(request.extFields);
     let maxNum = h.maxNum;
+    // Read as Java does (equals("true"), case-sensitive), not as the header's boolean (h.uniqueKeyQuery), which takes any case.
     if (request.extFields?.[UNIQUE_MSG_QUERY_FLAG] === 'true') {
       maxNum = (this.controller.messageStoreConfig as { defaultQueryMaxNum?: number }).defaultQueryMaxNum ?? DEFAULT_QUERY_MAX_NUM;
     }
@@ -48,7 +48,7 @@ export class QueryMessageProcessor {
     const r: QueryMessageResult = store.queryMessage
       ? await store.queryMessage(h.topic, h.key, maxNum, h.beginTimestamp, h.endTimestamp)
       : { messages: [], indexLastUpdateTimestamp: 0, indexLastUpdatePhyoffset: 0, bufferTotalSize: 0 };
-    const ext = QueryMessageResponseHeader.encode({
+    const ext = QueryMessage.responseHeader.encode({
       indexLastUpdateTimestamp: r.indexLastUpdateTimestamp,
       indexLastUpdatePhyoffset: r.indexLastUpdatePhyoffset,
     });
@@ -59,7 +59,7 @@ export class QueryMessageProcessor {
   }
 
   async viewMessageById(request: RemotingCommand): Promise<RemotingCommand> {
-    const h = ViewMessageRequestHeader.decode(request.extFields);
+    const h = ViewMessage.requestHeader.decode(request.extFields);
     const rec = h.offset >= 0 ? await this.controller.messageStore.lookMessageByOffset(h.offset) : null;
     if (rec) return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null, null, rec);
     return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, `can not find message by the offset, ${h.offset}`);

@@ -11,11 +11,10 @@ import type { RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
+import { GetEarliestMsgStoretime } from '../../../protocol/requests/get-earliest-msg-storetime';
 import { GetMaxOffset } from '../../../protocol/requests/get-max-offset';
 import { GetMinOffset } from '../../../protocol/requests/get-min-offset';
 import { SearchOffset } from '../../../protocol/requests/search-offset';
-import { GetEarliestMsgStoretimeRequestHeader } from '../../../protocol/header/get-earliest-msg-storetime-request-header';
-import { GetEarliestMsgStoretimeResponseHeader } from '../../../protocol/header/get-earliest-msg-storetime-response-header';
 
 /** What the queue-offset processor uses of the broker. */
 export interface QueueOffsetController {
@@ -48,8 +47,8 @@ export class QueueOffsetProcessor implements BrokerProcessor {
         return ok(SearchOffset.responseHeader.encode({ offset: await store.getOffsetInQueueByTime(h.topic, h.queueId, h.timestamp) }));
       }
       case RequestCode.GET_EARLIEST_MSG_STORETIME: {
-        const h = GetEarliestMsgStoretimeRequestHeader.decode(request.extFields);
-        return ok(GetEarliestMsgStoretimeResponseHeader.encode({ timestamp: await store.getEarliestMessageTime(h.topic, h.queueId) }));
+        const h = GetEarliestMsgStoretime.requestHeader.decode(request.extFields);
+        return ok(GetEarliestMsgStoretime.responseHeader.encode({ timestamp: await store.getEarliestMessageTime(h.topic, h.queueId) }));
       }
       default: {
         const text = this.controller.consumerOffsetManager.encode();

@@ -21,8 +21,9 @@ import { parseAddress } from '../../transport/remoting-client';
 import { RemotingCommand, type ExtFields } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { SendMessageRequestHeader } from '../../../protocol/header/send-message-request-header';
-import { SendMessageRequestHeaderV2, fromSendMessageRequestHeaderV2 } from '../../../protocol/header/send-message-request-header-v2';
+import type { SendMessageRequestHeader } from '../../../protocol/header/send-message-request-header';
+import { fromSendMessageRequestHeaderV2 } from '../../../protocol/header/send-message-request-header-v2';
+import { SendReplyMessage, SendReplyMessageV2 } from '../../../protocol/requests/send-message';
 import { ReplyMessageRequestHeader } from '../../../protocol/header/reply-message-request-header';
 import { MessageConst } from '../../../protocol/message/message-const';
 import { findProperty, stringToProperties, propertiesToJavaString } from '../../../protocol/message/properties';
@@ -50,9 +51,9 @@ export class ReplyMessageProcessor implements BrokerProcessor {
 
   static parseRequestHeader(request: RemotingCommand): SendMessageRequestHeader {
     if (request.code === RequestCode.SEND_REPLY_MESSAGE_V2) {
-      return fromSendMessageRequestHeaderV2(SendMessageRequestHeaderV2.decode(request.extFields));
+      return fromSendMessageRequestHeaderV2(SendReplyMessageV2.requestHeader.decode(request.extFields));
     }
-    return SendMessageRequestHeader.decode(request.extFields);
+    return SendReplyMessage.requestHeader.decode(request.extFields);
   }
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand> {

@@ -25,8 +25,9 @@ import { parseAddress } from '../../transport/remoting-client';
 import { RemotingCommand, type ExtFields } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { SendMessageRequestHeader } from '../../../protocol/header/send-message-request-header';
-import { SendMessageRequestHeaderV2, fromSendMessageRequestHeaderV2 } from '../../../protocol/header/send-message-request-header-v2';
+import type { SendMessageRequestHeader } from '../../../protocol/header/send-message-request-header';
+import { fromSendMessageRequestHeaderV2 } from '../../../protocol/header/send-message-request-header-v2';
+import { SendMessage, SendMessageV2 } from '../../../protocol/requests/send-message';
 import { MessageConst } from '../../../protocol/message/message-const';
 import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, findProperty, removeProperty, stringToProperties } from '../../../protocol/message/properties';
 import { MessageSysFlag } from '../../../protocol/message/sys-flag';
@@ -93,9 +94,9 @@ export class SendMessageProcessor implements BrokerProcessor {
   /** Decodes either header form into the V1 values. */
   static parseRequestHeader(request: RemotingCommand): SendMessageRequestHeader {
     if (request.code === RequestCode.SEND_MESSAGE_V2 || request.code === RequestCode.SEND_BATCH_MESSAGE) {
-      return fromSendMessageRequestHeaderV2(SendMessageRequestHeaderV2.decode(request.extFields));
+      return fromSendMessageRequestHeaderV2(SendMessageV2.requestHeader.decode(request.extFields));
     }
-    return SendMessageRequestHeader.decode(request.extFields);
+    return SendMessage.requestHeader.decode(request.extFields);
   }
 
   async processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand> {

@@ -6,6 +6,8 @@
  */
 import { ResponseCode } from '../../../protocol/code/response-code';
 import type { MessageQueue } from '../../../protocol/message/message-queue';
+import { QueryConsumerOffset, UpdateConsumerOffset } from '../../../protocol/requests/index';
+import { call, callOneway } from '../../client/request-invoker';
 import { BrokerNotFoundError, MQBrokerError } from '../../errors';
 import { type Logger, componentLogger } from '../../logger';
 import type { ConsumerClient } from '../consumer-client';
@@ -89,13 +91,13 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     const addr = await this.#masterAddr(mq);
     // bname as Java 4.9.8 sends it (RpcRequestHeader), the queue's broker
     const header = { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId, commitOffset: offset, bname: mq.brokerName };
-    if (isOneway) await this.client.api.updateConsumerOffsetOneway(addr, header, this.timeoutMillis);
-    else await this.client.api.updateConsumerOffset(addr, header, this.timeoutMillis);
+    if (isOneway) await callOneway(this.client.api, addr, UpdateConsumerOffset, header, this.timeoutMillis);
+    else await call(this.client.api, addr, UpdateConsumerOffset, header, this.timeoutMillis);
   }
 
   private async fetchConsumeOffsetFromBroker(mq: MessageQueue): Promise<number> {
     const addr = await this.#masterAddr(mq);
-    return this.client.api.queryConsumerOffset(addr, { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName }, this.timeoutMillis);
+    return call(this.client.api, addr, QueryConsumerOffset, { consumerGroup: this.groupName, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName }, this.timeoutMillis);
   }
 
   /**

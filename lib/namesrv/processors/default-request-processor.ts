@@ -23,7 +23,6 @@ import { DeleteTopicFromNamesrvRequestHeader } from '../../../protocol/header/de
 import { GetKVConfigRequestHeader } from '../../../protocol/header/get-kv-config-request-header';
 import { GetKVConfigResponseHeader } from '../../../protocol/header/get-kv-config-response-header';
 import { GetKVListByNamespaceRequestHeader } from '../../../protocol/header/get-kv-list-by-namespace-request-header';
-import { GetRouteInfoRequestHeader } from '../../../protocol/header/get-route-info-request-header';
 import { GetTopicsByClusterRequestHeader } from '../../../protocol/header/get-topics-by-cluster-request-header';
 import { PutKVConfigRequestHeader } from '../../../protocol/header/put-kv-config-request-header';
 import { QueryDataVersionRequestHeader } from '../../../protocol/header/query-data-version-request-header';
@@ -39,6 +38,7 @@ import { type Logger, componentLogger } from '../../logger';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties } from '../../util/properties-file';
 import { bodyCrc32 as javaCrc32 } from '../../../protocol/message/compression';
+import { GetRouteInfoByTopic } from '../../../protocol/requests/get-route-info';
 import { type KVConfigManager, NAMESPACE_ORDER_TOPIC_CONFIG } from '../kv-config-manager';
 import { ALWAYS_BLACKLISTED, type NamesrvConfig, namesrvConfigToProperties } from '../namesrv-config';
 import type { RouteInfoManager } from '../route-info-manager';
@@ -202,7 +202,7 @@ export class DefaultRequestProcessor {
   }
 
   getRouteInfoByTopic(request: RemotingCommand): RemotingCommand {
-    const h = GetRouteInfoRequestHeader.decode(request.extFields);
+    const h = GetRouteInfoByTopic.requestHeader.decode(request.extFields);
     const orderTopicConf = this.#deps.config.orderMessageEnable
       ? this.#deps.kvConfigManager.getKVConfig(NAMESPACE_ORDER_TOPIC_CONFIG, h.topic)
       : undefined;

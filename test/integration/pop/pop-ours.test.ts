@@ -7,6 +7,7 @@ import { startCluster, type Cluster } from '../../../lib/server';
 import { DefaultMQProducer } from '../../../lib/producer/default-mq-producer';
 import { SimpleConsumer } from '../../../lib/consumer/simple-consumer';
 import { MQClientAPI } from '../../../lib/client/mq-client-api';
+import { notification, popMessage } from '../../../lib/client/mq-client-api-pop';
 import { ClientConfig } from '../../../lib/client/client-config';
 import { MQBrokerError } from '../../../lib/errors';
 import { ResponseCode } from '../../../protocol/code/response-code';
@@ -64,13 +65,13 @@ describe('SimpleConsumer (POP) against our broker', function () {
     try {
       const addr = cluster.brokers[0].brokerAddr;
       const base = { consumerGroup: randomName('G'), queueId: -1, invisibleTime: 1000, pollTime: 0, bornTime: Date.now(), initMode: 0 };
-      const e1 = await api.popMessage('x', addr, { ...base, topic: 'TBW102', maxMsgNums: 33 }, 3000).catch((e: unknown) => e);
+      const e1 = await popMessage(api, 'x', addr, { ...base, topic: 'TBW102', maxMsgNums: 33 }, 3000).catch((e: unknown) => e);
       expect(e1).to.be.instanceOf(MQBrokerError);
       expect((e1 as MQBrokerError).responseCode).to.equal(ResponseCode.INVALID_PARAMETER);
-      const e2 = await api.popMessage('x', addr, { ...base, topic: randomName('NOPE'), maxMsgNums: 1 }, 3000).catch((e: unknown) => e);
+      const e2 = await popMessage(api, 'x', addr, { ...base, topic: randomName('NOPE'), maxMsgNums: 1 }, 3000).catch((e: unknown) => e);
       expect((e2 as MQBrokerError).responseCode).to.equal(ResponseCode.TOPIC_NOT_EXIST);
       // NOTIFICATION: nothing there, not held (pollTime 0).
-      expect(await api.notification(addr, { consumerGroup: base.consumerGroup, topic: 'TBW102', queueId: -1, pollTime: 0, bornTime: Date.now() }, 3000))
+      expect(await notification(api, addr, { consumerGroup: base.consumerGroup, topic: 'TBW102', queueId: -1, pollTime: 0, bornTime: Date.now() }, 3000))
         .to.equal(false);
     } finally {
       await api.shutdown();

@@ -1,6 +1,7 @@
 /**
  * DefaultLitePullConsumer against a fake client: the PULL_MESSAGE header it sends (lite-pull sysFlag, no commit
- * offset, 20 s suspend), the pull-thread limit, pause, and AssignedMessageQueue's bookkeeping.
+ * offset, 20 s suspend), the pull-thread limit, pause, and AssignedMessageQueue's bookkeeping. The fake's broker is
+ * test/helpers/fake-broker.ts: it answers by request code, through the modules' header codecs.
  */
 import { expect } from 'chai';
 import type { PullMessageRequestHeader } from '../../../protocol/header/pull-message-request-header';
@@ -8,26 +9,27 @@ import type { MessageQueue } from '../../../protocol/message/message-queue';
 import { AssignedMessageQueue } from '../../../lib/consumer/assigned-message-queue';
 import { DefaultLitePullConsumer, type LitePullConsumerClient } from '../../../lib/consumer/lite-pull-consumer';
 import { PullSysFlag } from '../../../lib/consumer/pull-api-wrapper';
-import { PullStatus } from '../../../lib/client/mq-client-api-consumer';
+import { ResponseCode } from '../../../protocol/code/response-code';
+import { GetMaxOffset, GetMinOffset, PullMessage, QueryConsumerOffset } from '../../../protocol/requests/index';
 import type { OffsetStore } from '../../../lib/consumer/offset/offset-store';
 import { waitFor } from '../../helpers/cluster';
+import { FakeBroker } from '../../helpers/fake-broker';
 
 const mq = (queueId: number): MessageQueue => ({ topic: 'T', brokerName: 'b', queueId });
 
 function fakeClient(pulls: PullMessageRequestHeader[], state = { inFlight: 0, maxInFlight: 0 }): LitePullConsumerClient {
-  const api = {
-    async pullMessage(_addr: string, header: PullMessageRequestHeader) {
+  const api = new FakeBroker()
+    .on(PullMessage, async (header) => {
       pulls.push({ ...header });
       state.inFlight++;
       state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
       await new Promise((r) => setTimeout(r, 20));
       state.inFlight--;
-      return { pullStatus: PullStatus.NO_NEW_MSG, nextBeginOffset: header.queueOffset, minOffset: 0, maxOffset: 0, suggestWhichBrokerId: 0, messageBinary: null };
-    },
-    queryConsumerOffset: async () => 5,
-    getMaxOffset: async () => 9,
-    getMinOffset: async () => 0,
-  };
+      return { code: ResponseCode.PULL_NOT_FOUND, header: { nextBeginOffset: header.queueOffset, minOffset: 0, maxOffset: 0, suggestWhichBrokerId: 0 } };
+    })
+    .on(QueryConsumerOffset, () => ({ header: { offset: 5 } }))
+    .on(GetMaxOffset, () => ({ header: { offset: 9 } }))
+    .on(GetMinOffset, () => ({ header: { offset: 0 } }));
   return {
     clientId: 'fake@1',
     api: api as unknown as LitePullConsumerClient['api'],

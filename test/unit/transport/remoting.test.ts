@@ -39,6 +39,23 @@ describe('lib/transport RemotingClient and RemotingServer', () => {
     await expectNoLeaks(baseline);
   });
 
+  it('answers with the request\'s opaque, serialize type and the response flag without changing the processor\'s command', async () => {
+    // One command answers two requests: the opaque, flag and serialize type of each answer go to the encoder.
+    const shared = new RemotingCommand({ code: ResponseCode.SUCCESS, remark: 'shared' });
+    server.registerProcessor(ECHO + 20, () => shared);
+    const c = new RemotingClient({ serializeType: SerializeType.ROCKETMQ });
+    cleanups.push(() => c.shutdown());
+    const a = RemotingCommand.createRequest(ECHO + 20, { n: '1' });
+    const b = RemotingCommand.createRequest(ECHO + 20, { n: '2' });
+    const [ra, rb] = await Promise.all([c.invoke(addr, a, 3000), c.invoke(addr, b, 3000)]);
+    expect([ra.opaque, rb.opaque]).to.deep.equal([a.opaque, b.opaque]);
+    expect(ra.isResponse && rb.isResponse).to.equal(true);
+    expect([ra.serializeType, rb.serializeType]).to.deep.equal([SerializeType.ROCKETMQ, SerializeType.ROCKETMQ]);
+    expect(ra.remark).to.equal('shared');
+    expect({ opaque: shared.opaque, flag: shared.flag, serializeType: shared.serializeType })
+      .to.deep.equal({ opaque: 0, flag: 0, serializeType: SerializeType.JSON });
+  });
+
   for (const [name, type] of Object.entries(SerializeType)) {
     it(`answers a request in its serialize type (${name})`, async () => {
       let seenType = -1;
