@@ -262,12 +262,17 @@ export class CommitLog {
     const outcomes: AppendOutcome[] = [];
     // One store time for the list, as for the records of one batch.
     const storeTimestamp = this.now();
+    const syncFlush = this.config.flushDiskType === FlushDiskType.SYNC_FLUSH;
     for (let i = 0; i < msgs.length; i++) {
       let r: AppendOutcome | Promise<AppendOutcome>;
       try {
         r = this.#appendSingle(msgs[i], dispatch, storeTimestamp);
       } catch (e) {
         r = this.#appendFailed(e);
+      }
+      if (!syncFlush && this.#uncommittedBytes >= this.#commitLeastBytes && !this.#commitRunning) {
+        // The first records go to the OS while the rest of the list is encoded.
+        void this.#runCommit();
       }
       if (r instanceof Promise) {
         const rest: Promise<PutMessageResult>[] = [this.#enqueue(r)];
@@ -286,7 +291,6 @@ export class CommitLog {
       if ('putMessageStatus' in o) continue;
       this.putMessageCount += o.msgNum;
       this.putMessageSize += o.wroteBytes;
-      this.#uncommittedBytes += o.wroteBytes;
       if (o.wroteOffset + o.wroteBytes > end) end = o.wroteOffset + o.wroteBytes;
     }
     const results = (status: PutMessageStatus): PutMessageResult[] => outcomes.map((o) =>
@@ -343,7 +347,6 @@ export class CommitLog {
     const end = r.wroteOffset + r.wroteBytes;
     this.putMessageCount += r.msgNum;
     this.putMessageSize += r.wroteBytes;
-    this.#uncommittedBytes += r.wroteBytes;
     if (this.config.flushDiskType === FlushDiskType.SYNC_FLUSH) {
       return this.#waitFlush(end).then((ok) => ({
         putMessageStatus: ok ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT, appendMessageResult: r,
@@ -477,6 +480,7 @@ export class CommitLog {
         }
       }
       mf.storeTimestamp = storeTimestamp;
+      this.#uncommittedBytes += msgLen;
       if (!isTx) this.topicQueueTable.set(key, queueOffset + 1);
       const info = this.#propsInfo(props);
       dispatch({
@@ -572,6 +576,7 @@ export class CommitLog {
         queueOffset++;
       }
       mf.storeTimestamp = storeTimestamp;
+      this.#uncommittedBytes += total;
       this.topicQueueTable.set(key, queueOffset);
       for (const r of requests) dispatch(r);
       return {
@@ -732,6 +737,7 @@ export class CommitLog {
   async flush(): Promise<void> {
     const last = this.mappedFileQueue.getLastMappedFile();
     const ts = last ? last.storeTimestamp : 0;
+    this.#uncommittedBytes = 0;
     if (this.onCommitted) {
       // Written to the OS first, so replication (which ships only that) runs beside the fdatasync.
       await this.mappedFileQueue.commit();
