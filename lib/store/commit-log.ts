@@ -81,6 +81,14 @@ function putI64(b: Buffer, p: number, v: number): void {
   putI32(b, p + 4, v - hi * TWO32);
 }
 
+/** Copies a short buffer (hosts, topic, properties) by byte stores: TypedArray#set costs more than the copy for these. */
+function putBytes(dst: Buffer, p: number, src: Buffer): number {
+  const n = src.length;
+  if (n > 64) dst.set(src, p);
+  else for (let i = 0; i < n; i++) dst[p + i] = src[i];
+  return p + n;
+}
+
 /** What dispatch reads of a properties string, with the TAGS hash computed once. */
 interface PropsInfo {
   propertiesString: string;
@@ -456,21 +464,21 @@ export class CommitLog {
       putI32(buf, p + 36, sysFlag);
       putI64(buf, p + 40, msg.bornTimestamp);
       p += 48;
-      buf.set(bornHost, p); p += bornHost.length;
+      p = putBytes(buf, p, bornHost);
       putI64(buf, p, storeTimestamp); p += 8;
-      buf.set(storeHost, p); p += storeHost.length;
+      p = putBytes(buf, p, storeHost);
       putI32(buf, p, msg.reconsumeTimes);
       putI64(buf, p + 4, msg.preparedTransactionOffset);
       putI32(buf, p + 12, body.length);
       p += 16;
       buf.set(body, p); p += body.length;
       buf[p++] = topicData.length;
-      buf.set(topicData, p); p += topicData.length;
+      p = putBytes(buf, p, topicData);
       buf[p++] = propLen >>> 8;
       buf[p++] = propLen;
       const props = msg.propertiesString;
       if (propLen) {
-        if (props === this.#lastProps && this.#lastPropsBytes !== null) buf.set(this.#lastPropsBytes, p);
+        if (props === this.#lastProps && this.#lastPropsBytes !== null) putBytes(buf, p, this.#lastPropsBytes);
         else {
           buf.write(props, p, propLen, 'utf8');
           // Kept for the next put of the same string (a copy: the segment buffer is reused).
