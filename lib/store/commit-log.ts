@@ -403,8 +403,8 @@ export class CommitLog {
     const topicData = topicBytes(msg.topic);
     const props = msg.propertiesString;
     const propLen = props === this.#lastProps ? this.#lastPropsLength : Buffer.byteLength(props, 'utf8');
-    if (propLen > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
     if (topicData.length > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    if (propLen > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
     const bornHost = cachedSocketAddressBytes(msg.bornHost);
     const storeHost = msg.storeHost ? cachedSocketAddressBytes(msg.storeHost) : this.#defaultStoreHost;
     let sysFlag = msg.sysFlag;
