@@ -87,7 +87,7 @@ describe('store: the ASYNC_FLUSH append path (early writes, reused segments, cac
   });
 
   it('a list longer than commitCommitLogLeastPages starts going to the OS while it is encoded; queues keep their order and offsets', async () => {
-    const s = await open({ commitCommitLogLeastPages: 2, mappedFileSizeCommitLog: 256 * 1024 });
+    const s = await open({ commitCommitLogLeastPages: 2 });
     await s.putMessage(makeMessage('other', 0, 'first')); // the first file exists: the list is encoded synchronously
     const counter = countCommits(s);
     const msgs = Array.from({ length: 400 }, (_, i) => makeMessage('L', i % 4, Buffer.alloc(1000, i % 251), { KEYS: `k${i}` }));
@@ -116,7 +116,7 @@ describe('store: the ASYNC_FLUSH append path (early writes, reused segments, cac
     await check(s);
     await s.shutdown();
     store = null;
-    await check(await open({ commitCommitLogLeastPages: 2, mappedFileSizeCommitLog: 256 * 1024 }));
+    await check(await open({ commitCommitLogLeastPages: 2 }));
   });
 
   it('a record read while still in a write segment keeps its bytes after that segment is written and reused', async () => {
