@@ -9,7 +9,7 @@ import { crc32Implementation, crc32Table } from '../../../protocol/message/compr
 import { javaStringHashCode } from '../../../protocol/message/java-hash';
 import { decodeOffsetMessageId } from '../../../protocol/message/message-id';
 import { goldenPath } from '../../helpers/golden';
-import { SMALL, decodeRecord, makeMessage, tempDir } from './store-test-util';
+import { SMALL, decodeRecord, makeMessage, storePerTest, tempDir } from './store-test-util';
 
 /** Counts the writes of the commit log's files (MappedFile.commit calls that had bytes to hand over). */
 function countCommits(store: DefaultMessageStore): { writes: number } {
@@ -34,21 +34,7 @@ function countCommits(store: DefaultMessageStore): { writes: number } {
 
 describe('store: the ASYNC_FLUSH append path (early writes, reused segments, cached encodings)', function () {
   this.timeout(60000);
-  let dir: string;
-  let store: DefaultMessageStore | null = null;
-  const open = async (extra: Record<string, unknown> = {}) => {
-    store = new DefaultMessageStore({ ...SMALL, storePathRootDir: dir, ...extra });
-    await store.start();
-    return store;
-  };
-  beforeEach(async () => {
-    dir = await tempDir();
-  });
-  afterEach(async () => {
-    await store?.shutdown();
-    store = null;
-    await fs.rm(dir, { recursive: true, force: true });
-  });
+  const { open } = storePerTest();
 
   it('crc32 (native and table) equals the BODYCRC Java 4.9.8 stored for every record of the golden commit log', async () => {
     expect(['@node-rs/crc32', 'zlib', 'table']).to.include(crc32Implementation());
@@ -115,7 +101,6 @@ describe('store: the ASYNC_FLUSH append path (early writes, reused segments, cac
     };
     await check(s);
     await s.shutdown();
-    store = null;
     await check(await open({ commitCommitLogLeastPages: 2 }));
   });
 
