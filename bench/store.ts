@@ -131,17 +131,27 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
   return rows;
 }
 
+/**
+ * Each ASYNC_FLUSH append's MB/s as a share of the mean of the run's two plain writes (one before, one after the
+ * store runs, so a slower or faster disk phase counts for both sides); null without a plain write.
+ */
+export function ratioOfPlainWrite(rows: readonly StoreBenchRow[], r: StoreBenchRow): number | null {
+  const raws = rows.filter((x) => x.scenario.startsWith('plain'));
+  if (raws.length === 0 || !r.scenario.startsWith('store append ASYNC')) return null;
+  const mean = raws.reduce((s, x) => s + x.mbPerSec, 0) / raws.length;
+  return r.mbPerSec / mean;
+}
+
 export function printStoreBench(rows: StoreBenchRow[]): void {
   const pad = (s: string, n: number) => s.padEnd(n);
-  const raw = rows.find((r) => r.scenario.startsWith('plain'));
-  console.log(pad('scenario', 40) + pad('messages', 10) + pad('MB', 10) + pad('MB/s', 10) + pad('msg/s', 10) + 'of plain write');
+  const raws = rows.filter((r) => r.scenario.startsWith('plain'));
+  const mean = raws.length ? raws.reduce((s, x) => s + x.mbPerSec, 0) / raws.length : 0;
+  console.log(pad('scenario', 40) + pad('messages', 10) + pad('MB', 10) + pad('MB/s', 10) + pad('msg/s', 10) +
+    `of plain write (mean of ${raws.length}: ${mean.toFixed(1)} MB/s)`);
   for (const r of rows) {
-    const ratio = raw && r !== raw && r.scenario.startsWith('store append') ? `${((r.mbPerSec / raw.mbPerSec) * 100).toFixed(0)} %` : '';
+    const ratio = ratioOfPlainWrite(rows, r);
     console.log(pad(r.scenario, 40) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) +
-      pad(String(Math.round(r.msgPerSec)), 10) + ratio);
-  }
-  for (const a of rows.filter((r) => r.scenario.includes('ASYNC'))) {
-    if (raw) console.log(`${a.scenario} / plain write: ${((a.mbPerSec / raw.mbPerSec) * 100).toFixed(0)} %`);
+      pad(String(Math.round(r.msgPerSec)), 10) + (ratio === null ? '' : `${(ratio * 100).toFixed(0)} %`));
   }
 }
 

@@ -9,13 +9,13 @@ import type { Logger } from 'pino';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { javaStringHashCode } from '../../protocol/message/java-hash';
 import { MappedFileQueue } from './mapped-file-queue';
-import type { MappedFile } from './mapped-file';
+import { OS_PAGE_SIZE, type MappedFile } from './mapped-file';
 import { FlushDiskType, parseDelayLevel, type MessageStoreConfig } from './message-store-config';
 import { AppendMessageStatus, PutMessageStatus, type AppendMessageResult, type PutMessageResult } from './store-status';
 import {
   BLANK, BLANK_MAGIC_CODE, END_FILE_MIN_BLANK_LENGTH, ILLEGAL, MESSAGE_MAGIC_CODE, MESSAGE_MAGIC_CODE_V2,
   cachedSocketAddressBytes, calMsgLength, crc32, createMessageId, readI64, scanDispatchProperties, socketAddressBytes, writeI64,
-  type DispatchProperties, type DispatchRequest, type HostAddress,
+  type DispatchRequest, type HostAddress,
 } from './stored-record';
 
 export const SCHEDULE_TOPIC = 'SCHEDULE_TOPIC_XXXX';
@@ -63,6 +63,70 @@ interface Waiter {
   reject: (e: unknown) => void;
 }
 
+const EMPTY = Buffer.alloc(0);
+const TWO32 = 4294967296;
+
+/** Big-endian i32 by byte stores (the append path's hot writes: no bounds or type checks beyond the typed array's). */
+function putI32(b: Buffer, p: number, v: number): void {
+  b[p] = v >>> 24;
+  b[p + 1] = v >>> 16;
+  b[p + 2] = v >>> 8;
+  b[p + 3] = v;
+}
+
+/** Big-endian i64 of a safe integer (as writeI64). */
+function putI64(b: Buffer, p: number, v: number): void {
+  const hi = Math.floor(v / TWO32);
+  putI32(b, p, hi);
+  putI32(b, p + 4, v - hi * TWO32);
+}
+
+/** Copies a short buffer (hosts, topic, properties) by byte stores: TypedArray#set costs more than the copy for these. */
+function putBytes(dst: Buffer, p: number, src: Buffer): number {
+  const n = src.length;
+  if (n > 64) dst.set(src, p);
+  else for (let i = 0; i < n; i++) dst[p + i] = src[i];
+  return p + n;
+}
+
+/** What dispatch reads of a properties string, with the TAGS hash computed once. */
+interface PropsInfo {
+  propertiesString: string;
+  tagsHash: number;
+  keys: string;
+  uniqKey: string | null;
+  delayLevel: string | undefined;
+}
+
+function propsInfo(propertiesString: string): PropsInfo {
+  const props = scanDispatchProperties(propertiesString);
+  return {
+    propertiesString, tagsHash: props.tags ? javaStringHashCode(props.tags) : 0, keys: props.keys ?? '',
+    uniqKey: props.uniqKey ?? null, delayLevel: props.delayLevel,
+  };
+}
+
+/**
+ * The result of one appended record. The offset message id is built when first read (Java's msgIdSupplier): the
+ * broker's send path reads it, a list put through the store API may not.
+ */
+class StoredAppendResult implements AppendMessageResult {
+  status: AppendMessageStatus = AppendMessageStatus.PUT_OK;
+  msgNum = 1;
+  #msgId: string | undefined;
+
+  constructor(private readonly storeHost: Buffer, public wroteOffset: number, public wroteBytes: number,
+    public storeTimestamp: number, public logicsOffset: number, public pagecacheRT: number) {}
+
+  get msgId(): string {
+    return (this.#msgId ??= createMessageId(this.storeHost, this.wroteOffset));
+  }
+
+  set msgId(id: string) {
+    this.#msgId = id;
+  }
+}
+
 const topicBytesCache = new Map<string, Buffer>();
 const topicQueueKeys = new Map<string, string[]>();
 /** `${topic}-${queueId}`, the key of topicQueueTable, built once per queue (a put looks it up twice). */
@@ -100,6 +164,9 @@ export class CommitLog {
   #queuedAppends = 0;
   #commitScheduled = false;
   #commitRunning = false;
+  /** Bytes appended since the last commit began (what the next one writes, roughly). */
+  #uncommittedBytes = 0;
+  readonly #commitLeastBytes: number;
   #flushWaiters: Waiter[] = [];
   #flushRunning = false;
   /** Called after bytes were handed to the OS (replication ships only those: a kill -9 keeps them). */
@@ -119,6 +186,7 @@ export class CommitLog {
   ) {
     this.mappedFileQueue = new MappedFileQueue(config.storePathCommitLog, config.mappedFileSizeCommitLog, config.writeSegmentSize);
     this.#defaultStoreHost = socketAddressBytes(storeHost);
+    this.#commitLeastBytes = Math.max(0, config.commitCommitLogLeastPages) * OS_PAGE_SIZE;
     this.delayLevelTable = parseDelayLevel(config.messageDelayLevel);
     this.maxDelayLevel = Math.max(0, ...this.delayLevelTable.keys());
   }
@@ -162,14 +230,13 @@ export class CommitLog {
 
   /** The tags code the consume queue stores: TAGS hash, or the deliver time for SCHEDULE_TOPIC_XXXX. */
   computeTagsCode(topic: string, propertiesString: string, storeTimestamp: number): number {
-    return this.#tagsCode(topic, scanDispatchProperties(propertiesString), storeTimestamp);
+    return this.#tagsCodeOf(topic, propsInfo(propertiesString), storeTimestamp);
   }
 
-  #tagsCode(topic: string, props: DispatchProperties, storeTimestamp: number): number {
-    let tagsCode = 0;
-    if (props.tags) tagsCode = javaStringHashCode(props.tags);
-    if (topic === SCHEDULE_TOPIC && props.delayLevel !== undefined) {
-      let level = parseInt(props.delayLevel, 10);
+  #tagsCodeOf(topic: string, info: PropsInfo, storeTimestamp: number): number {
+    let tagsCode = info.tagsHash;
+    if (topic === SCHEDULE_TOPIC && info.delayLevel !== undefined) {
+      let level = parseInt(info.delayLevel, 10);
       if (level > this.maxDelayLevel) level = this.maxDelayLevel;
       if (level > 0) tagsCode = (this.delayLevelTable.get(level) ?? 0) + storeTimestamp;
     }
@@ -179,11 +246,11 @@ export class CommitLog {
   /** The dispatch request of a record just written or read back. */
   #dispatchRequest(msgSize: number, topic: string, queueId: number, commitLogOffset: number, storeTimestamp: number,
     consumeQueueOffset: number, sysFlag: number, preparedTransactionOffset: number, propertiesString: string): DispatchRequest {
-    const props = scanDispatchProperties(propertiesString);
+    const info = propsInfo(propertiesString);
     return {
       msgSize, success: true, topic, queueId, commitLogOffset,
-      tagsCode: this.#tagsCode(topic, props, storeTimestamp), storeTimestamp, consumeQueueOffset,
-      keys: props.keys ?? '', uniqKey: props.uniqKey ?? null, sysFlag, preparedTransactionOffset, propertiesString,
+      tagsCode: this.#tagsCodeOf(topic, info, storeTimestamp), storeTimestamp, consumeQueueOffset,
+      keys: info.keys, uniqKey: info.uniqKey, sysFlag, preparedTransactionOffset, propertiesString,
     };
   }
 
@@ -201,12 +268,19 @@ export class CommitLog {
   putMessageList(msgs: readonly MessageExtBrokerInner[], dispatch: DispatchFn): Promise<PutMessageResult[]> {
     if (this.#queuedAppends > 0) return Promise.all(msgs.map((m) => this.putMessage(m, dispatch)));
     const outcomes: AppendOutcome[] = [];
+    // One store time for the list, as for the records of one batch.
+    const storeTimestamp = this.now();
+    const syncFlush = this.config.flushDiskType === FlushDiskType.SYNC_FLUSH;
     for (let i = 0; i < msgs.length; i++) {
       let r: AppendOutcome | Promise<AppendOutcome>;
       try {
-        r = this.#appendSingle(msgs[i], dispatch);
+        r = this.#appendSingle(msgs[i], dispatch, storeTimestamp);
       } catch (e) {
         r = this.#appendFailed(e);
+      }
+      if (!syncFlush && this.#uncommittedBytes >= this.#commitLeastBytes && !this.#commitRunning) {
+        // The first records go to the OS while the rest of the list is encoded.
+        void this.#runCommit();
       }
       if (r instanceof Promise) {
         const rest: Promise<PutMessageResult>[] = [this.#enqueue(r)];
@@ -321,71 +395,109 @@ export class CommitLog {
     return h ? cachedSocketAddressBytes(h) : this.#defaultStoreHost;
   }
 
-  #appendSingle(msg: MessageExtBrokerInner, dispatch: DispatchFn): AppendOutcome | Promise<AppendOutcome> {
+  /**
+   * Checks and measures one message, then encodes it (synchronously when the last file has room). `storeTimestamp`:
+   * the list's one store time (putMessageList), else the time now.
+   */
+  #appendSingle(msg: MessageExtBrokerInner, dispatch: DispatchFn, storeTimestamp = 0): AppendOutcome | Promise<AppendOutcome> {
     const topicData = topicBytes(msg.topic);
-    const propLen = Buffer.byteLength(msg.propertiesString, 'utf8');
-    if (propLen > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
+    const props = msg.propertiesString;
+    const propLen = props === this.#lastProps ? this.#lastPropsLength : Buffer.byteLength(props, 'utf8');
     if (topicData.length > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
+    if (propLen > 32767) return { putMessageStatus: PutMessageStatus.PROPERTIES_SIZE_EXCEEDED, appendMessageResult: null };
     const bornHost = cachedSocketAddressBytes(msg.bornHost);
-    const storeHost = this.#storeHostBytes(msg.storeHost);
+    const storeHost = msg.storeHost ? cachedSocketAddressBytes(msg.storeHost) : this.#defaultStoreHost;
     let sysFlag = msg.sysFlag;
     sysFlag = bornHost.length === 20 ? sysFlag | MessageSysFlag.BORNHOST_V6_FLAG : sysFlag & ~MessageSysFlag.BORNHOST_V6_FLAG;
     sysFlag = storeHost.length === 20 ? sysFlag | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG : sysFlag & ~MessageSysFlag.STOREHOSTADDRESS_V6_FLAG;
-    const body = msg.body ?? Buffer.alloc(0);
+    const body = msg.body ?? EMPTY;
     const msgLen = calMsgLength(sysFlag, body.length, topicData.length, propLen);
     if (msgLen > this.config.maxMessageSize) {
       this.log.warn({ topic: msg.topic, msgLen }, 'message size exceeded');
       return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     }
-    this.#beginTimeInLock = this.now();
+    const begin = storeTimestamp > 0 ? storeTimestamp : this.now();
+    this.#beginTimeInLock = begin;
     const mf = this.#fileForSync(msgLen);
-    if (mf) return this.#writeSingle(mf, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, bornHost, storeHost);
+    if (mf) return this.#writeSingle(mf, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, bornHost, storeHost, begin);
     return this.#fileFor(msgLen).then(
-      (f) => this.#writeSingle(f, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, bornHost, storeHost),
+      (f) => this.#writeSingle(f, msg, dispatch, msgLen, sysFlag, body, topicData, propLen, bornHost, storeHost, this.now()),
       (e: unknown) => { this.#beginTimeInLock = 0; throw e; },
     );
   }
 
-  /** Encodes the record straight into the file's write segment, then dispatches it. */
+  /** The properties string of the last message encoded, its length in UTF-8 and its bytes (most puts repeat it). */
+  #lastProps = '';
+  #lastPropsLength = 0;
+  #lastPropsBytes: Buffer | null = EMPTY;
+  /** What dispatch reads of #lastProps (one scan per distinct string). */
+  #lastPropsScan: PropsInfo = propsInfo('');
+
+  #propsInfo(props: string): PropsInfo {
+    if (props !== this.#lastPropsScan.propertiesString) this.#lastPropsScan = propsInfo(props);
+    return this.#lastPropsScan;
+  }
+
+  /**
+   * Encodes the record straight into the file's write segment (Java's DefaultAppendMessageCallback layout), then
+   * dispatches it. Store timestamp: the time the append began, as Java's beginLockTimestamp.
+   */
   #writeSingle(mf: MappedFile, msg: MessageExtBrokerInner, dispatch: DispatchFn, msgLen: number, sysFlag: number,
-    body: Buffer, topicData: Buffer, propLen: number, bornHost: Buffer, storeHost: Buffer): AppendMessageResult {
+    body: Buffer, topicData: Buffer, propLen: number, bornHost: Buffer, storeHost: Buffer, storeTimestamp: number): AppendMessageResult {
     try {
-      const storeTimestamp = this.now();
       const wroteOffset = mf.fileFromOffset + mf.wrotePosition;
-      const key = topicQueueKey(msg.topic, msg.queueId);
+      const topic = msg.topic;
+      const queueId = msg.queueId;
+      const key = topicQueueKey(topic, queueId);
       const tranType = sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
       const isTx = tranType === MessageSysFlag.TRANSACTION_PREPARED_TYPE || tranType === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
       const queueOffset = isTx ? 0 : (this.topicQueueTable.get(key) ?? 0);
-      const { buf, offset } = mf.reserve(msgLen);
-      let p = offset;
-      buf.writeInt32BE(msgLen, p); p += 4;
-      buf.writeInt32BE(MESSAGE_MAGIC_CODE, p); p += 4;
-      buf.writeInt32BE(crc32(body), p); p += 4;
-      buf.writeInt32BE(msg.queueId, p); p += 4;
-      buf.writeInt32BE(msg.flag, p); p += 4;
-      writeI64(buf, queueOffset, p); p += 8;
-      writeI64(buf, wroteOffset, p); p += 8;
-      buf.writeInt32BE(sysFlag, p); p += 4;
-      writeI64(buf, msg.bornTimestamp, p); p += 8;
-      p += bornHost.copy(buf, p);
-      writeI64(buf, storeTimestamp, p); p += 8;
-      p += storeHost.copy(buf, p);
-      buf.writeInt32BE(msg.reconsumeTimes, p); p += 4;
-      writeI64(buf, msg.preparedTransactionOffset, p); p += 8;
-      buf.writeInt32BE(body.length, p); p += 4;
-      p += body.copy(buf, p);
-      buf.writeUInt8(topicData.length, p); p += 1;
-      p += topicData.copy(buf, p);
-      buf.writeInt16BE(propLen, p); p += 2;
-      if (propLen) buf.write(msg.propertiesString, p, propLen, 'utf8');
+      let p = mf.reserveOffset(msgLen);
+      const buf = mf.tail;
+      putI32(buf, p, msgLen);
+      putI32(buf, p + 4, MESSAGE_MAGIC_CODE);
+      putI32(buf, p + 8, crc32(body));
+      putI32(buf, p + 12, queueId);
+      putI32(buf, p + 16, msg.flag);
+      putI64(buf, p + 20, queueOffset);
+      putI64(buf, p + 28, wroteOffset);
+      putI32(buf, p + 36, sysFlag);
+      putI64(buf, p + 40, msg.bornTimestamp);
+      p += 48;
+      p = putBytes(buf, p, bornHost);
+      putI64(buf, p, storeTimestamp); p += 8;
+      p = putBytes(buf, p, storeHost);
+      putI32(buf, p, msg.reconsumeTimes);
+      putI64(buf, p + 4, msg.preparedTransactionOffset);
+      putI32(buf, p + 12, body.length);
+      p += 16;
+      buf.set(body, p); p += body.length;
+      buf[p++] = topicData.length;
+      p = putBytes(buf, p, topicData);
+      buf[p++] = propLen >>> 8;
+      buf[p++] = propLen;
+      const props = msg.propertiesString;
+      if (propLen) {
+        if (props === this.#lastProps && this.#lastPropsBytes !== null) putBytes(buf, p, this.#lastPropsBytes);
+        else {
+          buf.write(props, p, propLen, 'utf8');
+          // Kept for the next put of the same string (a copy: the segment buffer is reused).
+          this.#lastPropsBytes = props === this.#lastProps ? Buffer.from(buf.subarray(p, p + propLen)) : null;
+          this.#lastProps = props;
+          this.#lastPropsLength = propLen;
+        }
+      }
       mf.storeTimestamp = storeTimestamp;
+      this.#uncommittedBytes += msgLen;
       if (!isTx) this.topicQueueTable.set(key, queueOffset + 1);
-      dispatch(this.#dispatchRequest(msgLen, msg.topic, msg.queueId, wroteOffset, storeTimestamp, queueOffset, sysFlag,
-        msg.preparedTransactionOffset, msg.propertiesString));
-      return {
-        status: AppendMessageStatus.PUT_OK, wroteOffset, wroteBytes: msgLen, msgId: createMessageId(storeHost, wroteOffset),
-        storeTimestamp, logicsOffset: queueOffset, pagecacheRT: this.now() - this.#beginTimeInLock, msgNum: 1,
-      };
+      const info = this.#propsInfo(props);
+      dispatch({
+        msgSize: msgLen, success: true, topic, queueId, commitLogOffset: wroteOffset,
+        tagsCode: this.#tagsCodeOf(topic, info, storeTimestamp), storeTimestamp, consumeQueueOffset: queueOffset,
+        keys: info.keys, uniqKey: info.uniqKey, sysFlag, preparedTransactionOffset: msg.preparedTransactionOffset,
+        propertiesString: props,
+      });
+      return new StoredAppendResult(storeHost, wroteOffset, msgLen, storeTimestamp, queueOffset, this.now() - this.#beginTimeInLock);
     } finally {
       this.#beginTimeInLock = 0;
     }
@@ -472,6 +584,7 @@ export class CommitLog {
         queueOffset++;
       }
       mf.storeTimestamp = storeTimestamp;
+      this.#uncommittedBytes += total;
       this.topicQueueTable.set(key, queueOffset);
       for (const r of requests) dispatch(r);
       return {
@@ -516,7 +629,10 @@ export class CommitLog {
     const done = this.#appendChain.then(run).finally(() => { this.#queuedAppends--; });
     this.#appendChain = done.catch(() => undefined);
     return done.then(async (ok) => {
-      if (ok && data.length > 0) await this.#waitCommit(startOffset + data.length);
+      if (ok && data.length > 0) {
+        this.#uncommittedBytes += data.length;
+        await this.#waitCommit(startOffset + data.length);
+      }
       return ok;
     });
   }
@@ -536,23 +652,37 @@ export class CommitLog {
       const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
       next = { promise, resolve, reject };
       this.#nextCommit = next;
-      this.#scheduleCommit();
     }
+    this.#scheduleCommit();
     return next.promise;
   }
 
+  /**
+   * Starts the write at once when commitCommitLogLeastPages pages wait for it and none is under way (the appends that
+   * follow in the same task overlap with it), else at the end of the tick (setImmediate) so the tick's puts share it.
+   */
   #scheduleCommit(): void {
-    if (this.#commitScheduled || this.#commitRunning) return;
+    if (this.#commitRunning) return;
+    if (this.#uncommittedBytes >= this.#commitLeastBytes) {
+      void this.#runCommit();
+      return;
+    }
+    if (this.#commitScheduled) return;
     this.#commitScheduled = true;
-    setImmediate(() => void this.#runCommit());
+    setImmediate(this.#onCommitTimer);
   }
+
+  readonly #onCommitTimer = (): void => {
+    this.#commitScheduled = false;
+    if (!this.#commitRunning && this.#nextCommit) void this.#runCommit();
+  };
 
   /** Writes everything appended so far, then settles the puts that waited for it (all appended before the write began). */
   async #runCommit(): Promise<void> {
-    this.#commitScheduled = false;
     this.#commitRunning = true;
     const batch = this.#nextCommit;
     this.#nextCommit = null;
+    this.#uncommittedBytes = 0;
     try {
       await this.mappedFileQueue.commit();
       this.onCommitted?.();
@@ -615,6 +745,7 @@ export class CommitLog {
   async flush(): Promise<void> {
     const last = this.mappedFileQueue.getLastMappedFile();
     const ts = last ? last.storeTimestamp : 0;
+    this.#uncommittedBytes = 0;
     if (this.onCommitted) {
       // Written to the OS first, so replication (which ships only that) runs beside the fdatasync.
       await this.mappedFileQueue.commit();

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { MappedFileQueue } from './mapped-file-queue';
-import { readI64, writeI64 } from './stored-record';
+import { readI64, writeI32, writeI64 } from './stored-record';
 
 export const CQ_STORE_UNIT_SIZE = 20;
 /** Size field of the blank entries that fill the head of a queue starting at a later offset (Java's fillPreBlank). */
@@ -178,9 +178,10 @@ export class ConsumeQueue {
   }
 
   #write(mf: import('./mapped-file').MappedFile, offset: number, size: number, tagsCode: number): void {
-    const { buf, offset: at } = mf.reserve(CQ_STORE_UNIT_SIZE);
+    const at = mf.reserveOffset(CQ_STORE_UNIT_SIZE);
+    const buf = mf.tail;
     writeI64(buf, offset, at);
-    buf.writeInt32BE(size, at + 8);
+    writeI32(buf, size, at + 8);
     writeI64(buf, tagsCode, at + 12);
     this.maxPhysicOffset = offset + size;
   }

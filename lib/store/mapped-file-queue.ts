@@ -91,9 +91,13 @@ export class MappedFileQueue {
 
   /** Lowest offset not yet handed to the OS... as a whole: the committed position of the queue. */
   getCommittedWhere(): number {
-    for (const f of this.files) if (f.committedPosition < this.mappedFileSize) return f.fileFromOffset + f.committedPosition;
-    const last = this.getLastMappedFile();
-    return last ? last.fileEnd : 0;
+    // From the tail back: only the newest files can hold bytes not yet handed to the OS.
+    const files = this.files;
+    let i = files.length - 1;
+    if (i < 0) return 0;
+    while (i > 0 && files[i - 1].committedPosition < this.mappedFileSize) i--;
+    const f = files[i];
+    return f.committedPosition < this.mappedFileSize ? f.fileFromOffset + f.committedPosition : f.fileEnd;
   }
 
   getFlushedWhere(): number {

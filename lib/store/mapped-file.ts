@@ -22,6 +22,24 @@ interface Segment {
 
 export const OS_PAGE_SIZE = 4096;
 
+/**
+ * Write-segment buffers whose bytes are all on the OS, kept for the next segment of the same size (Java's
+ * TransientStorePool keeps its write buffers the same way): a fresh buffer costs a page fault per 4 KiB on its first
+ * fill. Bounded per size; a buffer goes back only once no write holds it, and reads copy out of segments, never view them.
+ */
+const segmentPool = new Map<number, Buffer[]>();
+const SEGMENT_POOL_BYTES = 16 * 1024 * 1024;
+
+function takeSegmentBuffer(size: number): Buffer {
+  return segmentPool.get(size)?.pop() ?? Buffer.allocUnsafe(size);
+}
+
+function returnSegmentBuffer(buf: Buffer): void {
+  let free = segmentPool.get(buf.length);
+  if (!free) segmentPool.set(buf.length, (free = []));
+  if ((free.length + 1) * buf.length <= SEGMENT_POOL_BYTES) free.push(buf);
+}
+
 export function offsetToFileName(offset: number): string {
   return String(offset).padStart(20, '0');
 }
@@ -41,6 +59,8 @@ export class MappedFile {
   #opening: Promise<fs.FileHandle> | null = null;
   #segments: Segment[] = [];
   #committing: Promise<void> = Promise.resolve();
+  /** Commits started and not yet settled: while zero, commit() hands the bytes to the OS at once (no microtask first). */
+  #commitsInFlight = 0;
   #destroyed = false;
 
   constructor(readonly fileName: string, readonly fileSize: number, private readonly segmentSize: number) {
@@ -86,16 +106,26 @@ export class MappedFile {
    * The caller checks that the bytes fit in the file.
    */
   reserve(len: number): { buf: Buffer; offset: number } {
+    const offset = this.reserveOffset(len);
+    return { buf: this.tail, offset };
+  }
+
+  /** The buffer of the last reserveOffset(). */
+  tail: Buffer = Buffer.alloc(0);
+
+  /** As reserve(), without the result object: the region starts at the returned offset of {@link tail}. */
+  reserveOffset(len: number): number {
     let seg = this.#segments[this.#segments.length - 1];
     if (!seg || seg.buf.length - seg.len < len) {
       const cap = Math.max(len, Math.min(this.segmentSize, this.fileSize - this.wrotePosition));
-      seg = { start: this.wrotePosition, buf: Buffer.allocUnsafe(cap), len: 0, committed: 0 };
+      seg = { start: this.wrotePosition, buf: cap === this.segmentSize ? takeSegmentBuffer(cap) : Buffer.allocUnsafe(cap), len: 0, committed: 0 };
       this.#segments.push(seg);
     }
     const offset = seg.len;
     seg.len += len;
     this.wrotePosition += len;
-    return { buf: seg.buf, offset };
+    this.tail = seg.buf;
+    return offset;
   }
 
   appendBuffer(data: Buffer): void {
@@ -108,10 +138,15 @@ export class MappedFile {
     return this.wrotePosition - this.committedPosition;
   }
 
-  /** Writes every pending segment with one positional writev. Concurrent calls are chained. */
+  /**
+   * Writes every pending segment with one positional writev. Concurrent calls are chained; when none is under way
+   * the write is issued before commit() returns, so appends made after it overlap with the write.
+   */
   commit(): Promise<void> {
-    const next = this.#committing.then(() => this.#doCommit());
-    this.#committing = next.catch(() => undefined);
+    const next = this.#commitsInFlight === 0 ? this.#doCommit() : this.#committing.then(() => this.#doCommit());
+    this.#commitsInFlight++;
+    const settled = next.then(() => { this.#commitsInFlight--; }, () => { this.#commitsInFlight--; });
+    this.#committing = settled;
     return next;
   }
 
@@ -127,7 +162,7 @@ export class MappedFile {
       bufs.push(s.buf.subarray(s.committed, s.len));
     }
     if (segs.length === 0) return;
-    const fh = await this.#handle();
+    const fh = this.#fh ?? await this.#handle();
     const first = segs[0].start + segs[0].committed;
     let pos = first;
     const end = segs[segs.length - 1].start + ends[ends.length - 1];
@@ -147,7 +182,10 @@ export class MappedFile {
     while (drop < all.length - 1 && all[drop].committed >= all[drop].len) drop++;
     const last = all[all.length - 1];
     if (drop === all.length - 1 && last.committed >= last.len && (last.len === last.buf.length || this.isFull())) drop++;
-    if (drop > 0) this.#segments = all.slice(drop);
+    if (drop > 0) {
+      for (let i = 0; i < drop; i++) if (all[i].buf.length === this.segmentSize) returnSegmentBuffer(all[i].buf);
+      this.#segments = all.slice(drop);
+    }
   }
 
   /** Commits, then fdatasyncs if anything is unsynced. */
@@ -203,10 +241,17 @@ export class MappedFile {
     return out;
   }
 
-  /** The bytes if they lie within one in-memory segment (a view, no copy), else null. */
+  /**
+   * A copy of the bytes if they lie within one in-memory segment, else null. A copy, not a view: segment buffers are
+   * reused once their bytes are on the OS, while a reader may still hold what it got (a pull response being sent).
+   */
   readFromMemory(pos: number, len: number): Buffer | null {
     for (const s of this.#segments) {
-      if (pos >= s.start && pos + len <= s.start + s.len) return s.buf.subarray(pos - s.start, pos - s.start + len);
+      if (pos >= s.start && pos + len <= s.start + s.len) {
+        const out = Buffer.allocUnsafe(len);
+        s.buf.copy(out, 0, pos - s.start, pos - s.start + len);
+        return out;
+      }
     }
     return null;
   }

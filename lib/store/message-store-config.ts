@@ -63,7 +63,9 @@ export interface MessageStoreConfig {
   /** ASYNC_FLUSH: dirty 4 KiB pages needed before a periodic flush. */
   flushCommitLogLeastPages: number;
   /**
-   * Java transient store pool only. No effect in this broker.
+   * ASYNC_FLUSH: once this many 4 KiB pages are appended and not yet handed to the OS, the commit log's write starts
+   * at once (the appends that follow overlap with it) instead of at the end of the tick. Java: the transient store
+   * pool's commit threshold.
    */
   commitCommitLogLeastPages: number;
   /** No effect in this broker. */

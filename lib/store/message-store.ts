@@ -512,8 +512,11 @@ export class DefaultMessageStore {
   putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult> {
     const bad = this.#checkStoreStatus();
     if (bad) return Promise.resolve({ putMessageStatus: bad, appendMessageResult: null });
-    if (Buffer.byteLength(msg.topic) > 127) return Promise.resolve({ putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null });
-    if (this.#logReplicator) return this.#logReplicator.replicate(this.#encodeForLog(msg));
+    // (the commit log refuses a topic over 127 bytes itself)
+    if (this.#logReplicator) {
+      if (Buffer.byteLength(msg.topic) > 127) return Promise.resolve({ putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null });
+      return this.#logReplicator.replicate(this.#encodeForLog(msg));
+    }
     const pending: Promise<void>[] = [];
     let end = -1;
     const put = this.commitLog.putMessage(msg, (r) => {
@@ -534,8 +537,9 @@ export class DefaultMessageStore {
     });
   }
 
-  /** Puts waiting for the end of the current task, to be appended together (putMessageCoalesced). */
-  #coalesced: { msg: MessageExtBrokerInner; resolve: (r: PutMessageResult) => void }[] | null = null;
+  /** Puts waiting for the end of the current task, to be appended together (putMessageCoalesced), and their callers. */
+  #coalesced: MessageExtBrokerInner[] | null = null;
+  #coalescedResolvers: ((r: PutMessageResult) => void)[] = [];
 
   /**
    * putMessage for many callers at once: the puts made during one task (the requests of one socket read) are
@@ -549,23 +553,26 @@ export class DefaultMessageStore {
     let list = this.#coalesced;
     if (list === null) {
       list = this.#coalesced = [];
+      this.#coalescedResolvers = [];
       queueMicrotask(this.#flushCoalesced);
     }
-    const l = list;
-    return new Promise<PutMessageResult>((resolve) => l.push({ msg, resolve }));
+    list.push(msg);
+    const resolvers = this.#coalescedResolvers;
+    return new Promise<PutMessageResult>((resolve) => { resolvers.push(resolve); });
   }
 
   readonly #flushCoalesced = (): void => {
     const list = this.#coalesced;
+    const resolvers = this.#coalescedResolvers;
     this.#coalesced = null;
     if (!list || list.length === 0) return;
     if (list.length === 1) {
-      void this.putMessage(list[0].msg).then(list[0].resolve, (e: unknown) => list[0].resolve(this.#putFailed(e)));
+      void this.putMessage(list[0]).then(resolvers[0], (e: unknown) => resolvers[0](this.#putFailed(e)));
       return;
     }
-    this.putMessageList(list.map((e) => e.msg)).then(
-      (results) => { for (let i = 0; i < list.length; i++) list[i].resolve(results[i]); },
-      (e: unknown) => { for (const x of list) x.resolve(this.#putFailed(e)); },
+    this.putMessageList(list).then(
+      (results) => { for (let i = 0; i < resolvers.length; i++) resolvers[i](results[i]); },
+      (e: unknown) => { for (const r of resolvers) r(this.#putFailed(e)); },
     );
   };
 

@@ -45,11 +45,19 @@ export interface HostAddress {
 
 const TWO32 = 4294967296;
 
-/** Writes a JS number (safe integer range) as a big-endian i64. */
+/** Writes a JS number (safe integer range) as a big-endian i64 (byte stores: this runs per stored message). */
 export function writeI64(buf: Buffer, value: number, offset: number): void {
   const hi = Math.floor(value / TWO32);
-  buf.writeInt32BE(hi | 0, offset);
-  buf.writeUInt32BE(value - hi * TWO32, offset + 4);
+  writeI32(buf, hi, offset);
+  writeI32(buf, value - hi * TWO32, offset + 4);
+}
+
+/** Writes the low 32 bits of `value` big-endian, by byte stores (no range check: the caller's value fits). */
+export function writeI32(buf: Buffer, value: number, offset: number): void {
+  buf[offset] = value >>> 24;
+  buf[offset + 1] = value >>> 16;
+  buf[offset + 2] = value >>> 8;
+  buf[offset + 3] = value;
 }
 
 /** Reads a big-endian i64 as a JS number (exact within the safe integer range). */

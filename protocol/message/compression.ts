@@ -48,15 +48,45 @@ function crcTable(): Int32Array {
 }
 
 type Crc32Fn = (data: Uint8Array, value?: number) => number;
-const nativeCrc32: Crc32Fn | undefined = (zlib as unknown as { crc32?: Crc32Fn }).crc32;
+const zlibCrc32: Crc32Fn | undefined = (zlib as unknown as { crc32?: Crc32Fn }).crc32;
+/** The native CRC-32 in use, chosen on first use (undefined: not chosen yet; null: none, the table is used). */
+let nativeCrc32: Crc32Fn | null | undefined;
 
-/** Standard CRC-32 (unsigned). Uses `zlib.crc32` where Node has it (20.15+), a table otherwise. */
-export function crc32(data: Uint8Array, start = 0, end = data.length): number {
-  if (nativeCrc32) return nativeCrc32(start === 0 && end === data.length ? data : data.subarray(start, end));
+/**
+ * `@node-rs/crc32` (an optional package: SIMD CRC-32, about three times zlib's speed on a 1 KiB body, which the store
+ * computes per message) when it loads and gives the check value, else `zlib.crc32` (Node 20.15+), else null.
+ */
+function chooseCrc32(): Crc32Fn | null {
+  try {
+    // A runtime require on purpose: the package is optional.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const m = require('@node-rs/crc32') as { crc32?: Crc32Fn };
+    if (typeof m.crc32 === 'function' && m.crc32(Buffer.from('123456789')) === 0xcbf43926) return m.crc32;
+  } catch {
+    // not installed, or no build for this platform
+  }
+  return zlibCrc32 ?? null;
+}
+
+/** Standard CRC-32 (unsigned) by table, the fallback of {@link crc32}. */
+export function crc32Table(data: Uint8Array, start = 0, end = data.length): number {
   const t = crcTable();
   let c = -1;
   for (let i = start; i < end; i++) c = t[(c ^ data[i]) & 0xff] ^ (c >>> 8);
   return (c ^ -1) >>> 0;
+}
+
+/** Standard CRC-32 (unsigned): `@node-rs/crc32` when installed, `zlib.crc32` where Node has it, a table otherwise. */
+export function crc32(data: Uint8Array, start = 0, end = data.length): number {
+  const native = nativeCrc32 === undefined ? (nativeCrc32 = chooseCrc32()) : nativeCrc32;
+  if (native) return native(start === 0 && end === data.length ? data : data.subarray(start, end)) >>> 0;
+  return crc32Table(data, start, end);
+}
+
+/** Which CRC-32 {@link crc32} uses (for diagnostics and tests). */
+export function crc32Implementation(): '@node-rs/crc32' | 'zlib' | 'table' {
+  const native = nativeCrc32 === undefined ? (nativeCrc32 = chooseCrc32()) : nativeCrc32;
+  return native === null ? 'table' : native === zlibCrc32 ? 'zlib' : '@node-rs/crc32';
 }
 
 /** Java's `UtilAll.crc32`: CRC-32 masked with 0x7FFFFFFF (the stored BODYCRC). */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { readI64 } from '../../../lib/store/stored-record';
 import { stringToProperties, type MessageProperties } from '../../../protocol/message/properties';
 import type { MessageExtBrokerInner } from '../../../lib/store/commit-log';
+import { DefaultMessageStore } from '../../../lib/store/message-store';
 
 export async function tempDir(prefix = 'rmq-store-'): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), prefix));
@@ -76,3 +77,27 @@ export const SMALL = {
   maxHashSlotNum: 1000,
   maxIndexNum: 4000,
 } as const;
+
+/**
+ * Mocha hooks for tests on a store in a fresh temp dir: `open(extra)` starts one (SMALL sizes, `extra` on top) and
+ * remembers the last one opened, which is shut down after each test before the dir is removed.
+ */
+export function storePerTest(): { open(extra?: Record<string, unknown>): Promise<DefaultMessageStore> } {
+  let dir = '';
+  let store: DefaultMessageStore | null = null;
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await store?.shutdown();
+    store = null;
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  return {
+    async open(extra = {}) {
+      store = new DefaultMessageStore({ ...SMALL, storePathRootDir: dir, ...extra });
+      await store.start();
+      return store;
+    },
+  };
+}
