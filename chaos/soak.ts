@@ -2,7 +2,7 @@
  * `npm run soak -- --minutes 60 [--rate 200] [--producers 2] [--consumers 2]`: a steady produce + consume load on
  * the bundled name server and broker, run in this process so that their heap and event-loop lag can be read; the
  * producers and consumers are worker processes (chaos/producer-child.ts, chaos/consumer-child.ts). Every minute: RSS,
- * heap used, event-loop delay (p50/p99/max) and throughput. At the end: producers stop, the group must consume every
+ * heap used and total, external memory (Buffers), event-loop delay (p50/p99/max) and throughput. At the end: producers stop, the group must consume every
  * acknowledged message (lost must be 0), and the RSS after warm-up (the second minute) is compared with the last.
  */
 import * as path from 'node:path';
@@ -57,14 +57,14 @@ async function main(): Promise<number> {
     let lastA = 0;
     let lastR = 0;
     const mb = (b: number): string => (b / 1048576).toFixed(1);
-    process.stdout.write('   min  rss_MiB  heap_MiB  lag_p50_ms  lag_p99_ms  lag_max_ms  produced/s  consumed/s  acked  consumed\n');
+    process.stdout.write('   min  rss_MiB  heap_MiB  heapTotal_MiB  external_MiB  lag_p50_ms  lag_p99_ms  lag_max_ms  produced/s  consumed/s  acked  consumed\n');
     for (let minute = 1; Date.now() < end; minute++) {
       await new Promise((r) => setTimeout(r, Math.min(intervalMs, Math.max(0, end - Date.now()))));
       const m = process.memoryUsage();
       rss.push(m.rss);
       const a = acked();
       const r = received();
-      process.stdout.write(`${((minute * intervalMs) / 60_000).toFixed(2).padStart(6)}  ${mb(m.rss).padStart(7)}  ${mb(m.heapUsed).padStart(8)}  `
+      process.stdout.write(`${((minute * intervalMs) / 60_000).toFixed(2).padStart(6)}  ${mb(m.rss).padStart(7)}  ${mb(m.heapUsed).padStart(8)}  ${mb(m.heapTotal).padStart(13)}  ${mb(m.external).padStart(12)}  `
         + `${(lag.percentile(50) / 1e6).toFixed(1).padStart(10)}  ${(lag.percentile(99) / 1e6).toFixed(1).padStart(10)}  ${(lag.max / 1e6).toFixed(1).padStart(10)}  `
         + `${String(Math.round(((a - lastA) * 1000) / intervalMs)).padStart(10)}  ${String(Math.round(((r - lastR) * 1000) / intervalMs)).padStart(10)}  ${a}  ${r}\n`);
       lag.reset();
