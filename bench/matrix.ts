@@ -25,14 +25,16 @@
  * why. No assertions.
  */
 import './quiet-logs';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DefaultMQProducer } from '../lib/index';
 import {
   type JavaBroker, type JavaNamesrv, javaSkipReason, runHarness, startJavaBroker, startJavaNamesrv,
 } from '../test/helpers/javaref';
 import type { BenchResult } from './bench-util';
-import { runStoreBench } from './store';
+import type { StoreBenchRow } from './store';
 import { type Latency, drainAliOns, drainOurs, latencyRun, preload } from './consumer';
 import {
   type BenchClient, type BrokerProcess, type Scenario, SCENARIOS, aliOnsClient, createTopic, ourClient, readCpuMicros, readRss, runScenario, startBrokerProcess,
@@ -412,6 +414,16 @@ export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'serv
   return lines.join('\n');
 }
 
+/** bench/store.ts in a child process; its rows. */
+async function storeBenchInChild(): Promise<StoreBenchRow[]> {
+  const child = spawn(process.execPath, [path.join(__dirname, 'store.js'), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/store.js exited with ${code}`);
+  return JSON.parse(out.trim().split('\n').pop() ?? '[]') as StoreBenchRow[];
+}
+
 /** The performance targets (docs/performance.md) against one run: one line each, `holds` or `misses` with the figures. */
 export function checkTargets(results: Results, extras: MatrixExtras): string[] {
   const out: string[] = [];
@@ -485,9 +497,10 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
     await runAll(servers, o, results, extras, out);
     for (const s of servers.values()) await s.stop();
     servers.clear();
-    // the store's append against a raw write of the same bytes, on a machine without the servers (bench/store.ts)
+    // the store's append against a raw write of the same bytes, on a machine without the servers, in a process of
+    // its own (this one's heap and leftover client timers would weigh on it): bench/store.ts
     if (o.scenarios.length === 0 || o.scenarios.includes('store')) {
-      const rows = await runStoreBench();
+      const rows = await storeBenchInChild();
       const raws = rows.filter((r) => r.scenario.startsWith('plain'));
       const raw = raws.reduce((a, r) => a + r.mbPerSec, 0) / Math.max(1, raws.length);
       for (const r of rows.filter((x) => x.scenario.startsWith('store append ASYNC'))) extras.store.push({ scenario: r.scenario, share: r.mbPerSec / raw });

@@ -2,7 +2,7 @@
  * Store benchmark: appends of 1 KiB messages under ASYNC_FLUSH and SYNC_FLUSH next to a plain sequential write
  * of the same bytes to the same disk, and read throughput of one queue (right after writing, and after reopening
  * the store, when nothing is left in the store's own write segments; the OS page cache may still hold the data).
- * Run: `node dist/bench/store.js`.
+ * Run: `node dist/bench/store.js [--json]`.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -156,7 +156,9 @@ export function printStoreBench(rows: StoreBenchRow[]): void {
 }
 
 if (require.main === module) {
-  runStoreBench().then(printStoreBench).catch((e) => {
+  // --json: the rows as one JSON array (bench/matrix.ts runs this file in a process of its own)
+  const print = process.argv.includes('--json') ? (rows: StoreBenchRow[]) => process.stdout.write(`${JSON.stringify(rows)}\n`) : printStoreBench;
+  runStoreBench().then(print).catch((e) => {
     console.error(e);
     process.exitCode = 1;
   });
