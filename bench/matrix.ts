@@ -259,9 +259,11 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
           }
           if (o.clients.includes('java')) {
             for (const server of turnOrder([...servers.keys()], round)) {
-              // a turn's worth of messages at the rate ours reached (the Java client counts messages, not time)
+              // The Java client counts messages, not time: as many as ours sends in the whole scenario (durationMillis at
+              // the rate ours reached). A JVM per turn runs its JIT warm-up inside the figure, and a short turn leaves
+              // the rate to the noise of a few seconds: the longer turn keeps both small.
               const guide = median(turns.get(server)?.get(s.name)?.get('ours') ?? turns.get(server)?.get(s.name)?.get('ali-ons') ?? [10_000]);
-              const count = Math.min(500_000, Math.max(5_000, Math.round((guide * turnMillis) / 1000)));
+              const count = Math.min(500_000, Math.max(10_000, Math.round((guide * o.durationMillis) / 1000)));
               addTurn(turns, server, s.name, 'java', await javaProduce(servers.get(server)!.namesrvAddr, topics.get(server)!, s, count, o.size));
             }
           }
