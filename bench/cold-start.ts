@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { freePort } from '../lib/cluster';
 import { RemotingCommand } from '../protocol/remoting-command';
 import { RequestCode } from '../protocol/code/request-code';
 import { ResponseCode } from '../protocol/code/response-code';
@@ -27,16 +28,6 @@ export interface ColdStartRun {
 
 const POLL_MILLIS = 5;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Sends `request` to 127.0.0.1:port every POLL_MILLIS ms (reconnecting while refused) until `accept(response)`;

@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DefaultMQAdminExt, DefaultMQProducer, createMessage, type Message } from '../lib/index';
+import { freePort } from '../lib/cluster';
 import type { BenchResult } from './bench-util';
 
 // ali-ons ships no types.
@@ -131,18 +132,6 @@ export async function runScenario(send: SendFn, s: Scenario, o: Pick<ProducerBen
   await Promise.all(loops);
   const sorted = lat.slice(0, n).sort();
   return { msgPerSec: (count * 1000) / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: n ? sorted[n - 1] : Number.NaN, errors, brokerCpuMicrosPerMsg: cpu / count };
-}
-
-/** Binds 127.0.0.1:0 to learn a free port. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** A free port p with p + 1 also free (the broker announces listenPort + 1 as its HA address). */

@@ -212,10 +212,11 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
   };
 }
 
-/** A port free on 127.0.0.1 now (DLedger peers must know each other's ports before they start). */
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now (DLedger peers must know each other's ports before they start; benches and tests too). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
+    srv.unref();
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as net.AddressInfo;

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../lib/cluster';
 
 export type JavaVersion = '4.9.8' | '5.3.3';
 
@@ -36,17 +37,7 @@ export function javaSkipReason(version: JavaVersion = '4.9.8'): string | null {
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 async function portFree(port: number): Promise<boolean> {
   if (port <= 1024 || port >= 65535) return false;
