@@ -224,7 +224,7 @@ export class MQClientAPI implements RequestInvoker {
   }
 
   async invokeOneway(addr: string, request: RemotingCommand, timeoutMillis: number): Promise<void> {
-    request.markOneway();
+    // the oneway flag is given to the encoder by the connection (Connection.oneway), not written into the command
     await this.remotingClient.invokeOneway(addr, request, timeoutMillis, this.#invokeOptions);
   }
 
