@@ -281,6 +281,7 @@ export const REMOTING_KEYS: Readonly<Record<string, keyof RemotingServerOptions>
   serverChannelMaxInflightBytes: 'serverChannelMaxInflightBytes',
   serverMaxInflightBytes: 'serverMaxInflightBytes',
   serverChannelMaxWriteBacklogBytes: 'serverChannelMaxWriteBacklogBytes',
+  serverRequestsPerTurn: 'serverRequestsPerTurn',
 };
 
 /** Java NettyServerConfig / NettyClientConfig keys we accept and ignore (thread pools, socket buffers). */

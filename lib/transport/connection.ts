@@ -114,7 +114,16 @@ export interface ConnectionOptions {
   writeBufferLowWaterMark?: number;
   /** Close the connection when the write backlog passes this many bytes; 0 disables. */
   maxWriteBacklogBytes?: number;
+  /**
+   * Requests handed to `onRequest` per event-loop turn; the rest of a read wait for the next turn (setImmediate), in
+   * order. The answers of the first ones are then written while the later ones are processed, so a peer with many
+   * requests in flight gets them in several groups, not all in one write after the whole read. 0: no limit.
+   */
+  requestsPerTurn?: number;
 }
+
+/** Deferred requests past which a connection stops reading until they are processed. */
+const DEFERRED_PAUSE_THRESHOLD = 4096;
 
 let connectionIds = 0;
 
@@ -157,6 +166,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   #timerDeadline = Infinity;
   #active = true;
   readonly #now: () => number;
+  readonly #requestsPerTurn: number;
+  /** Requests this turn may still hand over before the rest are deferred. */
+  #turnBudget = 0;
+  /** Requests waiting for a later turn, oldest first (from #deferredHead). */
+  #deferred: RemotingCommand[] = [];
+  #deferredHead = 0;
+  #deferredImmediate: NodeJS.Immediate | null = null;
+  #deferPaused = false;
 
   constructor(socket: Socket, options: ConnectionOptions) {
     super();
@@ -168,6 +185,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#highWater = options.writeBufferHighWaterMark ?? 0;
     this.#lowWater = Math.min(options.writeBufferLowWaterMark ?? this.#highWater / 2, this.#highWater);
     this.#maxBacklog = options.maxWriteBacklogBytes ?? 0;
+    this.#requestsPerTurn = options.requestsPerTurn ?? 0;
     this.remoteAddress = formatAddress(socket.remoteAddress, socket.remotePort);
     this.localAddress = formatAddress(socket.localAddress, socket.localPort);
     this.#logger = options.logger.child({ remoteAddr: this.remoteAddress, channelId: this.id });
@@ -369,7 +387,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       this.emit('backpressure', this, true);
     } else if (this.#readPaused && backlog <= this.#lowWater) {
       this.#readPaused = false;
-      this.#socket.resume();
+      if (!this.#deferPaused) this.#socket.resume();
       this.#logger.info({ backlog }, 'write backlog drained, reading resumed');
       this.emit('backpressure', this, false);
     }
@@ -377,6 +395,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
 
   #onData(chunk: Buffer): void {
     if (!this.#active) return;
+    this.#turnBudget = this.#requestsPerTurn;
     try {
       this.#decoder.push(chunk);
     } catch (err) {
@@ -406,8 +425,53 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       }
       return;
     }
+    if (this.#requestsPerTurn > 0) {
+      if (this.#deferredHead < this.#deferred.length || this.#turnBudget <= 0) {
+        this.#defer(command);
+        return;
+      }
+      this.#turnBudget--;
+    }
     this.#onRequest(this, command);
   }
+
+  /** Queues a request for a later turn (requestsPerTurn); stops reading while too many wait. */
+  #defer(command: RemotingCommand): void {
+    this.#deferred.push(command);
+    if (!this.#deferredImmediate) {
+      live.timers++;
+      this.#deferredImmediate = setImmediate(this.#runDeferred);
+    }
+    if (!this.#deferPaused && this.#deferred.length - this.#deferredHead > DEFERRED_PAUSE_THRESHOLD) {
+      this.#deferPaused = true;
+      this.#socket.pause();
+    }
+  }
+
+  /** Hands over the next requestsPerTurn deferred requests; schedules itself again while more wait. */
+  readonly #runDeferred = (): void => {
+    live.timers--;
+    this.#deferredImmediate = null;
+    const queue = this.#deferred;
+    const end = Math.min(queue.length, this.#deferredHead + this.#requestsPerTurn);
+    while (this.#active && this.#deferredHead < end) {
+      const command = queue[this.#deferredHead];
+      queue[this.#deferredHead++] = undefined as unknown as RemotingCommand;
+      this.#onRequest(this, command);
+    }
+    if (!this.#active) return;
+    if (this.#deferredHead < queue.length) {
+      live.timers++;
+      this.#deferredImmediate = setImmediate(this.#runDeferred);
+      return;
+    }
+    this.#deferred = [];
+    this.#deferredHead = 0;
+    if (this.#deferPaused) {
+      this.#deferPaused = false;
+      if (!this.#readPaused) this.#socket.resume();
+    }
+  };
 
   #armTimer(deadline: number): void {
     if (this.#timer && deadline >= this.#timerDeadline) return;
@@ -458,6 +522,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       this.#flushImmediate = null;
     }
     this.#clearTimer();
+    if (this.#deferredImmediate) {
+      clearImmediate(this.#deferredImmediate);
+      live.timers--;
+      this.#deferredImmediate = null;
+    }
+    // Requests not handed over yet are dropped with the connection, as unread bytes would be.
+    this.#deferred = [];
+    this.#deferredHead = 0;
     const closedError = () =>
       new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> closed before the response arrived`, {
         cause,

@@ -58,6 +58,12 @@ export interface RemotingServerOptions {
   serverChannelMaxWriteBacklogBytes: number;
   /** Frames above this length are a protocol error and close the channel. */
   maxFrameLength: number;
+  /**
+   * Requests of one channel processed per event-loop turn; the rest of a read wait for the next turn, in order, so
+   * the first answers go out while later requests are processed (a client with many in flight is answered in
+   * groups, and it and the server work at the same time). 0: every request of a read at once.
+   */
+  serverRequestsPerTurn: number;
   /** TLS settings (Java's tls.* keys); the default is Java's: permissive, test mode (self-signed certificate). */
   tls: Partial<TlsSystemConfig>;
   logger?: Logger;
@@ -74,6 +80,7 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
   writeBufferLowWaterMark: 1024 * 1024,
   serverChannelMaxWriteBacklogBytes: 64 * 1024 * 1024,
   maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
+  serverRequestsPerTurn: 8,
   tls: Object.freeze({}),
 });
 
@@ -287,6 +294,7 @@ export class RemotingServer extends TypedEmitter<RemotingChannelEvents> {
       writeBufferHighWaterMark: this.options.writeBufferHighWaterMark,
       writeBufferLowWaterMark: this.options.writeBufferLowWaterMark,
       maxWriteBacklogBytes: this.options.serverChannelMaxWriteBacklogBytes,
+      requestsPerTurn: this.options.serverRequestsPerTurn,
     });
     if (!conn.isActive) return;
     this.#channels.add(conn);

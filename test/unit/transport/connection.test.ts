@@ -6,11 +6,11 @@ import { Connection, formatAddress, nextOpaque, transportResources } from '../..
 import { memoryLogger, expectNoLeaks, tcpHandles, waitFor } from './helpers';
 
 /** A connected pair of Connections over loopback. */
-async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void = () => undefined, clientNow?: () => number) {
+async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void = () => undefined, clientNow?: () => number, requestsPerTurn = 0) {
   const { logger } = memoryLogger();
   let serverConn!: Connection;
   const server = net.createServer((s) => {
-    serverConn = new Connection(s, { logger, onRequest: onServerRequest });
+    serverConn = new Connection(s, { logger, onRequest: onServerRequest, requestsPerTurn });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as net.AddressInfo).port;
@@ -125,5 +125,75 @@ describe('lib/transport Connection', () => {
     } finally {
       await p.close();
     }
+  });
+
+  describe('requestsPerTurn', () => {
+    /** Sends `n` requests in one socket write (one read on the server, as a client with many in flight does). */
+    async function sendInOneWrite(p: Awaited<ReturnType<typeof pair>>, n: number): Promise<RemotingCommand[]> {
+      p.socket.cork();
+      const answers = Array.from({ length: n }, (_, i) => p.client.request(RemotingCommand.createRequest(100 + i), 3000));
+      // the connection flushes its queue on the next turn, into the corked socket: one write
+      await new Promise<void>((r) => setImmediate(r));
+      p.socket.uncork();
+      return Promise.all(answers);
+    }
+
+    it('hands over at most requestsPerTurn requests of one read per turn, in order, and answers the first group first', async () => {
+      let turn = 0;
+      let ticking = true;
+      const tick = (): void => {
+        turn++;
+        if (ticking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const seen: Array<{ code: number; turn: number }> = [];
+      const p = await pair((c, r) => {
+        seen.push({ code: r.code, turn });
+        c.send(RemotingCommand.createResponse(r, 0));
+      }, undefined, 3);
+      try {
+        const before = p.serverConn.framesReceived;
+        const answers = await sendInOneWrite(p, 8);
+        expect(answers.map((a) => a.code)).to.deep.equal(new Array(8).fill(0));
+        expect(p.serverConn.framesReceived - before).to.equal(8);
+        expect(seen.map((s) => s.code)).to.deep.equal([100, 101, 102, 103, 104, 105, 106, 107]);
+        // groups of 3, 3 and 2, each in a later turn than the one before
+        const turns = seen.map((s) => s.turn);
+        expect(turns[0]).to.equal(turns[1]).and.equal(turns[2]);
+        expect(turns[3]).to.be.greaterThan(turns[2]);
+        expect(turns[3]).to.equal(turns[4]).and.equal(turns[5]);
+        expect(turns[6]).to.be.greaterThan(turns[5]);
+        expect(turns[6]).to.equal(turns[7]);
+      } finally {
+        ticking = false;
+        await p.close();
+      }
+    });
+
+    it('keeps requests that arrive while others wait behind them, and drops the waiting ones when the connection closes', async () => {
+      const seen: number[] = [];
+      let closeAfter = -1;
+      const p = await pair((c, r) => {
+        seen.push(r.code);
+        if (seen.length === closeAfter) c.close();
+        else c.send(RemotingCommand.createResponse(r, 0));
+      }, undefined, 2);
+      try {
+        // two reads: the second arrives while part of the first still waits; the order holds across both
+        const first = sendInOneWrite(p, 5);
+        const second = p.client.request(RemotingCommand.createRequest(200), 3000);
+        await Promise.all([first, second]);
+        expect(seen).to.deep.equal([100, 101, 102, 103, 104, 200]);
+        seen.length = 0;
+        closeAfter = 3;
+        const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => p.client.request(RemotingCommand.createRequest(300 + i), 3000)));
+        // closed by the third while three waited: those are never handed over, and the deferred turn is cleared
+        // (expectNoLeaks); the first two were answered in their turn
+        expect(seen).to.deep.equal([300, 301, 302]);
+        expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected', 'rejected']);
+      } finally {
+        await p.close();
+      }
+    });
   });
 });
