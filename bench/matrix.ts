@@ -11,7 +11,7 @@
  *
  *   npm run bench -- matrix
  *   node dist/bench/matrix.js [--servers java,ours] [--clients ours,ali-ons,java] [--duration MS] [--rounds N]
- *     [--warmup MS] [--drain-count N] [--size BYTES] [--latency-seconds S] [--latency-rate MSG_PER_SEC]
+ *     [--warmup MS] [--broker-warmup MS] [--drain-count N] [--size BYTES] [--latency-seconds S] [--latency-rate MSG_PER_SEC]
  *     [--scenario 'sync x1'|'sync x16'|'async x256'|'drain'|'latency'|'store' ...]
  *     [--pull-trace]   (what our first measured drain's pulls saw: answers, request->answer times, socket reads)
  *
@@ -50,6 +50,11 @@ export interface MatrixBenchOptions {
   durationMillis: number;
   /** Warm-up before each turn. */
   warmupMillis: number;
+  /**
+   * Before anything is measured, each broker serves our client (or the first in-process client) for this long at
+   * async x256 and then sync x16: a JVM broker reaches its compiled speed only after some seconds of load.
+   */
+  brokerWarmupMillis: number;
   rounds: number;
   /** Print the pull trace of our first measured drain per server (bench/consumer.ts PullTrace). */
   pullTrace?: boolean;
@@ -69,6 +74,7 @@ export const DEFAULT_MATRIX_BENCH_OPTIONS: Readonly<MatrixBenchOptions> = Object
   clients: Object.freeze(['ours', 'ali-ons', 'java'] as const),
   durationMillis: 6000,
   warmupMillis: 500,
+  brokerWarmupMillis: 5000,
   rounds: 3,
   drainCount: 100_000,
   size: 1024,
@@ -246,7 +252,14 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
           cells.push({ server: name, client: c === 'ours' ? await ourClient(srv.namesrvAddr, topic, body) : await aliOnsClient(srv.namesrvAddr, topic, body) });
         }
       }
-      // warm each broker (JIT, first commit-log pages) and each client before anything is measured
+      // Warm each broker (its JIT, the first commit-log pages) under load, then each client, before anything is measured.
+      const heavy = SEND_SCENARIOS.filter((x) => x.name === 'async x256' || x.name === 'sync x16');
+      for (const server of servers.keys()) {
+        const warmer = cells.find((c) => c.server === server)?.client;
+        for (const x of warmer && o.brokerWarmupMillis > 0 ? heavy : []) {
+          await runScenario(warmer!.sender(x)!, x, { warmupMillis: 0, durationMillis: o.brokerWarmupMillis / heavy.length }, () => Number.NaN);
+        }
+      }
       for (const { client } of cells) await runScenario(client.sender(SCENARIOS[0])!, SCENARIOS[0], { ...o, durationMillis: 0 }, () => Number.NaN);
       for (const s of sends) {
         const turnMillis = o.durationMillis / o.rounds;
@@ -258,12 +271,14 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
             addTurn(cpuTurns, server, s.name, client.name, m.brokerCpuMicrosPerMsg, true);
           }
           if (o.clients.includes('java')) {
+            // The Java client counts messages, not time: as many as ours sends in the whole scenario (durationMillis at
+            // the fastest rate ours reached on any broker), the same count on every broker. A JVM per turn runs its JIT
+            // warm-up inside the figure, and a short turn leaves the rate to the noise of a few seconds: the longer turn
+            // keeps both small, and the one count keeps the brokers' cells alike.
+            const guides = [...servers.keys()].map((server) =>
+              median(turns.get(server)?.get(s.name)?.get('ours') ?? turns.get(server)?.get(s.name)?.get('ali-ons') ?? [10_000]));
+            const count = Math.min(500_000, Math.max(10_000, Math.round((Math.max(...guides) * o.durationMillis) / 1000)));
             for (const server of turnOrder([...servers.keys()], round)) {
-              // The Java client counts messages, not time: as many as ours sends in the whole scenario (durationMillis at
-              // the rate ours reached). A JVM per turn runs its JIT warm-up inside the figure, and a short turn leaves
-              // the rate to the noise of a few seconds: the longer turn keeps both small.
-              const guide = median(turns.get(server)?.get(s.name)?.get('ours') ?? turns.get(server)?.get(s.name)?.get('ali-ons') ?? [10_000]);
-              const count = Math.min(500_000, Math.max(10_000, Math.round((guide * o.durationMillis) / 1000)));
               addTurn(turns, server, s.name, 'java', await javaProduce(servers.get(server)!.namesrvAddr, topics.get(server)!, s, count, o.size));
             }
           }
@@ -466,6 +481,7 @@ function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
     else if (a === '--clients') o.clients = list<ClientName>(argv[++i]);
     else if (a === '--duration') o.durationMillis = Number(argv[++i]);
     else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
+    else if (a === '--broker-warmup') o.brokerWarmupMillis = Number(argv[++i]);
     else if (a === '--rounds') o.rounds = Math.max(1, Number(argv[++i]));
     else if (a === '--pull-trace') o.pullTrace = true;
     else if (a === '--drain-count') o.drainCount = Number(argv[++i]);
