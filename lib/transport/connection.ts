@@ -115,9 +115,10 @@ export interface ConnectionOptions {
   /** Close the connection when the write backlog passes this many bytes; 0 disables. */
   maxWriteBacklogBytes?: number;
   /**
-   * Requests handed to `onRequest` per event-loop turn; the rest of a read wait for the next turn (setImmediate), in
-   * order. The answers of the first ones are then written while the later ones are processed, so a peer with many
-   * requests in flight gets them in several groups, not all in one write after the whole read. 0: no limit.
+   * Requests of a read handed to `onRequest` in its turn; the rest wait for the next turns (setImmediate), in order,
+   * each later turn taking requestsPerTurn or half of what waits, whichever is more. The answers of the first ones
+   * are then written while the later ones are processed, so a peer with many requests in flight gets them in several
+   * groups, not all in one write after the whole read. 0: no limit.
    */
   requestsPerTurn?: number;
 }
@@ -448,12 +449,15 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     }
   }
 
-  /** Hands over the next requestsPerTurn deferred requests; schedules itself again while more wait. */
+  /** Hands over the next deferred requests (see below how many); schedules itself again while more wait. */
   readonly #runDeferred = (): void => {
     live.timers--;
     this.#deferredImmediate = null;
     const queue = this.#deferred;
-    const end = Math.min(queue.length, this.#deferredHead + this.#requestsPerTurn);
+    // requestsPerTurn, or half of what waits when more wait: a long read (a client with hundreds in flight) takes a
+    // few turns, not one per requestsPerTurn, since every turn costs its own write to the OS and to the socket
+    const waiting = queue.length - this.#deferredHead;
+    const end = this.#deferredHead + Math.min(waiting, Math.max(this.#requestsPerTurn, Math.ceil(waiting / 2)));
     while (this.#active && this.#deferredHead < end) {
       const command = queue[this.#deferredHead];
       queue[this.#deferredHead++] = undefined as unknown as RemotingCommand;

@@ -138,7 +138,7 @@ describe('lib/transport Connection', () => {
       return Promise.all(answers);
     }
 
-    it('hands over at most requestsPerTurn requests of one read per turn, in order, and answers the first group first', async () => {
+    it('hands over requestsPerTurn requests of a read in its turn, then the larger of that and half of what waits per turn, in order', async () => {
       let turn = 0;
       let ticking = true;
       const tick = (): void => {
@@ -150,20 +150,20 @@ describe('lib/transport Connection', () => {
       const p = await pair((c, r) => {
         seen.push({ code: r.code, turn });
         c.send(RemotingCommand.createResponse(r, 0));
-      }, undefined, 3);
+      }, undefined, 2);
       try {
-        const before = p.serverConn.framesReceived;
-        const answers = await sendInOneWrite(p, 8);
-        expect(answers.map((a) => a.code)).to.deep.equal(new Array(8).fill(0));
-        expect(p.serverConn.framesReceived - before).to.equal(8);
-        expect(seen.map((s) => s.code)).to.deep.equal([100, 101, 102, 103, 104, 105, 106, 107]);
-        // groups of 3, 3 and 2, each in a later turn than the one before
-        const turns = seen.map((s) => s.turn);
-        expect(turns[0]).to.equal(turns[1]).and.equal(turns[2]);
-        expect(turns[3]).to.be.greaterThan(turns[2]);
-        expect(turns[3]).to.equal(turns[4]).and.equal(turns[5]);
-        expect(turns[6]).to.be.greaterThan(turns[5]);
-        expect(turns[6]).to.equal(turns[7]);
+        const answers = await sendInOneWrite(p, 12);
+        expect(answers.map((a) => a.code)).to.deep.equal(new Array(12).fill(0));
+        expect(seen.map((s) => s.code)).to.deep.equal(Array.from({ length: 12 }, (_, i) => 100 + i));
+        // 12 in one read, 2 per turn at least: 2 now, then 5 (half of 10), 3 (half of 5), 2; each group in a later turn
+        const groups: number[] = [];
+        for (let i = 0; i < seen.length; i++) {
+          if (i === 0 || seen[i].turn !== seen[i - 1].turn) {
+            if (i > 0) expect(seen[i].turn).to.be.greaterThan(seen[i - 1].turn);
+            groups.push(1);
+          } else groups[groups.length - 1]++;
+        }
+        expect(groups).to.deep.equal([2, 5, 3, 2]);
       } finally {
         ticking = false;
         await p.close();
