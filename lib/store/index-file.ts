@@ -26,13 +26,16 @@ export function indexKeyHash(key: string): number {
 export class IndexFile {
   readonly fileSize: number;
   readonly #head: Buffer;
-  #dirty = new Set<number>();
+  /** Header and slot pages changed since the last flush: a flag per page, and the pages flagged (unordered). */
+  readonly #dirtyFlags: Uint8Array;
+  #dirty: number[] = [];
   #mf: MappedFile;
 
   private constructor(readonly fileName: string, readonly hashSlotNum: number, readonly indexNum: number, mf: MappedFile, head: Buffer) {
     this.fileSize = INDEX_HEADER_SIZE + hashSlotNum * HASH_SLOT_SIZE + indexNum * INDEX_SIZE;
     this.#mf = mf;
     this.#head = head;
+    this.#dirtyFlags = new Uint8Array(Math.ceil(head.length / OS_PAGE_SIZE));
   }
 
   static async create(fileName: string, hashSlotNum: number, indexNum: number, endPhyOffset: number, endTimestamp: number): Promise<IndexFile> {
@@ -56,7 +59,7 @@ export class IndexFile {
     const f = new IndexFile(fileName, hashSlotNum, indexNum, mf, Buffer.from(head));
     if (f.indexCount <= 0) f.#setIndexCount(1);
     mf.setPositions(f.#entryPos(f.indexCount));
-    f.#dirty.clear();
+    f.#clearDirty();
     return f;
   }
 
@@ -68,7 +71,19 @@ export class IndexFile {
   get indexCount(): number { return this.#head.readInt32BE(36); }
 
   #touch(pos: number): void {
-    this.#dirty.add(Math.floor(pos / OS_PAGE_SIZE));
+    const page = (pos / OS_PAGE_SIZE) | 0;
+    if (this.#dirtyFlags[page] === 0) {
+      this.#dirtyFlags[page] = 1;
+      this.#dirty.push(page);
+    }
+  }
+
+  /** The dirty pages in order; clears them. */
+  #clearDirty(): number[] {
+    const pages = this.#dirty.sort((a, b) => a - b);
+    for (const page of pages) this.#dirtyFlags[page] = 0;
+    this.#dirty = [];
+    return pages;
   }
 
   #setLong(pos: number, v: number): void {
@@ -103,7 +118,8 @@ export class IndexFile {
     if (this.beginTimestamp <= 0) timeDiff = 0;
     else if (timeDiff > 0x7fffffff) timeDiff = 0x7fffffff;
     else if (timeDiff < 0) timeDiff = 0;
-    const { buf, offset } = this.#mf.reserve(INDEX_SIZE);
+    const offset = this.#mf.reserveOffset(INDEX_SIZE);
+    const buf = this.#mf.tail;
     buf.writeInt32BE(keyHash | 0, offset);
     writeI64(buf, phyOffset, offset + 4);
     buf.writeInt32BE(timeDiff, offset + 12);
@@ -157,8 +173,7 @@ export class IndexFile {
   /** Writes the entries and the dirty header/slot pages, then fdatasyncs. */
   async flush(): Promise<void> {
     await this.#mf.commit();
-    const pages = [...this.#dirty].sort((a, b) => a - b);
-    this.#dirty.clear();
+    const pages = this.#clearDirty();
     for (const page of pages) {
       const start = page * OS_PAGE_SIZE;
       await this.#mf.writeAt(this.#head.subarray(start, Math.min(start + OS_PAGE_SIZE, this.#head.length)), start);

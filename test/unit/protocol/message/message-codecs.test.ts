@@ -144,6 +144,12 @@ describe('protocol/message codecs', () => {
       expect(javaStringHashCode('TagB')).to.equal(2598920);
       expect(javaStringHashCode('')).to.equal(0);
       expect(javaStringHashCode('CapTopic')).to.equal(-14822243);
+      // odd and even lengths, non-ASCII and long keys (values from Java's String.hashCode)
+      expect(javaStringHashCode('a')).to.equal(97);
+      expect(javaStringHashCode('abc')).to.equal(96354);
+      expect(javaStringHashCode('hello world')).to.equal(1794106052);
+      expect(javaStringHashCode('\u00e9t\u00e9')).to.equal(227742);
+      expect(javaStringHashCode('TopicTest#7F00000100012A9F1B2C3D4E5F600001')).to.equal(1609222815);
       expect(javaStringHashCode('T\u00e4\u4e2d')).to.equal(107805);
       expect(javaStringHashCode('\ud83d\ude00emoji')).to.equal(-1233692477);
       expect(javaStringHashCode('order-0')).to.equal(-1207111311);
