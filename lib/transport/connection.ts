@@ -121,10 +121,14 @@ export interface ConnectionOptions {
    * groups, not all in one write after the whole read. 0: no limit.
    */
   requestsPerTurn?: number;
+  /**
+   * Deferred requests (requestsPerTurn), or deferred request body bytes, past which the connection stops reading
+   * until they are processed (defaults 4096 and 16 MiB): what waits is not yet counted by the server's in-flight
+   * limits, so it is bounded here.
+   */
+  maxDeferredRequests?: number;
+  maxDeferredBytes?: number;
 }
-
-/** Deferred requests past which a connection stops reading until they are processed. */
-const DEFERRED_PAUSE_THRESHOLD = 4096;
 
 let connectionIds = 0;
 
@@ -175,6 +179,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   #deferredHead = 0;
   #deferredImmediate: NodeJS.Immediate | null = null;
   #deferPaused = false;
+  #deferredBytes = 0;
+  readonly #maxDeferredRequests: number;
+  readonly #maxDeferredBytes: number;
 
   constructor(socket: Socket, options: ConnectionOptions) {
     super();
@@ -187,6 +194,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#lowWater = Math.min(options.writeBufferLowWaterMark ?? this.#highWater / 2, this.#highWater);
     this.#maxBacklog = options.maxWriteBacklogBytes ?? 0;
     this.#requestsPerTurn = options.requestsPerTurn ?? 0;
+    this.#maxDeferredRequests = options.maxDeferredRequests ?? 4096;
+    this.#maxDeferredBytes = options.maxDeferredBytes ?? 16 * 1024 * 1024;
     this.remoteAddress = formatAddress(socket.remoteAddress, socket.remotePort);
     this.localAddress = formatAddress(socket.localAddress, socket.localPort);
     this.#logger = options.logger.child({ remoteAddr: this.remoteAddress, channelId: this.id });
@@ -436,14 +445,15 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#onRequest(this, command);
   }
 
-  /** Queues a request for a later turn (requestsPerTurn); stops reading while too many wait. */
+  /** Queues a request for a later turn (requestsPerTurn); stops reading while too many, or too many bytes, wait. */
   #defer(command: RemotingCommand): void {
     this.#deferred.push(command);
+    this.#deferredBytes += command.body?.length ?? 0;
     if (!this.#deferredImmediate) {
       live.timers++;
       this.#deferredImmediate = setImmediate(this.#runDeferred);
     }
-    if (!this.#deferPaused && this.#deferred.length - this.#deferredHead > DEFERRED_PAUSE_THRESHOLD) {
+    if (!this.#deferPaused && (this.#deferred.length - this.#deferredHead > this.#maxDeferredRequests || this.#deferredBytes > this.#maxDeferredBytes)) {
       this.#deferPaused = true;
       this.#socket.pause();
     }
@@ -461,6 +471,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     while (this.#active && this.#deferredHead < end) {
       const command = queue[this.#deferredHead];
       queue[this.#deferredHead++] = undefined as unknown as RemotingCommand;
+      this.#deferredBytes -= command.body?.length ?? 0;
       this.#onRequest(this, command);
     }
     if (!this.#active) return;
@@ -534,6 +545,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     // Requests not handed over yet are dropped with the connection, as unread bytes would be.
     this.#deferred = [];
     this.#deferredHead = 0;
+    this.#deferredBytes = 0;
     const closedError = () =>
       new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> closed before the response arrived`, {
         cause,

@@ -6,11 +6,16 @@ import { Connection, formatAddress, nextOpaque, transportResources } from '../..
 import { memoryLogger, expectNoLeaks, tcpHandles, waitFor } from './helpers';
 
 /** A connected pair of Connections over loopback. */
-async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void = () => undefined, clientNow?: () => number, requestsPerTurn = 0) {
+async function pair(
+  onServerRequest: (c: Connection, r: RemotingCommand) => void = () => undefined, clientNow?: () => number,
+  serverOptions: { requestsPerTurn?: number; maxDeferredRequests?: number; maxDeferredBytes?: number } = {},
+) {
   const { logger } = memoryLogger();
   let serverConn!: Connection;
+  let serverSocket!: net.Socket;
   const server = net.createServer((s) => {
-    serverConn = new Connection(s, { logger, onRequest: onServerRequest, requestsPerTurn });
+    serverSocket = s;
+    serverConn = new Connection(s, { logger, onRequest: onServerRequest, ...serverOptions });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as net.AddressInfo).port;
@@ -24,7 +29,7 @@ async function pair(onServerRequest: (c: Connection, r: RemotingCommand) => void
     serverConn.close();
     await new Promise<void>((r) => server.close(() => r()));
   };
-  return { client, serverConn, socket, close };
+  return { client, serverConn, serverSocket, socket, close };
 }
 
 describe('lib/transport Connection', () => {
@@ -150,7 +155,7 @@ describe('lib/transport Connection', () => {
       const p = await pair((c, r) => {
         seen.push({ code: r.code, turn });
         c.send(RemotingCommand.createResponse(r, 0));
-      }, undefined, 2);
+      }, undefined, { requestsPerTurn: 2 });
       try {
         const answers = await sendInOneWrite(p, 12);
         expect(answers.map((a) => a.code)).to.deep.equal(new Array(12).fill(0));
@@ -177,7 +182,7 @@ describe('lib/transport Connection', () => {
         seen.push(r.code);
         if (seen.length === closeAfter) c.close();
         else c.send(RemotingCommand.createResponse(r, 0));
-      }, undefined, 2);
+      }, undefined, { requestsPerTurn: 2 });
       try {
         // two reads: the second arrives while part of the first still waits; the order holds across both
         const first = sendInOneWrite(p, 5);
@@ -193,6 +198,37 @@ describe('lib/transport Connection', () => {
         expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected', 'rejected']);
       } finally {
         await p.close();
+      }
+    });
+
+    it('stops reading while more requests or request bytes wait than allowed, and reads again once they are processed', async () => {
+      for (const limits of [{ maxDeferredRequests: 3 }, { maxDeferredBytes: 3000 }]) {
+        const seen: number[] = [];
+        const pausedAt: boolean[] = [];
+        const p: Awaited<ReturnType<typeof pair>> = await pair((c, r) => {
+          seen.push(r.code);
+          pausedAt.push(p.serverSocket.isPaused());
+          c.send(RemotingCommand.createResponse(r, 0));
+        }, undefined, { requestsPerTurn: 1, ...limits });
+        try {
+          p.socket.cork();
+          const answers = Array.from({ length: 10 }, (_, i) => {
+            const req = RemotingCommand.createRequest(100 + i);
+            req.body = Buffer.alloc(1000, i);
+            return p.client.request(req, 3000);
+          });
+          await new Promise<void>((r) => setImmediate(r));
+          p.socket.uncork();
+          await Promise.all(answers);
+          expect(seen).to.deep.equal(Array.from({ length: 10 }, (_, i) => 100 + i));
+          // paused while the deferred ones were handed over, reading again after
+          expect(pausedAt.slice(1, 4)).to.deep.equal([true, true, true]);
+          expect(p.serverSocket.isPaused()).to.equal(false);
+          const again = await p.client.request(RemotingCommand.createRequest(7), 3000);
+          expect(again.code).to.equal(0);
+        } finally {
+          await p.close();
+        }
       }
     });
   });
