@@ -194,7 +194,7 @@ export interface MatrixExtras {
   /** Broker CPU time per message sent, µs: server -> scenario -> client (the in-process clients' median turn). */
   cpu: Map<ServerName, Map<string, Map<ClientName, number>>>;
   /** Store ASYNC append as a share of the raw sequential write of the same run (bench/store.ts), per scenario. */
-  store: Array<{ scenario: string; share: number; mbPerSec: number; rawMbPerSec: readonly number[] }>;
+  store: Array<{ scenario: string; share: number; mbPerSec: number; rawMbPerSec: readonly number[]; rawWithCrcMbPerSec: number }>;
 }
 
 /** Adds one turn's rate to server -> scenario -> client -> rates. */
@@ -429,7 +429,8 @@ export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'serv
     // the MB/s too: the raw write's speed moves with the kernel's writeback state (page cache only, or throttled)
     for (const st of extras.store) {
       lines.push(`${st.scenario}: ${(st.share * 100).toFixed(0)} % of the raw sequential write of this run ` +
-        `(${st.mbPerSec.toFixed(0)} MB/s; raw write ${st.rawMbPerSec.map((x) => x.toFixed(0)).join(' and ')} MB/s)`);
+        `(${st.mbPerSec.toFixed(0)} MB/s; raw write ${st.rawMbPerSec.map((x) => x.toFixed(0)).join(' and ')} MB/s, ` +
+        `${st.rawWithCrcMbPerSec.toFixed(0)} MB/s with a body CRC per record)`);
     }
   }
   return lines.join('\n');
@@ -526,8 +527,9 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
       const raws = rows.filter((r) => r.scenario.startsWith('plain'));
       const raw = raws.reduce((a, r) => a + r.mbPerSec, 0) / Math.max(1, raws.length);
       const rawMbPerSec = raws.map((r) => r.mbPerSec);
+      const rawWithCrcMbPerSec = rows.find((r) => r.scenario.startsWith('raw write with'))?.mbPerSec ?? Number.NaN;
       for (const r of rows.filter((x) => x.scenario.startsWith('store append ASYNC'))) {
-        extras.store.push({ scenario: r.scenario, share: r.mbPerSec / raw, mbPerSec: r.mbPerSec, rawMbPerSec });
+        extras.store.push({ scenario: r.scenario, share: r.mbPerSec / raw, mbPerSec: r.mbPerSec, rawMbPerSec, rawWithCrcMbPerSec });
       }
     }
   } finally {
