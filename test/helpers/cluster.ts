@@ -4,6 +4,9 @@
  */
 import { type Cluster, startCluster, type StartClusterOptions } from '../../lib/server';
 import { registerLeftover } from './root-hooks';
+import { waitFor } from './wait-for';
+import type { DefaultMQProducer } from '../../lib/index';
+import { createMessage } from '../../protocol/message/message';
 
 export interface TestCluster {
   namesrvAddr: string;
@@ -35,6 +38,21 @@ export function randomName(prefix = 'test'): string {
 }
 
 export { waitFor } from './wait-for';
+
+/**
+ * Sends `body` to `topic` until one send is accepted (a replicated group between leaders refuses sends for a while),
+ * failing after `timeoutMillis`.
+ */
+export async function sendUntilAccepted(producer: DefaultMQProducer, topic: string, body: string, timeoutMillis: number): Promise<void> {
+  await waitFor(async () => {
+    try {
+      await producer.send(createMessage(topic, body));
+      return true;
+    } catch {
+      return false;
+    }
+  }, timeoutMillis, `send ${body}`);
+}
 
 /**
  * Skips the suite (from a `before` hook) when it runs against ROCKETMQ_NAMESRV_ADDR, printing why: the tests that

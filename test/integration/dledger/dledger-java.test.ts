@@ -8,8 +8,7 @@ import path from 'node:path';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
-import { createMessage } from '../../../protocol/message/message';
-import { randomName, waitFor } from '../../helpers/cluster';
+import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
 import { freePort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
 
 const FILE = 16 * 1024 * 1024;
@@ -37,16 +36,7 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr, instanceName: randomName('p'), pollNameServerInterval: 200, sendMsgTimeout: 5000 });
     await p.start();
     try {
-      for (const b of bodies) {
-        await waitFor(async () => {
-          try {
-            await p.send(createMessage(topic, b));
-            return true;
-          } catch {
-            return false;
-          }
-        }, 60_000, `send ${b}`);
-      }
+      for (const b of bodies) await sendUntilAccepted(p, topic, b, 60_000);
     } finally {
       await p.shutdown();
     }

@@ -8,8 +8,7 @@ import path from 'node:path';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
-import { createMessage } from '../../../protocol/message/message';
-import { randomName, waitFor } from '../../helpers/cluster';
+import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
 import { freePort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
 
 const FILE = 16 * 1024 * 1024;
@@ -60,16 +59,7 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
     const bodies = Array.from({ length: 20 }, (_, i) => `mix-${i}`);
     // each body sent until one send succeeds (the group may be between leaders)
     const sendAll = async (list: string[]): Promise<void> => {
-      for (const body of list) {
-        await waitFor(async () => {
-          try {
-            await p.send(createMessage(topic, body));
-            return true;
-          } catch {
-            return false;
-          }
-        }, 60_000, `send ${body}`);
-      }
+      for (const body of list) await sendUntilAccepted(p, topic, body, 60_000);
     };
     await sendAll(bodies);
     await waitFor(() => server.appliedIndex >= bodies.length - 1, 30_000, 'our peer applied the entries');

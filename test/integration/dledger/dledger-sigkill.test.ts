@@ -11,8 +11,7 @@ import path from 'node:path';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer } from '../../../lib/index';
-import { createMessage } from '../../../protocol/message/message';
-import { randomName, waitFor } from '../../helpers/cluster';
+import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
 import { freePort } from '../../helpers/javaref';
 
 const FAST = { heartBeatTimeIntervalMs: 100, maxHeartBeatLeak: 3, minVoteIntervalMs: 50, maxVoteIntervalMs: 200, maxWaitAckTimeMs: 2000 };
@@ -70,14 +69,7 @@ describe('dledger: SIGKILL of a child-process peer', function () {
     const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: ns.address, instanceName: randomName('p'), pollNameServerInterval: 100, sendMsgTimeout: 3000 });
     await p.start();
     cleanups.push(() => p.shutdown());
-    const sendOk = async (body: string) => waitFor(async () => {
-      try {
-        await p.send(createMessage(topic, body));
-        return true;
-      } catch {
-        return false;
-      }
-    }, 30_000, `send ${body}`);
+    const sendOk = (body: string): Promise<void> => sendUntilAccepted(p, topic, body, 30_000);
     for (let i = 0; i < 10; i++) await sendOk(`a${i}`);
     const committed = local[0].dledgerCommitLog!.server.committedIndex;
     expect(committed).to.be.at.least(9);
