@@ -179,6 +179,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
   #deferredHead = 0;
   #deferredImmediate: NodeJS.Immediate | null = null;
   #deferPaused = false;
+  /** The peer closed while requests it sent still waited for their turn: they are still handed over. */
+  #handingOver = false;
+  #closeCause: Error | undefined;
   #deferredBytes = 0;
   readonly #maxDeferredRequests: number;
   readonly #maxDeferredBytes: number;
@@ -300,9 +303,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     return true;
   }
 
-  /** Closes the connection; pending requests reject with RemotingSendRequestError. Idempotent. */
+  /**
+   * Closes the connection; pending requests reject with RemotingSendRequestError. Requests read but not handed over
+   * yet (requestsPerTurn) are dropped. Idempotent.
+   */
   close(): void {
-    this.#close();
+    this.#close(undefined, true);
   }
 
   #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void, options?: EncodeOptions): void {
@@ -468,13 +474,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     // few turns, not one per requestsPerTurn, since every turn costs its own write to the OS and to the socket
     const waiting = queue.length - this.#deferredHead;
     const end = this.#deferredHead + Math.min(waiting, Math.max(this.#requestsPerTurn, Math.ceil(waiting / 2)));
-    while (this.#active && this.#deferredHead < end) {
+    while (this.#deferredHead < end && queue === this.#deferred) {
       const command = queue[this.#deferredHead];
       queue[this.#deferredHead++] = undefined as unknown as RemotingCommand;
       this.#deferredBytes -= command.body?.length ?? 0;
       this.#onRequest(this, command);
     }
-    if (!this.#active) return;
+    // close() (ours) dropped the rest, or a processor closed the connection that way.
+    if (queue !== this.#deferred) return;
     if (this.#deferredHead < queue.length) {
       live.timers++;
       this.#deferredImmediate = setImmediate(this.#runDeferred);
@@ -482,6 +489,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     }
     this.#deferred = [];
     this.#deferredHead = 0;
+    if (this.#handingOver) {
+      // The peer closed after sending these: the last of them is handed over, the close is now told.
+      this.#handingOver = false;
+      this.#emitClosed();
+      return;
+    }
     if (this.#deferPaused) {
       this.#deferPaused = false;
       if (!this.#readPaused) this.#socket.resume();
@@ -526,8 +539,21 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     if (next !== Infinity && this.#active) this.#armTimer(next);
   }
 
-  #close(cause?: Error): void {
-    if (!this.#active) return;
+  /**
+   * Closes the socket, rejects what is pending and tells listeners ('close'). Requests already read but still waiting
+   * for their turn (requestsPerTurn) are dropped when `dropDeferred` (our own close(): shutdown, idle, a limit);
+   * when the peer closed, they are still handed over, as a server that read them handles them (their answers go
+   * nowhere; a oneway send is kept), and 'close' is told after the last of them.
+   */
+  #close(cause?: Error, dropDeferred = false): void {
+    if (!this.#active) {
+      // close() of a connection still handing over what its peer sent before closing: drop the rest now.
+      if (dropDeferred && this.#handingOver) {
+        this.#dropDeferred();
+        this.#emitClosed();
+      }
+      return;
+    }
     this.#active = false;
     live.connections--;
     this.#socket.destroy();
@@ -537,15 +563,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
       this.#flushImmediate = null;
     }
     this.#clearTimer();
-    if (this.#deferredImmediate) {
-      clearImmediate(this.#deferredImmediate);
-      live.timers--;
-      this.#deferredImmediate = null;
-    }
-    // Requests not handed over yet are dropped with the connection, as unread bytes would be.
-    this.#deferred = [];
-    this.#deferredHead = 0;
-    this.#deferredBytes = 0;
+    this.#closeCause = cause;
+    if (!dropDeferred && this.#deferredHead < this.#deferred.length) this.#handingOver = true;
+    else this.#dropDeferred();
     const closedError = () =>
       new RemotingSendRequestError(this.remoteAddress, `channel <${this.remoteAddress}> closed before the response arrived`, {
         cause,
@@ -557,8 +577,24 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) p.reject(closedError());
+    if (!this.#handingOver) this.#emitClosed();
+  }
+
+  #dropDeferred(): void {
+    if (this.#deferredImmediate) {
+      clearImmediate(this.#deferredImmediate);
+      live.timers--;
+      this.#deferredImmediate = null;
+    }
+    this.#deferred = [];
+    this.#deferredHead = 0;
+    this.#deferredBytes = 0;
+    this.#handingOver = false;
+  }
+
+  #emitClosed(): void {
     this.#logger.debug('channel closed');
-    this.emit('close', this, cause);
+    this.emit('close', this, this.#closeCause);
   }
 
   protected override onListenerError(event: string, err: unknown): void {

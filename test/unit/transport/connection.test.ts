@@ -201,6 +201,33 @@ describe('lib/transport Connection', () => {
       }
     });
 
+    it('still hands over what a peer sent before closing its side (oneway sends kept), and tells the close after the last', async () => {
+      const seen: number[] = [];
+      const p = await pair((_c, r) => {
+        seen.push(r.code);
+      }, undefined, { requestsPerTurn: 2 });
+      try {
+        let seenAtClose = -1;
+        const closed = new Promise<void>((resolve) => p.serverConn.once('close', () => {
+          seenAtClose = seen.length;
+          resolve();
+        }));
+        p.socket.cork();
+        const sent = Array.from({ length: 7 }, (_, i) => p.client.oneway(RemotingCommand.createRequest(400 + i)));
+        await new Promise<void>((r) => setImmediate(r));
+        // seven oneway requests and the end of the stream in one write: one read, then 'end', on the server
+        p.socket.end();
+        p.socket.uncork();
+        await Promise.allSettled(sent);
+        await closed;
+        expect(seen).to.deep.equal(Array.from({ length: 7 }, (_, i) => 400 + i));
+        expect(seenAtClose).to.equal(7);
+        expect(p.serverConn.isActive).to.equal(false);
+      } finally {
+        await p.close();
+      }
+    });
+
     it('stops reading while more requests or request bytes wait than allowed, and reads again once they are processed', async () => {
       for (const limits of [{ maxDeferredRequests: 3 }, { maxDeferredBytes: 3000 }]) {
         const seen: number[] = [];
