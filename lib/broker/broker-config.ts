@@ -295,7 +295,7 @@ export const IGNORED_NETTY_KEYS: ReadonlySet<string> = new Set([
   'adminBrokerThreadPoolNums', 'clientManageThreadPoolNums', 'consumerManageThreadPoolNums', 'heartbeatThreadPoolNums',
   'endTransactionThreadPoolNums', 'processReplyMessageThreadPoolNums', 'queryThreadPoolQueueCapacity', 'clientManagerThreadPoolQueueCapacity',
   'consumerManagerThreadPoolQueueCapacity', 'heartbeatThreadPoolQueueCapacity', 'endTransactionPoolQueueCapacity',
-  'useReentrantLockWhenPutMessage', 'transientStorePoolEnable', 'isEnableDLegerCommitLog',
+  'useReentrantLockWhenPutMessage', 'isEnableDLegerCommitLog',
 ]);
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The commit log: every message of every topic, appended in one sequence of files.
- * Appends are memcpy into the tail's write segment; the bytes reach the OS in one coalesced writev per tick
- * (ASYNC_FLUSH acknowledges then) and the disk through fdatasync (SYNC_FLUSH group commit acknowledges then).
+ * Appends are stores into the tail file's memory map (in the page cache at once: ASYNC_FLUSH acknowledges then), or,
+ * without a map (transientStorePoolEnable), memcpy into the tail's write segment whose bytes reach the OS in one
+ * coalesced writev per tick (ASYNC_FLUSH acknowledges then). Either way they reach the disk through fdatasync
+ * (SYNC_FLUSH group commit acknowledges then).
  *
  * @see org.apache.rocketmq.store.CommitLog
  */
@@ -10,6 +12,7 @@ import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { javaStringHashCode } from '../../protocol/message/java-hash';
 import { MappedFileQueue } from './mapped-file-queue';
 import { OS_PAGE_SIZE, type MappedFile } from './mapped-file';
+import { MAX_MAPPED_FILE_SIZE, mmapUnavailable } from './mmap';
 import { FlushDiskType, parseDelayLevel, type MessageStoreConfig } from './message-store-config';
 import { AppendMessageStatus, PutMessageStatus, type AppendMessageResult, type PutMessageResult } from './store-status';
 import {
@@ -169,6 +172,8 @@ export class CommitLog {
   readonly #commitLeastBytes: number;
   #flushWaiters: Waiter[] = [];
   #flushRunning = false;
+  /** How appends reach the files: 'mapped', or 'write segments (why)' (lib/store/mapped-file.ts). */
+  readonly writeMode: string;
   /** Called after bytes were handed to the OS (replication ships only those: a kill -9 keeps them). */
   onCommitted: (() => void) | null = null;
   #beginTimeInLock = 0;
@@ -184,7 +189,12 @@ export class CommitLog {
     private readonly now: () => number,
     private readonly log: Logger,
   ) {
-    this.mappedFileQueue = new MappedFileQueue(config.storePathCommitLog, config.mappedFileSizeCommitLog, config.writeSegmentSize);
+    const notMapped = config.transientStorePoolEnable ? 'transientStorePoolEnable=true'
+      : config.mappedFileSizeCommitLog > MAX_MAPPED_FILE_SIZE ? `mappedFileSizeCommitLog above ${MAX_MAPPED_FILE_SIZE}`
+        : mmapUnavailable();
+    this.mappedFileQueue = new MappedFileQueue(config.storePathCommitLog, config.mappedFileSizeCommitLog, config.writeSegmentSize,
+      notMapped === null);
+    this.writeMode = notMapped === null ? 'mapped' : `write segments (${notMapped})`;
     this.#defaultStoreHost = socketAddressBytes(storeHost);
     this.#commitLeastBytes = Math.max(0, config.commitCommitLogLeastPages) * OS_PAGE_SIZE;
     this.delayLevelTable = parseDelayLevel(config.messageDelayLevel);
@@ -372,7 +382,7 @@ export class CommitLog {
   /** The file a record of `len` bytes goes to, if that needs no file creation (else null). */
   #fileForSync(len: number): MappedFile | null {
     const mf = this.mappedFileQueue.getLastMappedFile();
-    if (!mf || mf.isFull() || len + END_FILE_MIN_BLANK_LENGTH > mf.fileSize - mf.wrotePosition) return null;
+    if (!mf || mf.isFull() || len + END_FILE_MIN_BLANK_LENGTH > mf.fileSize - mf.wrotePosition || mf.writableBytes() < len) return null;
     return mf;
   }
 
@@ -382,14 +392,29 @@ export class CommitLog {
     if (len + END_FILE_MIN_BLANK_LENGTH > mf.fileSize - mf.wrotePosition) {
       // End this file with the blank filler; the record goes to the next one.
       const rest = mf.fileSize - mf.wrotePosition;
+      await this.#writable(mf, rest);
       const { buf, offset } = mf.reserve(rest);
       buf.fill(0, offset, offset + rest);
       buf.writeInt32BE(rest, offset);
       buf.writeInt32BE(BLANK_MAGIC_CODE, offset + 4);
       mf = await this.mappedFileQueue.getLastMappedFileOrCreate(0);
     }
+    await this.#writable(mf, len);
     return mf;
   }
+
+  /** Waits until `len` bytes can be appended to `mf` (mapped files: mapped, blocks reserved). */
+  async #writable(mf: MappedFile, len: number): Promise<void> {
+    const wait = mf.ensureWritable(len);
+    if (!wait) return;
+    await wait;
+    if (mf.mapError && !this.#mapErrorLogged) {
+      this.#mapErrorLogged = true;
+      this.log.warn({ err: mf.mapError, file: mf.fileName }, 'commit log file cannot be mapped: written through write segments');
+    }
+  }
+
+  #mapErrorLogged = false;
 
   #storeHostBytes(h?: HostAddress): Buffer {
     return h ? cachedSocketAddressBytes(h) : this.#defaultStoreHost;
@@ -622,6 +647,7 @@ export class CommitLog {
       let mf = this.mappedFileQueue.getLastMappedFile();
       if (!mf || mf.isFull()) mf = await this.mappedFileQueue.getLastMappedFileOrCreate(startOffset);
       if (mf.fileFromOffset + mf.wrotePosition !== startOffset || mf.wrotePosition + data.length > mf.fileSize) return false;
+      await this.#writable(mf, data.length);
       mf.appendBuffer(data);
       return true;
     };
@@ -645,6 +671,15 @@ export class CommitLog {
    */
   #waitCommit(offset: number): Promise<void> {
     if (this.mappedFileQueue.getCommittedWhere() >= offset) return Promise.resolve();
+    if (this.mappedFileQueue.mapped && this.mappedFileQueue.commitMapped() >= offset) {
+      // Stored into the map: in the page cache already. Replication and waiting pulls hear of it once per turn.
+      this.#uncommittedBytes = 0;
+      if (this.onCommitted && !this.#committedNotifyScheduled) {
+        this.#committedNotifyScheduled = true;
+        setImmediate(this.#notifyCommitted);
+      }
+      return Promise.resolve();
+    }
     let next = this.#nextCommit;
     if (!next) {
       let resolve!: () => void;
@@ -671,6 +706,12 @@ export class CommitLog {
     this.#commitScheduled = true;
     setImmediate(this.#onCommitTimer);
   }
+
+  #committedNotifyScheduled = false;
+  readonly #notifyCommitted = (): void => {
+    this.#committedNotifyScheduled = false;
+    this.onCommitted?.();
+  };
 
   readonly #onCommitTimer = (): void => {
     this.#commitScheduled = false;

@@ -13,7 +13,12 @@ export class MappedFileQueue {
   /** Files that load() found shorter than the configured size and extended with zeros (their tail was lost). */
   shortFilesOnLoad: string[] = [];
 
-  constructor(readonly storePath: string, readonly mappedFileSize: number, private readonly segmentSize: number) {}
+  /**
+   * `mapped`: appends go through each file's memory map (MappedFile.ensureWritable maps a file before its first
+   * append), else through write segments.
+   */
+  constructor(readonly storePath: string, readonly mappedFileSize: number, private readonly segmentSize: number,
+    readonly mapped = false) {}
 
   /** Loads the existing files; every file must have the configured size (as Java checks). */
   async load(): Promise<void> {
@@ -36,6 +41,7 @@ export class MappedFileQueue {
         throw new MessageStoreError(`${p} length not matched message store config value, please check it manually`);
       }
       const mf = new MappedFile(p, this.mappedFileSize, this.segmentSize);
+      mf.wantMap = this.mapped;
       mf.setPositions(this.mappedFileSize);
       files.push(mf);
     }
@@ -57,6 +63,7 @@ export class MappedFileQueue {
     const createOffset = last ? last.fileFromOffset + this.mappedFileSize : startOffset - (startOffset % this.mappedFileSize);
     await fs.mkdir(this.storePath, { recursive: true });
     const mf = await MappedFile.create(path.join(this.storePath, offsetToFileName(createOffset)), this.mappedFileSize, this.segmentSize);
+    mf.wantMap = this.mapped;
     if (this.files.length === 0) mf.firstCreateInQueue = true;
     this.files.push(mf);
     return mf;
@@ -113,6 +120,20 @@ export class MappedFileQueue {
 
   unflushedFiles(): MappedFile[] {
     return this.files.filter((f) => f.flushedPosition < f.wrotePosition);
+  }
+
+  /**
+   * Marks what was stored into mapped files as committed (it is in the page cache already) and returns the committed
+   * position: short of the end while a file written through segments still has bytes to hand to the OS.
+   */
+  commitMapped(): number {
+    // Only the last file and the one before it (ended with a blank filler when the last was created) are written to.
+    const files = this.files;
+    for (let i = Math.max(0, files.length - 2); i < files.length; i++) {
+      const f = files[i];
+      if (f.mapped && f.committedPosition < f.wrotePosition) f.committedPosition = f.wrotePosition;
+    }
+    return this.getCommittedWhere();
   }
 
   async commit(): Promise<void> {

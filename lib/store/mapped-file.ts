@@ -1,12 +1,23 @@
 /**
- * One fixed-size store file named by its 20-digit start offset. Node has no mmap: the tail that was appended but
- * not yet written lives in memory as write segments; `commit()` hands all of them to the OS in one positional
- * writev, `flush()` fdatasyncs. Reads of bytes still in memory are answered from the segments, older bytes by pread.
+ * One fixed-size store file named by its 20-digit start offset. It is written one of two ways:
+ * - **Mapped** (the commit log when `@riaskov/mmap-io` loads and transientStorePoolEnable is false, as Java's default):
+ *   appends are stores into the file's shared memory map, so they are in the page cache (and survive a kill -9) the
+ *   moment they are made, with no write call. Blocks are reserved ahead of the write position by writing zeros in the
+ *   background (Java's warmMappedFile, done a few MiB at a time): a store into a sparse page on a full disk would
+ *   kill the process (SIGBUS), a failed write of zeros only refuses the put. Pages well behind the write position
+ *   leave the process's page tables (MADV_DONTNEED; their bytes stay in the page cache), so the RSS stays small.
+ * - **Write segments** (every other file, or without the binding; Java's transientStorePoolEnable): the tail that was
+ *   appended but not yet written lives in memory as write segments; `commit()` hands all of them to the OS in one
+ *   positional writev.
+ *
+ * `flush()` fdatasyncs either way (that writes the map's dirty pages too). Reads of recent bytes are answered from
+ * memory (the segments, or the map's resident part), older bytes by pread.
  *
  * @see org.apache.rocketmq.store.MappedFile
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { mapFile, releasePages } from './mmap';
 
 /**
  * A region of the file's tail in memory: `[start, start + len)` appended, of which `[start, start + committed)` has
@@ -40,6 +51,14 @@ function returnSegmentBuffer(buf: Buffer): void {
   if ((free.length + 1) * buf.length <= SEGMENT_POOL_BYTES) free.push(buf);
 }
 
+/** Mapped files: bytes of zeros written per background step, and how far ahead of the write position they reach. */
+const ALLOCATE_STEP = 4 * 1024 * 1024;
+const ALLOCATE_AHEAD = 8 * 1024 * 1024;
+/** Mapped files: pages further than this behind the write position leave the page tables, this many at a time. */
+const RESIDENT_BEHIND = 4 * 1024 * 1024;
+const RELEASE_STEP = 16 * 1024 * 1024;
+const ZEROS = Buffer.alloc(ALLOCATE_STEP);
+
 export function offsetToFileName(offset: number): string {
   return String(offset).padStart(20, '0');
 }
@@ -62,9 +81,105 @@ export class MappedFile {
   /** Commits started and not yet settled: while zero, commit() hands the bytes to the OS at once (no microtask first). */
   #commitsInFlight = 0;
   #destroyed = false;
+  /**
+   * Set by a queue whose files are written through a map: the first ensureWritable() maps the file. A file that cannot
+   * be mapped (mapError) is written through segments instead.
+   */
+  wantMap = false;
+  /** Why mapping this file failed (it is then written through segments). */
+  mapError: Error | null = null;
+  #map: Buffer | null = null;
+  #mapping: Promise<void> | null = null;
+  /** Mapped: `[0, #allocated)` has its blocks (written), so a store there cannot fault on a full disk. */
+  #allocated = 0;
+  #allocating: Promise<void> | null = null;
+  /** Mapped: pages before this position were released from the page tables; reads there go to the file. */
+  #releasedTo = 0;
 
   constructor(readonly fileName: string, readonly fileSize: number, private readonly segmentSize: number) {
     this.fileFromOffset = Number(path.basename(fileName));
+  }
+
+  /** True once appends go into the file's map. */
+  get mapped(): boolean {
+    return this.#map !== null;
+  }
+
+  /**
+   * Bytes that can be appended now, synchronously. A file waiting to be mapped has none (ensureWritable() maps it);
+   * a mapped one has those whose blocks are reserved.
+   */
+  writableBytes(): number {
+    if (this.#map) return this.#allocated - this.wrotePosition;
+    if (this.wantMap && !this.mapError) return 0;
+    return this.fileSize - this.wrotePosition;
+  }
+
+  /**
+   * Makes `len` bytes (at most to the file's end) appendable: maps the file first if it waits for that, then reserves
+   * blocks up to them. Null when they already are (nothing to wait for); rejects when the blocks cannot be written
+   * (a full disk), the file stays as it was.
+   */
+  ensureWritable(len: number): Promise<void> | null {
+    const need = Math.min(len, this.fileSize - this.wrotePosition);
+    if (this.writableBytes() >= need) return null;
+    if (!this.#map) return this.#mapForWrite().then(() => this.ensureWritable(len) ?? undefined);
+    return this.#allocate(this.wrotePosition + need);
+  }
+
+  #mapForWrite(): Promise<void> {
+    if (!this.#mapping) {
+      this.#mapping = (async () => {
+        const fh = await this.#handle();
+        try {
+          if (this.#destroyed) throw new Error(`${this.fileName} was deleted`);
+          this.#map = mapFile(fh.fd, this.fileSize);
+        } catch (err) {
+          this.mapError = err as Error;
+          return;
+        }
+        // What lies before the write position is written; the next zeros begin there (and overwrite whatever a
+        // crash left beyond the recovered end).
+        this.#allocated = this.wrotePosition;
+        this.#releasedTo = this.wrotePosition - (this.wrotePosition % OS_PAGE_SIZE);
+      })();
+    }
+    return this.#mapping;
+  }
+
+  /** Writes zeros from #allocated to at least `target` (whole steps, not past the file's end); one run at a time. */
+  #allocate(target: number): Promise<void> {
+    const run = async (): Promise<void> => {
+      const fh = this.#fh ?? await this.#handle();
+      while (this.#allocated < target && !this.#destroyed) {
+        const n = Math.min(ALLOCATE_STEP, this.fileSize - this.#allocated);
+        const { bytesWritten } = await fh.write(ZEROS, 0, n, this.#allocated);
+        // A short write (a disk that just filled): what was written counts, the rest is tried again.
+        this.#allocated += bytesWritten;
+        if (bytesWritten === 0) throw new Error(`no space to extend ${this.fileName}`);
+      }
+    };
+    const prev = this.#allocating;
+    const next = prev ? prev.catch(() => undefined).then(run) : run();
+    const settled = next.finally(() => {
+      if (this.#allocating === settled) this.#allocating = null;
+    });
+    this.#allocating = settled;
+    return next;
+  }
+
+  /** After an append into the map: reserves the next blocks and releases old pages, both when due. */
+  #afterMappedAppend(): void {
+    const pos = this.wrotePosition;
+    if (!this.#allocating && this.#allocated < this.fileSize && this.#allocated - pos < ALLOCATE_AHEAD / 2) {
+      // In the background: a failure here (a full disk) shows in the put that next needs the blocks.
+      this.#allocate(Math.min(this.fileSize, pos + ALLOCATE_AHEAD)).catch(() => undefined);
+    }
+    if (pos - this.#releasedTo >= RESIDENT_BEHIND + RELEASE_STEP) {
+      const to = pos - RESIDENT_BEHIND - ((pos - RESIDENT_BEHIND) % OS_PAGE_SIZE);
+      releasePages(this.#map!, this.#releasedTo, to - this.#releasedTo);
+      this.#releasedTo = to;
+    }
   }
 
   /** Creates the file at its full (sparse) size, as Java's mmap does. */
@@ -115,6 +230,17 @@ export class MappedFile {
 
   /** As reserve(), without the result object: the region starts at the returned offset of {@link tail}. */
   reserveOffset(len: number): number {
+    const map = this.#map;
+    if (map) {
+      const offset = this.wrotePosition;
+      // Past the reserved blocks a store could fault on a full disk: callers ensureWritable() first.
+      if (offset + len > this.#allocated) throw new RangeError(`${this.fileName}: ${len} bytes at ${offset} are not allocated (${this.#allocated})`);
+      this.wrotePosition = offset + len;
+      this.tail = map;
+      this.#afterMappedAppend();
+      return offset;
+    }
+    if (this.wantMap && !this.mapError) throw new RangeError(`${this.fileName} is not mapped yet: ensureWritable() first`);
     let seg = this.#segments[this.#segments.length - 1];
     if (!seg || seg.buf.length - seg.len < len) {
       const cap = Math.max(len, Math.min(this.segmentSize, this.fileSize - this.wrotePosition));
@@ -143,6 +269,11 @@ export class MappedFile {
    * the write is issued before commit() returns, so appends made after it overlap with the write.
    */
   commit(): Promise<void> {
+    if (this.#map) {
+      // Stores into the map are in the page cache already.
+      this.committedPosition = this.wrotePosition;
+      return Promise.resolve();
+    }
     const next = this.#commitsInFlight === 0 ? this.#doCommit() : this.#committing.then(() => this.#doCommit());
     this.#commitsInFlight++;
     const settled = next.then(() => { this.#commitsInFlight--; }, () => { this.#commitsInFlight--; });
@@ -246,6 +377,13 @@ export class MappedFile {
    * reused once their bytes are on the OS, while a reader may still hold what it got (a pull response being sent).
    */
   readFromMemory(pos: number, len: number): Buffer | null {
+    const map = this.#map;
+    if (map) {
+      if (pos < this.#releasedTo || pos + len > this.wrotePosition || pos < 0 || len < 0) return null;
+      const out = Buffer.allocUnsafe(len);
+      map.copy(out, 0, pos, pos + len);
+      return out;
+    }
     for (const s of this.#segments) {
       if (pos >= s.start && pos + len <= s.start + s.len) {
         const out = Buffer.allocUnsafe(len);
@@ -259,6 +397,13 @@ export class MappedFile {
   /** Cuts the file back to `pos`: pending bytes beyond are dropped and the file's bytes beyond become zeros. */
   async truncateTo(pos: number): Promise<void> {
     await this.#committing;
+    if (this.#map) {
+      // Through the map (the file keeps its size: a truncate under a map would fault its readers).
+      if (this.wrotePosition > pos) this.#map.fill(0, pos, this.wrotePosition);
+      if (this.#releasedTo > pos) this.#releasedTo = pos - (pos % OS_PAGE_SIZE);
+      this.setPositions(pos);
+      return;
+    }
     this.#segments = [];
     const fh = await this.#handle();
     await fh.truncate(pos);
@@ -291,6 +436,9 @@ export class MappedFile {
 
   async close(): Promise<void> {
     await this.#committing;
+    await this.#allocating?.catch(() => undefined);
+    // The map itself is unmapped once collected (nothing may store into it after close).
+    this.#map = null;
     const fh = this.#fh ?? (this.#opening ? await this.#opening.catch(() => null) : null);
     this.#fh = null;
     this.#opening = null;

@@ -136,7 +136,14 @@ export interface MessageStoreConfig {
   haSlaveFallbehindMax: number;
   /** A slave's fixed master HA address ("ip:port"); empty = learnt from the name server's REGISTER_BROKER answer. */
   haMasterAddress: string;
-  /** Size of one in-memory write segment of a file's tail (not in Java: the store has no mmap). */
+  /**
+   * Java's switch between its two ways of writing the commit log: false (the default) stores appends into each file's
+   * memory map (when the optional `@riaskov/mmap-io` loads; lib/store/mmap.ts), true writes them from in-memory write
+   * segments to the file (Java's transient store pool). Mapping needs files of at most 2 GiB - 1 (the binding's
+   * limit); larger ones use segments.
+   */
+  transientStorePoolEnable: boolean;
+  /** Size of one in-memory write segment of a file's tail (not in Java; files written through segments). */
   writeSegmentSize: number;
   /** 5.x timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS): the timing wheel; false refuses them. */
   timerWheelEnable: boolean;
@@ -203,6 +210,7 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   haTransferBatchSize: 1024 * 32,
   haSlaveFallbehindMax: 1024 * 1024 * 256,
   haMasterAddress: '',
+  transientStorePoolEnable: false,
   writeSegmentSize: 4 * 1024 * 1024,
   timerWheelEnable: true,
   timerPrecisionMs: 100,

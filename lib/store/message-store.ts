@@ -184,7 +184,8 @@ export class DefaultMessageStore {
     await this.#loadConsumeQueues();
     await this.indexService.load(this.lastExitOK, this.checkpoint.indexMsgTimestamp);
     await this.#recover(this.lastExitOK);
-    this.#log.info({ lastExitOK: this.lastExitOK, maxPhyOffset: this.getMaxPhyOffset() }, 'store loaded');
+    this.#log.info({ lastExitOK: this.lastExitOK, maxPhyOffset: this.getMaxPhyOffset(), commitLogWrites: this.commitLog.writeMode },
+      'store loaded');
     return true;
   }
 

@@ -56,8 +56,14 @@ describe('store: the ASYNC_FLUSH append path (early writes, reused segments, cac
     expect(records).to.be.greaterThan(50);
   });
 
-  it('each ASYNC_FLUSH put resolves only once its record was handed to the OS, with many puts in flight', async () => {
-    const s = await open({ commitCommitLogLeastPages: 1 });
+  for (const transientStorePoolEnable of [true, false]) {
+    it(`each ASYNC_FLUSH put resolves only once its record was handed to the OS, with many puts in flight (${transientStorePoolEnable ? 'write segments' : 'mapped'})`, async () => {
+      const s = await open({ commitCommitLogLeastPages: 1, transientStorePoolEnable });
+      await checkEveryPutCommitted(s);
+    });
+  }
+
+  async function checkEveryPutCommitted(s: DefaultMessageStore): Promise<void> {
     const body = Buffer.alloc(900, 3);
     const checks: Promise<void>[] = [];
     let late = 0;
@@ -70,10 +76,11 @@ describe('store: the ASYNC_FLUSH append path (early writes, reused segments, cac
     }
     await Promise.all(checks);
     expect(late).to.equal(0);
-  });
+  }
 
   it('a list longer than commitCommitLogLeastPages starts going to the OS while it is encoded; queues keep their order and offsets', async () => {
-    const s = await open({ commitCommitLogLeastPages: 2 });
+    // write segments: the early writes are theirs (a map has nothing to write)
+    const s = await open({ commitCommitLogLeastPages: 2, transientStorePoolEnable: true });
     await s.putMessage(makeMessage('other', 0, 'first')); // the first file exists: the list is encoded synchronously
     const counter = countCommits(s);
     const msgs = Array.from({ length: 400 }, (_, i) => makeMessage('L', i % 4, Buffer.alloc(1000, i % 251), { KEYS: `k${i}` }));
@@ -101,11 +108,11 @@ describe('store: the ASYNC_FLUSH append path (early writes, reused segments, cac
     };
     await check(s);
     await s.shutdown();
-    await check(await open({ commitCommitLogLeastPages: 2 }));
+    await check(await open({ commitCommitLogLeastPages: 2, transientStorePoolEnable: true }));
   });
 
   it('a record read while still in a write segment keeps its bytes after that segment is written and reused', async () => {
-    const s = await open({ writeSegmentSize: 16 * 1024, commitCommitLogLeastPages: 1 });
+    const s = await open({ writeSegmentSize: 16 * 1024, commitCommitLogLeastPages: 1, transientStorePoolEnable: true });
     const first = await s.putMessage(makeMessage('R', 0, Buffer.alloc(3000, 0xaa)));
     const a = first.appendMessageResult!;
     // Appended but not yet written: served from the segment.

@@ -1,15 +1,16 @@
 /**
  * Child process of the crash test: appends messages until killed, printing `ACK seq queueId queueOffset commitLogOffset`
- * for each acknowledged put. Usage: node crash-child.js <storeDir> <SYNC_FLUSH|ASYNC_FLUSH> <startSeq>
+ * for each acknowledged put. Usage: node crash-child.js <storeDir> <SYNC_FLUSH|ASYNC_FLUSH> <startSeq> [mapped|segments]
  */
 import { DefaultMessageStore } from '../../../lib/store/message-store';
 import type { FlushDiskType } from '../../../lib/store/message-store-config';
 
 async function main(): Promise<void> {
-  const [dir, flush, start] = process.argv.slice(2);
+  const [dir, flush, start, writes = 'mapped'] = process.argv.slice(2);
   const store = new DefaultMessageStore({
     storePathRootDir: dir, flushDiskType: flush as FlushDiskType, mappedFileSizeCommitLog: 256 * 1024,
     mappedFileSizeConsumeQueue: 2000, maxHashSlotNum: 1000, maxIndexNum: 4000, flushIntervalConsumeQueue: 50,
+    transientStorePoolEnable: writes === 'segments',
   });
   await store.start();
   process.stdout.write('READY\n');

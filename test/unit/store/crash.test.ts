@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DefaultMessageStore } from '../../../lib/store/message-store';
 import { StorePath } from '../../../lib/store/message-store-config';
 import { GetMessageStatus } from '../../../lib/store/store-status';
+import { mmapUnavailable } from '../../../lib/store/mmap';
 import { decodeRecord, makeMessage, tempDir } from './store-test-util';
 
 interface Ack { seq: number; queueId: number; queueOffset: number; phy: number }
@@ -12,9 +13,9 @@ interface Ack { seq: number; queueId: number; queueOffset: number; phy: number }
 const CONFIG = { mappedFileSizeCommitLog: 256 * 1024, mappedFileSizeConsumeQueue: 2000, maxHashSlotNum: 1000, maxIndexNum: 4000 };
 
 /** Runs the child and SIGKILLs it once it has acknowledged `killAfterAcks` puts (a point mid-stream, whatever this machine's speed). */
-function runChild(dir: string, flush: string, startSeq: number, killAfterAcks: number): Promise<Ack[]> {
+function runChild(dir: string, flush: string, writes: string, startSeq: number, killAfterAcks: number): Promise<Ack[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'crash-child.js'), dir, flush, String(startSeq)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(__dirname, 'crash-child.js'), dir, flush, String(startSeq), writes], { stdio: ['ignore', 'pipe', 'inherit'] });
     const acks: Ack[] = [];
     let buf = '';
     let killed = false;
@@ -85,12 +86,14 @@ describe('store: crash safety', function () {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  for (const flush of ['SYNC_FLUSH', 'ASYNC_FLUSH']) {
-    it(`keeps every acknowledged message across SIGKILLs (${flush})`, async () => {
+  // mapped: the commit log written through memory maps (the default); segments: transientStorePoolEnable=true
+  for (const [flush, writes] of [['SYNC_FLUSH', 'mapped'], ['ASYNC_FLUSH', 'mapped'], ['SYNC_FLUSH', 'segments'], ['ASYNC_FLUSH', 'segments']]) {
+    it(`keeps every acknowledged message across SIGKILLs (${flush}, ${writes})`, async function () {
+      if (writes === 'mapped' && mmapUnavailable()) this.skip();
       const acks = new Map<number, Ack>();
       let seq = 0;
       for (let round = 0; round < 4; round++) {
-        const got = await runChild(dir, flush, seq, 20 + Math.floor(Math.random() * 280));
+        const got = await runChild(dir, flush, writes, seq, 20 + Math.floor(Math.random() * 280));
         for (const a of got) acks.set(a.seq, a);
         seq += 1_000_000;
         // The store left behind was killed: the abort file is there.

@@ -1,0 +1,175 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MappedFile } from '../../../lib/store/mapped-file';
+import { mmapUnavailable } from '../../../lib/store/mmap';
+import { PutMessageStatus } from '../../../lib/store/store-status';
+import { decodeRecord, makeMessage, storePerTest, tempDir } from './store-test-util';
+
+/** Resident bytes of this process's maps of `file` (/proc/self/smaps), or -1 where that file is not readable. */
+function residentBytesOf(file: string): number {
+  let smaps: string;
+  try {
+    smaps = fs.readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return -1;
+  }
+  let total = 0;
+  let inFile = false;
+  for (const line of smaps.split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inFile = line.endsWith(` ${file}`);
+    else if (inFile && line.startsWith('Rss:')) total += Number(line.split(/\s+/)[1]) * 1024;
+  }
+  return total;
+}
+
+describe('store: the commit log written through memory maps (transientStorePoolEnable=false, Java\'s default)', function () {
+  this.timeout(60000);
+  const { open } = storePerTest();
+  before(function () {
+    const why = mmapUnavailable();
+    if (why) {
+      process.stderr.write(`    skipped: ${why}\n`);
+      this.skip();
+    }
+  });
+
+  it('maps the tail file by default and acknowledges ASYNC_FLUSH puts with their bytes already in the file', async () => {
+    const s = await open();
+    expect(s.commitLog.writeMode).to.equal('mapped');
+    const r = await s.putMessage(makeMessage('M', 0, 'through the map', { TAGS: 't' }));
+    expect(r.putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+    const mf = s.commitLog.mappedFileQueue.getLastMappedFile()!;
+    expect(mf.mapped).to.equal(true);
+    expect(mf.pendingBytes()).to.equal(0);
+    // What another process reads from the file now: the record, without a write, a flush or a shutdown.
+    const a = r.appendMessageResult!;
+    const fd = fs.openSync(mf.fileName, 'r');
+    try {
+      const rec = Buffer.alloc(a.wroteBytes);
+      fs.readSync(fd, rec, 0, rec.length, a.wroteOffset - mf.fileFromOffset);
+      expect(decodeRecord(rec).body.toString()).to.equal('through the map');
+      expect(decodeRecord(rec).properties.TAGS).to.equal('t');
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+
+  it('writes records as the write segments do: a store written one way reads back whole the other way, across files', async () => {
+    const bodies = Array.from({ length: 600 }, (_, i) => Buffer.alloc(3000 + (i % 7), i % 251));
+    for (const [first, second] of [[false, true], [true, false]]) {
+      let s = await open({ transientStorePoolEnable: first });
+      expect(s.commitLog.writeMode.startsWith(first ? 'write segments' : 'mapped')).to.equal(true);
+      const rs = await Promise.all(bodies.map((b, i) => s.putMessage(makeMessage('X', i % 2, b, { KEYS: `k${i}` }))));
+      expect(rs.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
+      // 1 MiB files (SMALL): the records span several, each ended by a blank filler
+      expect(s.commitLog.mappedFileQueue.files.length).to.be.greaterThan(1);
+      await s.shutdown();
+      s = await open({ storePathRootDir: s.config.storePathRootDir, transientStorePoolEnable: second });
+      for (let q = 0; q < 2; q++) {
+        const messages: Buffer[] = [];
+        while (messages.length < 300) {
+          const got = await s.getMessage('G', 'X', q, messages.length, 32);
+          if (got.messages.length === 0) break;
+          messages.push(...got.messages);
+        }
+        expect(messages.length).to.equal(300);
+        messages.forEach((m, k) => {
+          const i = k * 2 + q;
+          expect(decodeRecord(m).body.equals(bodies[i]), `message ${i}`).to.equal(true);
+          expect(decodeRecord(m).properties.KEYS).to.equal(`k${i}`);
+        });
+      }
+      // and appends go on after the reopened tail, the other way
+      const more = await s.putMessage(makeMessage('X', 0, 'after reopening'));
+      expect(more.putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+      expect(decodeRecord((await s.lookMessageByOffset(more.appendMessageResult!.wroteOffset))!).body.toString()).to.equal('after reopening');
+      await s.shutdown();
+      await fs.promises.rm(s.config.storePathRootDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps only the pages near the write position in the process (RSS), the rest in the page cache', async function () {
+    const s = await open({ mappedFileSizeCommitLog: 96 * 1024 * 1024 });
+    const body = Buffer.alloc(8000, 7);
+    for (let round = 0; round < 9; round++) {
+      // 8 MiB per round
+      const rs = await s.putMessageList(Array.from({ length: 1024 }, (_, i) => makeMessage('R', i % 4, body)));
+      expect(rs.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
+    }
+    const mf = s.commitLog.mappedFileQueue.getLastMappedFile()!;
+    expect(mf.wrotePosition).to.be.greaterThan(64 * 1024 * 1024);
+    const rss = residentBytesOf(mf.fileName);
+    if (rss < 0) this.skip();
+    // at most the 4 MiB kept behind plus one 16 MiB release step (and a page or two around them)
+    expect(rss).to.be.greaterThan(0);
+    expect(rss).to.be.at.most(21 * 1024 * 1024);
+    // an old record is still read whole (from the file)
+    const first = await s.getMessage('G', 'R', 0, 0, 1);
+    expect(decodeRecord(first.messages[0]).body.equals(body)).to.equal(true);
+  });
+});
+
+describe('lib/store MappedFile through a map', () => {
+  let dir = '';
+  before(async function () {
+    if (mmapUnavailable()) this.skip();
+    dir = await tempDir('rmq-mapped-');
+  });
+  after(async () => {
+    if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
+  });
+
+  it('appends only into blocks written ahead (a store into a sparse page could kill the process on a full disk)', async () => {
+    const file = path.join(dir, '00000000000000000000');
+    const mf = await MappedFile.create(file, 32 * 1024 * 1024, 64 * 1024);
+    mf.wantMap = true;
+    try {
+      // not mapped yet: nothing is appendable synchronously, and appending anyway is refused
+      expect(mf.writableBytes()).to.equal(0);
+      expect(() => mf.reserveOffset(10)).to.throw(RangeError, /not mapped yet/);
+      await mf.ensureWritable(1000);
+      expect(mf.mapped).to.equal(true);
+      const first = mf.writableBytes();
+      expect(first).to.be.at.least(1000);
+      // the reserved blocks are on disk (allocated), not a hole
+      expect(fs.statSync(file).blocks * 512).to.be.at.least(first);
+      expect(mf.ensureWritable(first)).to.equal(null);
+      expect(() => mf.reserveOffset(first + 1)).to.throw(RangeError, /not allocated/);
+      // appends keep reserving in the background: after a while, more than the first step is appendable
+      const chunk = Buffer.alloc(1024 * 1024, 1);
+      for (let i = 0; i < 6; i++) {
+        await mf.ensureWritable(chunk.length);
+        mf.appendBuffer(chunk);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      expect(mf.wrotePosition + mf.writableBytes()).to.be.greaterThan(first);
+      expect(mf.committedPosition).to.equal(0);
+      await mf.commit();
+      expect(mf.committedPosition).to.equal(mf.wrotePosition);
+      expect(fs.readFileSync(file).subarray(0, mf.wrotePosition).equals(Buffer.alloc(6 * 1024 * 1024, 1))).to.equal(true);
+    } finally {
+      await mf.close();
+    }
+  });
+
+  it('truncateTo zeroes the cut bytes through the map and keeps the file at its size', async () => {
+    const file = path.join(dir, '00000000000000100000');
+    const mf = await MappedFile.create(file, 1024 * 1024, 64 * 1024);
+    mf.wantMap = true;
+    try {
+      await mf.ensureWritable(9000);
+      mf.appendBuffer(Buffer.alloc(9000, 9));
+      await mf.truncateTo(4000);
+      expect(mf.wrotePosition).to.equal(4000);
+      expect(fs.statSync(file).size).to.equal(1024 * 1024);
+      const bytes = fs.readFileSync(file);
+      expect(bytes.subarray(0, 4000).equals(Buffer.alloc(4000, 9))).to.equal(true);
+      expect(bytes.subarray(4000, 9000).equals(Buffer.alloc(5000))).to.equal(true);
+      expect((await mf.read(3000, 1000))!.equals(Buffer.alloc(1000, 9))).to.equal(true);
+      expect(await mf.read(3000, 2000)).to.equal(null);
+    } finally {
+      await mf.close();
+    }
+  });
+});
