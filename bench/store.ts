@@ -1,7 +1,9 @@
 /**
  * Store benchmark: appends of 1 KiB messages under ASYNC_FLUSH and SYNC_FLUSH next to a plain sequential write
- * of the same bytes to the same disk (and that write with each record's body CRC computed, the floor of the format), and read throughput of one queue (right after writing, and after reopening
- * the store, when nothing is left in the store's own write segments; the OS page cache may still hold the data).
+ * of the same bytes to the same disk (and that write with each record's body CRC computed, the floor of the format),
+ * and read throughput of one queue (right after writing, and after reopening the store, when nothing is left in the
+ * store's memory; the OS page cache may still hold the data). The store writes its default way (through memory maps
+ * when the binding loads); one row writes through write segments (transientStorePoolEnable=true) for comparison.
  * Run: `node dist/bench/store.js [--json]`.
  */
 import fs from 'node:fs/promises';
@@ -52,8 +54,12 @@ async function rawWrite(dir: string, bytes: number, label = 'plain sequential wr
  * to putMessageList (the batch-level put: one promise and one wait for the OS per list), two lists in flight, or
  * `coalesced`: `inFlight` puts at once through putMessageCoalesced (the broker's send path).
  */
-async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number, mode: 'single' | 'list' | 'coalesced' = 'single'): Promise<{ row: StoreBenchRow; store: DefaultMessageStore }> {
-  const store = new DefaultMessageStore({ storePathRootDir: dir, flushDiskType: flush, mappedFileSizeCommitLog: 256 * 1024 * 1024, maxHashSlotNum: 100000, maxIndexNum: 400000, messageIndexEnable: false });
+async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number, mode: 'single' | 'list' | 'coalesced' = 'single',
+  transientStorePoolEnable = false): Promise<{ row: StoreBenchRow; store: DefaultMessageStore }> {
+  const store = new DefaultMessageStore({
+    storePathRootDir: dir, flushDiskType: flush, mappedFileSizeCommitLog: 256 * 1024 * 1024, maxHashSlotNum: 100000, maxIndexNum: 400000,
+    messageIndexEnable: false, transientStorePoolEnable,
+  });
   await store.start();
   const body = Buffer.alloc(MSG_SIZE - 150, 7); // ~1 KiB per stored record with header, topic and properties
   let next = 0;
@@ -80,7 +86,8 @@ async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count
   if (mode === 'list') await Promise.all([listWorker(), listWorker()]);
   else await Promise.all(Array.from({ length: inFlight }, worker));
   const ms = performance.now() - t0;
-  const label = mode === 'list' ? `store append ${flush} lists of ${inFlight}` : `store append ${flush} x${inFlight}${mode === 'coalesced' ? ' coalesced' : ''}`;
+  const label = (mode === 'list' ? `store append ${flush} lists of ${inFlight}` : `store append ${flush} x${inFlight}${mode === 'coalesced' ? ' coalesced' : ''}`) +
+    (transientStorePoolEnable ? ' (write segments)' : store.commitLog.writeMode === 'mapped' ? '' : ` (${store.commitLog.writeMode})`);
   return { row: row(label, count, bytes, ms), store };
 }
 
@@ -123,6 +130,11 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
       await other.store.shutdown();
       await fs.rm(path.join(base, `async-${mode}`), { recursive: true, force: true });
     }
+    // the other way of writing (transientStorePoolEnable=true), beside the default
+    const segments = await appendRun(path.join(base, 'async-segments'), 'ASYNC_FLUSH', asyncCount, 512, 'coalesced', true);
+    rows.push(segments.row);
+    await segments.store.shutdown();
+    await fs.rm(path.join(base, 'async-segments'), { recursive: true, force: true });
     // The raw write again, after the store runs, so a slower or faster disk phase shows.
     rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'plain sequential write, again'));
     rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'raw write with a body CRC per record', true));

@@ -80,7 +80,7 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
   writeBufferLowWaterMark: 1024 * 1024,
   serverChannelMaxWriteBacklogBytes: 64 * 1024 * 1024,
   maxFrameLength: DEFAULT_MAX_FRAME_LENGTH,
-  serverRequestsPerTurn: 8,
+  serverRequestsPerTurn: 4,
   tls: Object.freeze({}),
 });
 
