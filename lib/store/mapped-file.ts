@@ -160,10 +160,12 @@ export class MappedFile {
       }
     };
     const prev = this.#allocating;
-    const next = prev ? prev.catch(() => undefined).then(run) : run();
-    const settled = next.finally(() => {
+    const next = prev ? prev.then(run) : run();
+    // Never rejects (the caller gets the error through `next`): the next run chains on it.
+    const done = (): void => {
       if (this.#allocating === settled) this.#allocating = null;
-    });
+    };
+    const settled: Promise<void> = next.then(done, done);
     this.#allocating = settled;
     return next;
   }
@@ -436,7 +438,7 @@ export class MappedFile {
 
   async close(): Promise<void> {
     await this.#committing;
-    await this.#allocating?.catch(() => undefined);
+    await this.#allocating;
     // The map itself is unmapped once collected (nothing may store into it after close).
     this.#map = null;
     const fh = this.#fh ?? (this.#opening ? await this.#opening.catch(() => null) : null);

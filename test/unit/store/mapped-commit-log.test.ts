@@ -153,6 +153,48 @@ describe('lib/store MappedFile through a map', () => {
     }
   });
 
+  it('a full disk while reserving blocks refuses the append that needs them; nothing crashes; appends resume once there is room', async () => {
+    const file = path.join(dir, '00000000000000200000');
+    const mf = await MappedFile.create(file, 64 * 1024 * 1024, 64 * 1024);
+    mf.wantMap = true;
+    const probe = await fs.promises.open(file, 'r');
+    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const realWrite = proto.write;
+    let refused = 0;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => { unhandled.push(e); };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await mf.ensureWritable(1);
+      const first = mf.writableBytes();
+      // the disk is full from now on: every write fails as the kernel says so
+      proto.write = function () {
+        refused++;
+        return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+      };
+      // appends within the reserved blocks go on (and start a background reservation that fails)
+      mf.appendBuffer(Buffer.alloc(first - 100, 2));
+      await new Promise((r) => setTimeout(r, 20));
+      expect(refused).to.be.at.least(1);
+      expect(mf.ensureWritable(100)).to.equal(null);
+      const err = await mf.ensureWritable(4096)!.then(() => null, (e: Error) => e);
+      expect(err?.message).to.match(/ENOSPC/);
+      expect(() => mf.reserveOffset(4096)).to.throw(RangeError, /not allocated/);
+      // room again
+      proto.write = realWrite;
+      await mf.ensureWritable(4096);
+      mf.appendBuffer(Buffer.alloc(4096, 3));
+      expect(mf.wrotePosition).to.equal(first - 100 + 4096);
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      proto.write = realWrite;
+      process.off('unhandledRejection', onUnhandled);
+      await mf.close();
+    }
+  });
+
   it('truncateTo zeroes the cut bytes through the map and keeps the file at its size', async () => {
     const file = path.join(dir, '00000000000000100000');
     const mf = await MappedFile.create(file, 1024 * 1024, 64 * 1024);
