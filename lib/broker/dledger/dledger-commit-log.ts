@@ -16,7 +16,7 @@
  */
 import path from 'node:path';
 import type { Logger } from '../../logger';
-import { DLedgerError, DLedgerServer, type DLedgerConfig, type DLedgerEntry, BODY_OFFSET, readProperties, writeProperties, defaultPath } from '../../dledger';
+import { DLedgerError, DLedgerResponseCode, DLedgerServer, type DLedgerConfig, type DLedgerEntry, BODY_OFFSET, readProperties, writeProperties, defaultPath } from '../../dledger';
 import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
 import { PutMessageStatus, type PutMessageResult } from '../../store/store-status';
@@ -28,6 +28,28 @@ import { MessageSysFlag } from '../../../protocol/message/sys-flag';
 const PHY_POS_POSITION = 4 + 4 + 4 + 4 + 4 + 8;
 const QUEUE_ID_POSITION = 4 + 4 + 4;
 const QUEUE_OFFSET_POSITION = 4 + 4 + 4 + 4 + 4;
+
+/**
+ * The put status of an append the DLedger server refused or that failed, as Java's DLedgerCommitLog.putMessage maps
+ * DLedgerResponseCode: no leader (or a full disk) → SERVICE_NOT_AVAILABLE; no quorum within maxWaitAckTimeMs, or
+ * too many appends pending → OS_PAGECACHE_BUSY (answered SYSTEM_ERROR "[PC_SYNCHRONIZED]broker busy", which clients
+ * retry; Java avoids FLUSH_SLAVE_TIMEOUT here because clients take it as stored); anything else → UNKNOWN_ERROR.
+ */
+export function putStatusOfAppendFailure(err: unknown): PutMessageStatus {
+  const code = err instanceof DLedgerError ? err.code : DLedgerResponseCode.UNKNOWN;
+  switch (code) {
+    case DLedgerResponseCode.INCONSISTENT_LEADER:
+    case DLedgerResponseCode.NOT_LEADER:
+    case DLedgerResponseCode.LEADER_NOT_READY:
+    case DLedgerResponseCode.DISK_FULL:
+      return PutMessageStatus.SERVICE_NOT_AVAILABLE;
+    case DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT:
+    case DLedgerResponseCode.LEADER_PENDING_FULL:
+      return PutMessageStatus.OS_PAGECACHE_BUSY;
+    default:
+      return PutMessageStatus.UNKNOWN_ERROR;
+  }
+}
 
 export interface DLedgerBroker {
   readonly messageStoreConfig: MessageStoreConfig;
@@ -102,9 +124,8 @@ export class DLedgerCommitLog {
       return result as PutMessageResult;
     } catch (err) {
       this.#nextQueueOffset.clear();
-      const timeout = err instanceof DLedgerError && err.code === 502;
       this.log.warn({ err }, 'dledger append failed');
-      return { putMessageStatus: timeout ? PutMessageStatus.FLUSH_SLAVE_TIMEOUT : PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
+      return { putMessageStatus: putStatusOfAppendFailure(err), appendMessageResult: null };
     }
   }
 
