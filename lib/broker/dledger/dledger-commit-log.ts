@@ -118,12 +118,15 @@ export class DLedgerCommitLog {
     if (!this.server.isLeader || this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
       return { putMessageStatus: PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
     }
-    this.#assignQueueOffset(record);
     try {
-      const { result } = await this.server.append(record);
+      // The queue offset is taken only by an append that enters the log (Java: in the append, under its lock).
+      const { result } = await this.server.append(record, this.#assignQueueOffset);
       return result as PutMessageResult;
     } catch (err) {
-      this.#nextQueueOffset.clear();
+      // An entry that timed out waiting for a quorum is in the log and keeps its offset (it commits later or goes
+      // with a leader change, which starts the predictions afresh); a refused append took none. After a failed write
+      // the predictions are rebuilt from what was applied.
+      if (err instanceof DLedgerError && err.code === DLedgerResponseCode.DISK_ERROR) this.#nextQueueOffset.clear();
       this.log.warn({ err }, 'dledger append failed');
       return { putMessageStatus: putStatusOfAppendFailure(err), appendMessageResult: null };
     }
@@ -136,7 +139,7 @@ export class DLedgerCommitLog {
    * Writes into the record the queue offset the apply will assign (Java assigns it at append time; the entry then
    * reads the same in a Java broker that opens this log). Prepared and rolled-back transaction messages take 0.
    */
-  #assignQueueOffset(record: Buffer): void {
+  readonly #assignQueueOffset = (record: Buffer): void => {
     const l = layoutRecord(record);
     const tx = l.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
     if (tx === MessageSysFlag.TRANSACTION_PREPARED_TYPE || tx === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) return;
@@ -146,7 +149,7 @@ export class DLedgerCommitLog {
     const next = this.#nextQueueOffset.get(key) ?? this.store.getNextQueueOffset(topic, queueId);
     this.#nextQueueOffset.set(key, next + 1);
     record.writeBigInt64BE(BigInt(next), QUEUE_OFFSET_POSITION);
-  }
+  };
 
   async #apply(entry: DLedgerEntry): Promise<PutMessageResult> {
     const r = await this.store.applyReplicated(entry.body);

@@ -51,8 +51,15 @@ describe('dledger: DLedgerServer (3 peers over real sockets and files)', functio
     await waitFor(() => machines.every((m) => m.applied.length === 50), 10000, 'applied everywhere');
     for (const m of machines) expect(m.applied.map((e) => e.body.toString())).to.deep.equal(results.map((_, i) => `m${i}`));
     const follower = servers.find((s) => s && !s.isLeader)!;
-    const refused = await follower.append(Buffer.from('x')).then(() => null, (e: Error) => e);
+    let prepared = 0;
+    const refused = await follower.append(Buffer.from('x'), () => { prepared++; }).then(() => null, (e: Error) => e);
     expect(refused?.message).to.match(/not leader/);
+    // a refused append is not prepared; an accepted one is, before it enters the log: the log holds what it wrote
+    expect(prepared).to.equal(0);
+    const r = await l.append(Buffer.from('before'), (b) => { prepared++; b.write('after!'); });
+    expect(prepared).to.equal(1);
+    await waitFor(() => machines.every((m) => m.applied.length === 51), 10000, 'the prepared entry applied everywhere');
+    for (const m of machines) expect(m.applied[r.index].body.toString()).to.equal('after!');
     // Java's layout: data/ and index/ files with 20-digit names; index unit i at i * 32.
     const dir = path.join(root, `dledger-${follower.selfId}`);
     const data = await fs.readFile(path.join(dir, 'data', '00000000000000000000'));
