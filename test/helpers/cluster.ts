@@ -40,14 +40,14 @@ export function randomName(prefix = 'test'): string {
 export { waitFor } from './wait-for';
 
 /**
- * Sends `body` to `topic` until one send is accepted (a replicated group between leaders refuses sends for a while),
+ * Sends `body` to `topic` until one send is answered SEND_OK (a replicated group between leaders refuses sends for a
+ * while; a send answered FLUSH_SLAVE_TIMEOUT or the like is stored but not yet replicated, and counts as not accepted),
  * failing after `timeoutMillis`.
  */
 export async function sendUntilAccepted(producer: DefaultMQProducer, topic: string, body: string, timeoutMillis: number): Promise<void> {
   await waitFor(async () => {
     try {
-      await producer.send(createMessage(topic, body));
-      return true;
+      return (await producer.send(createMessage(topic, body))).sendStatus === 'SEND_OK';
     } catch {
       return false;
     }

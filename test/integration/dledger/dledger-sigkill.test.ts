@@ -71,6 +71,9 @@ describe('dledger: SIGKILL of a child-process peer', function () {
     cleanups.push(() => p.shutdown());
     const sendOk = (body: string): Promise<void> => sendUntilAccepted(p, topic, body, 30_000);
     for (let i = 0; i < 10; i++) await sendOk(`a${i}`);
+    // The leader (the child) committed all ten before answering; a follower learns the commit index with the
+    // leader's next push or heartbeat.
+    await waitFor(() => local[0].dledgerCommitLog!.server.committedIndex >= 9, 5_000, 'the follower learning the commit of all ten');
     const committed = local[0].dledgerCommitLog!.server.committedIndex;
     expect(committed).to.be.at.least(9);
 
