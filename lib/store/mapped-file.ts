@@ -54,9 +54,12 @@ function returnSegmentBuffer(buf: Buffer): void {
 /** Mapped files: bytes of zeros written per background step, and how far ahead of the write position they reach. */
 const ALLOCATE_STEP = 4 * 1024 * 1024;
 const ALLOCATE_AHEAD = 8 * 1024 * 1024;
-/** Mapped files: pages further than this behind the write position leave the page tables, this many at a time. */
-const RESIDENT_BEHIND = 4 * 1024 * 1024;
-const RELEASE_STEP = 16 * 1024 * 1024;
+/**
+ * Mapped files: pages further than this behind the write position leave the page tables, this many at a time (one
+ * madvise per step: at most RESIDENT_BEHIND + RELEASE_STEP of the file counts in the RSS).
+ */
+const RESIDENT_BEHIND = 2 * 1024 * 1024;
+const RELEASE_STEP = 4 * 1024 * 1024;
 const ZEROS = Buffer.alloc(ALLOCATE_STEP);
 
 export function offsetToFileName(offset: number): string {

@@ -101,9 +101,9 @@ describe('store: the commit log written through memory maps (transientStorePoolE
     expect(mf.wrotePosition).to.be.greaterThan(64 * 1024 * 1024);
     const rss = residentBytesOf(mf.fileName);
     if (rss < 0) this.skip();
-    // at most the 4 MiB kept behind plus one 16 MiB release step (and a page or two around them)
+    // at most the 2 MiB kept behind plus one 4 MiB release step (and a page or two around them)
     expect(rss).to.be.greaterThan(0);
-    expect(rss).to.be.at.most(21 * 1024 * 1024);
+    expect(rss).to.be.at.most(6.5 * 1024 * 1024);
     // an old record is still read whole (from the file)
     const first = await s.getMessage('G', 'R', 0, 0, 1);
     expect(decodeRecord(first.messages[0]).body.equals(body)).to.equal(true);
