@@ -17,7 +17,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { mapFile, releasePages } from './mmap';
+import { mapFile, pagesResident, releasePages } from './mmap';
 
 /**
  * A region of the file's tail in memory: `[start, start + len)` appended, of which `[start, start + committed)` has
@@ -378,15 +378,28 @@ export class MappedFile {
   }
 
   /**
-   * A copy of the bytes if they lie within one in-memory segment, else null. A copy, not a view: segment buffers are
-   * reused once their bytes are on the OS, while a reader may still hold what it got (a pull response being sent).
+   * Mapped files: a copy of the bytes if they lie in the resident part of the map, or older and all in the page
+   * cache; else null. Segments: a copy of the bytes if they lie within one in-memory segment, else null. A copy, not
+   * a view: segment buffers are reused once their bytes are on the OS, and a mapped file's bytes can be cut back,
+   * while a reader may still hold what it got (a pull response being sent).
    */
   readFromMemory(pos: number, len: number): Buffer | null {
     const map = this.#map;
     if (map) {
-      if (pos < this.#releasedTo || pos + len > this.wrotePosition || pos < 0 || len < 0) return null;
+      if (pos + len > this.wrotePosition || pos < 0 || len < 0) return null;
+      if (pos >= this.#releasedTo) {
+        const out = Buffer.allocUnsafe(len);
+        map.copy(out, 0, pos, pos + len);
+        return out;
+      }
+      // Older bytes, through the map only when the page cache holds all their pages (a read of the disk would stop
+      // the event loop); their pages leave the page tables again after the copy (the RSS stays bounded).
+      const from = pos - (pos % OS_PAGE_SIZE);
+      const end = Math.min(this.fileSize, pos + len + OS_PAGE_SIZE - 1 - ((pos + len + OS_PAGE_SIZE - 1) % OS_PAGE_SIZE));
+      if (!pagesResident(map, from, end - from)) return null;
       const out = Buffer.allocUnsafe(len);
       map.copy(out, 0, pos, pos + len);
+      releasePages(map, from, Math.min(end, this.#releasedTo) - from);
       return out;
     }
     for (const s of this.#segments) {

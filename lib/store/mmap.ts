@@ -8,6 +8,8 @@
 interface MmapIo {
   map(size: number, protection: number, flags: number, fd: number, offset?: number, advise?: number): Buffer;
   advise(buffer: Buffer, offset: number, length: number, advise: number): void;
+  /** mincore over the buffer's pages: [pages not in the page cache, pages in it]. */
+  incore(buffer: Buffer): [number, number];
   readonly PROT_READ: number;
   readonly PROT_WRITE: number;
   readonly MAP_SHARED: number;
@@ -28,7 +30,9 @@ function load(): MmapIo | null {
     // A runtime require on purpose: the package is optional.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const m = require('@riaskov/mmap-io') as MmapIo;
-    if (typeof m.map !== 'function' || typeof m.advise !== 'function') throw new Error('no map() or advise() in @riaskov/mmap-io');
+    if (typeof m.map !== 'function' || typeof m.advise !== 'function' || typeof m.incore !== 'function') {
+      throw new Error('no map(), advise() or incore() in @riaskov/mmap-io');
+    }
     binding = m;
   } catch (err) {
     unavailableReason = `@riaskov/mmap-io cannot be loaded (${(err as Error).message.split('\n')[0]})`;
@@ -58,4 +62,14 @@ export function releasePages(map: Buffer, offset: number, length: number): void 
   const m = load();
   if (!m || length <= 0) return;
   m.advise(map, offset, length, m.MADV_DONTNEED);
+}
+
+/**
+ * True when every page of `[offset, offset + length)` of a map (`offset` a multiple of the page size) is in the page
+ * cache (mincore), so reading it through the map cannot wait for the disk.
+ */
+export function pagesResident(map: Buffer, offset: number, length: number): boolean {
+  const m = load();
+  if (!m || length <= 0) return false;
+  return m.incore(map.subarray(offset, offset + length))[0] === 0;
 }
