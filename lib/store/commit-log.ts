@@ -674,10 +674,7 @@ export class CommitLog {
     if (this.mappedFileQueue.mapped && this.mappedFileQueue.commitMapped() >= offset) {
       // Stored into the map: in the page cache already. Replication and waiting pulls hear of it once per turn.
       this.#uncommittedBytes = 0;
-      if (this.onCommitted && !this.#committedNotifyScheduled) {
-        this.#committedNotifyScheduled = true;
-        setImmediate(this.#notifyCommitted);
-      }
+      if (this.onCommitted && !this.#committedNotify) this.#committedNotify = setImmediate(this.#notifyCommitted);
       return Promise.resolve();
     }
     let next = this.#nextCommit;
@@ -707,9 +704,10 @@ export class CommitLog {
     setImmediate(this.#onCommitTimer);
   }
 
-  #committedNotifyScheduled = false;
+  /** Mapped files: the once-per-turn onCommitted call of the puts stored this turn. */
+  #committedNotify: NodeJS.Immediate | null = null;
   readonly #notifyCommitted = (): void => {
-    this.#committedNotifyScheduled = false;
+    this.#committedNotify = null;
     this.onCommitted?.();
   };
 
@@ -977,6 +975,9 @@ export class CommitLog {
 
   async shutdown(): Promise<void> {
     await this.#appendChain;
+    // flush() tells onCommitted itself
+    if (this.#committedNotify) clearImmediate(this.#committedNotify);
+    this.#committedNotify = null;
     await this.flush();
     const waiters = [...this.#flushWaiters];
     this.#nextCommit?.resolve();
