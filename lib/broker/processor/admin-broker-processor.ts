@@ -344,24 +344,29 @@ export class AdminBrokerProcessor {
     return this.ok(request, encodeGroupList({ groupList: [...groups] }));
   }
 
-  /** Every config key as Java's Configuration.getAllConfigsFormatString: `key=value\n` lines. */
+  /**
+   * Every config key as Java's Configuration.getAllConfigsFormatString: `key=value\n` lines, each key once (Java merges
+   * its config objects into one Properties, a later object's value replacing an earlier one's: storePathRootDir is in
+   * both BrokerConfig and MessageStoreConfig).
+   */
   allConfigsText(): string {
-    const lines: string[] = [];
+    const values = new Map<string, string>();
     const add = (o: object) => {
       for (const [k, v] of Object.entries(o)) {
         if (v === undefined || v === null || typeof v === 'object' || typeof v === 'function') continue;
         // Java's haMasterAddress is null unless set, and null values are not printed.
         if (k === 'haMasterAddress' && v === '') continue;
-        lines.push(`${k}=${String(v)}`);
+        values.set(k, String(v));
       }
     };
     add(this.controller.brokerConfig);
     add(this.controller.messageStoreConfig);
     // Java keys we have no setting for, at Java's defaults: mqadmin exportConfigs copies them (a missing one is a
     // NullPointerException there). BrokerConfig.filterServerNums; NettyClientConfig.useTLS (false without -Dtls.enable).
-    const have = new Set(lines.map((l) => l.slice(0, l.indexOf('='))));
-    for (const [k, v] of [['filterServerNums', '0'], ['useTLS', 'false']]) if (!have.has(k)) lines.push(`${k}=${v}`);
-    return lines.map((l) => `${l}\n`).join('');
+    for (const [k, v] of [['filterServerNums', '0'], ['useTLS', 'false']]) if (!values.has(k)) values.set(k, v);
+    let text = '';
+    for (const [k, v] of values) text += `${k}=${v}\n`;
+    return text;
   }
 
   private getBrokerConfig(request: RemotingCommand): RemotingCommand {

@@ -164,6 +164,10 @@ describe('broker: delay levels, retry/DLQ, locks, queries, admin', function () {
     const cfg = await invoke(RemotingCommand.createRequest(RequestCode.GET_BROKER_CONFIG));
     expect(JSON.parse(cfg.extFields!.version)).to.have.keys('counter', 'timestamp');
     expect(cfg.body!.toString()).to.match(/^brokerClusterName=DefaultCluster$/m);
+    // each key once, as Java's merged Properties print it (storePathRootDir is in two config objects)
+    const keys = cfg.body!.toString().split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf('=')));
+    expect(keys.filter((k) => k === 'storePathRootDir')).to.have.length(1);
+    expect(new Set(keys).size).to.equal(keys.length);
     const upd = await invoke(RemotingCommand.createRequest(RequestCode.UPDATE_BROKER_CONFIG, null, Buffer.from('shortPollingTimeMills=1500\n')));
     expect(upd.code).to.equal(ResponseCode.SUCCESS);
     expect(broker().brokerConfig.shortPollingTimeMills).to.equal(1500);
