@@ -2,11 +2,15 @@
  * Test access to a cluster: the one at ROCKETMQ_NAMESRV_ADDR when set, else an in-process one (stopped by the
  * root hook after the file). Plus small helpers shared by integration tests.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Cluster, startCluster, type StartClusterOptions } from '../../lib/server';
 import { registerLeftover } from './root-hooks';
 import { waitFor } from './wait-for';
 import type { DefaultMQProducer } from '../../lib/index';
 import { createMessage } from '../../protocol/message/message';
+import { NamesrvController } from '../../lib/namesrv/namesrv-controller';
 
 export interface TestCluster {
   namesrvAddr: string;
@@ -38,6 +42,21 @@ export function randomName(prefix = 'test'): string {
 }
 
 export { waitFor } from './wait-for';
+
+/**
+ * Starts one of our name servers on 127.0.0.1, port 0, with its files in a temp dir of its own; `cleanups` gets its
+ * shutdown and the dir's removal. Returns its address.
+ */
+export async function startTestNamesrv(cleanups: (() => Promise<unknown>)[], prefix = 'rmq-ns-'): Promise<string> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), prefix));
+  const n = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
+  await n.start();
+  cleanups.push(async () => {
+    await n.shutdown();
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  });
+  return n.address;
+}
 
 /**
  * Sends `body` to `topic` until one send is answered SEND_OK (a replicated group between leaders refuses sends for a

@@ -7,12 +7,11 @@
 import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultLitePullConsumer, DefaultMQProducer } from '../../../lib/index';
 import { createMessage } from '../../../protocol/message/message';
 import { StorePath } from '../../../lib/store/message-store-config';
-import { randomName } from '../../helpers/cluster';
+import { randomName, startTestNamesrv } from '../../helpers/cluster';
 import { makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
 
 /** Small files, so the messages span several commit-log files (each ended by a blank filler). */
@@ -27,16 +26,7 @@ describe('compat: the Java 4.9.8 broker opens the store our broker wrote', funct
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  async function namesrv(): Promise<string> {
-    const dir = makeRunDir('ourstore-ns-');
-    const n = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
-    await n.start();
-    cleanups.push(async () => {
-      await n.shutdown();
-      await fs.rm(dir, { recursive: true, force: true });
-    });
-    return n.address;
-  }
+  const namesrv = (): Promise<string> => startTestNamesrv(cleanups, 'ourstore-ns-');
 
   /** What our broker stored, as Java's consumer must see it: body → tags and keys. */
   async function writeWithOurs(namesrvAddr: string, storeDir: string, topic: string): Promise<Map<string, string>> {

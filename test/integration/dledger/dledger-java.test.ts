@@ -5,10 +5,9 @@
 import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
-import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
+import { randomName, sendUntilAccepted, startTestNamesrv, waitFor } from '../../helpers/cluster';
 import { freePort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
 
 const FILE = 16 * 1024 * 1024;
@@ -21,16 +20,7 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  async function namesrv(): Promise<string> {
-    const dir = makeRunDir('dlns-');
-    const n = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
-    await n.start();
-    cleanups.push(async () => {
-      await n.shutdown();
-      await fs.rm(dir, { recursive: true, force: true });
-    });
-    return n.address;
-  }
+  const namesrv = (): Promise<string> => startTestNamesrv(cleanups, 'dlns-');
 
   async function sendAll(namesrvAddr: string, topic: string, bodies: string[]): Promise<void> {
     const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr, instanceName: randomName('p'), pollNameServerInterval: 200, sendMsgTimeout: 5000 });
