@@ -144,7 +144,7 @@ export interface BrokerConfig {
   /** How often half messages are checked back with their producer, ms. */
   transactionCheckInterval: number;
   /**
-   * Java: check requests against plain_acl.yml. Not implemented in this broker yet: no effect.
+   * Check every request against `$ROCKETMQ_HOME/conf/plain_acl.yml` (Java 4.9.8's PlainAccessValidator; see docs/servers.md).
    */
   aclEnable: boolean;
   /**

@@ -13,6 +13,12 @@
  *   UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP   the consumer group's retry topic SUB
  *   UPDATE_CONSUMER_OFFSET           the group's retry topic SUB and the topic SUB
  *   any other code                   the signature only (admin codes: an admin account)
+ * Codes 4.9.8's validator does not know, checked as Java 5.3.3's authorization checks them (its
+ * DefaultAuthorizationContextBuilder, with a group's permission written as its retry topic's, as 4.9.8 writes it):
+ *   SEND_BATCH_MESSAGE               as SEND_MESSAGE_V2 (4.9.8 checked only the signature: any signed account could
+ *                                    send a batch to any topic)
+ *   POP_MESSAGE, PEEK_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME, NOTIFICATION, POLLING_INFO
+ *                                    the group's retry topic SUB and the topic SUB (a retry topic: the group's only)
  * The signed content is every extField but Signature and _UNIQUE_KEY_QUERY, in key order, then the body.
  *
  * @see org.apache.rocketmq.acl.plain.PlainAccessValidator
@@ -60,7 +66,8 @@ export function parseAccessResource(request: RemotingCommand, remoteAddr: string
         else r.addResourceAndPerm(topic, Permission.PUB);
         break;
       }
-      case RequestCode.SEND_MESSAGE_V2: {
+      case RequestCode.SEND_MESSAGE_V2:
+      case RequestCode.SEND_BATCH_MESSAGE: {
         const topic = ext.b;
         if (isRetryTopic(topic)) r.addResourceAndPerm(getRetryTopic(ext.a), Permission.SUB);
         else r.addResourceAndPerm(topic, Permission.PUB);
@@ -99,6 +106,18 @@ export function parseAccessResource(request: RemotingCommand, remoteAddr: string
         javaNumber(required(ext, 'commitOffset'), true);
         r.addResourceAndPerm(getRetryTopic(group), Permission.SUB);
         r.addResourceAndPerm(topic, Permission.SUB);
+        break;
+      }
+      case RequestCode.POP_MESSAGE:
+      case RequestCode.PEEK_MESSAGE:
+      case RequestCode.ACK_MESSAGE:
+      case RequestCode.CHANGE_MESSAGE_INVISIBLETIME:
+      case RequestCode.NOTIFICATION:
+      case RequestCode.POLLING_INFO: {
+        const group = required(ext, 'consumerGroup');
+        const topic = required(ext, 'topic');
+        r.addResourceAndPerm(getRetryTopic(group), Permission.SUB);
+        if (!isRetryTopic(topic)) r.addResourceAndPerm(topic, Permission.SUB);
         break;
       }
       default:

@@ -26,6 +26,10 @@ import { DefaultMQAdminExt } from '../../../lib/admin/default-mq-admin-ext';
 import { MQBrokerError } from '../../../lib/errors';
 import { benchProduce } from '../../../lib/cli/bench-produce';
 import { PassThrough } from 'node:stream';
+import { SimpleConsumer } from '../../../lib/consumer/simple-consumer';
+import { MQClientAPI } from '../../../lib/client/mq-client-api';
+import { ClientConfig } from '../../../lib/client/client-config';
+import { ackMessage, popMessage } from '../../../lib/client/mq-client-api-pop';
 
 const ACL_YML = `globalWhiteRemoteAddresses:
   - 10.10.103.*
@@ -143,6 +147,53 @@ describe('broker ACL (aclEnable=true) end to end', function () {
     const res = await signedUser.invoke(brokerAddr, hb, 5000);
     expect(res.code).to.equal(ResponseCode.SYSTEM_ERROR);
     expect(res.remark).to.match(/No default permission for group:DenyGroup, .*checkPerm\(PlainPermissionManager\.java:611\)$/);
+  });
+
+  it('batches and the 5.x POP codes are checked like sends and pulls: PUB / SUB on the topic, SUB on the group', async () => {
+    const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('i'), rpcHook: new AclClientRPCHook(USER), retryTimesWhenSendFailed: 0 });
+    await p.start();
+    closers.push(() => p.shutdown());
+    const body = randomName('pop');
+    const r = await p.send([createMessage('AclTopic', Buffer.from(body)), createMessage('AclTopic', Buffer.from(`${body}-2`))]);
+    expect(r.sendStatus).to.equal('SEND_OK');
+    const batchErr = await p.send([createMessage('AclDeny', Buffer.from('x')), createMessage('AclDeny', Buffer.from('y'))]).then(() => null, (e: Error) => e);
+    expect(String((batchErr as { remark?: string } | null)?.remark ?? batchErr?.message)).to.contain('No default permission for topic:AclDeny');
+
+    // a signed SimpleConsumer pops and acks a topic it may SUB
+    const c = new SimpleConsumer({
+      consumerGroup: randomName('CG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('i'), subscriptions: { AclTopic: '*' },
+      awaitDuration: 500, initMode: 1, rpcHook: new AclClientRPCHook(USER),
+    });
+    await c.start();
+    closers.push(() => c.shutdown());
+    const got: string[] = [];
+    await waitFor(async () => {
+      for (const m of await c.receive(16, 10_000)) {
+        got.push(m.body.toString());
+        await c.ack(m);
+      }
+      return got.includes(body);
+    }, 30000, 'the signed pop consumer receives and acks the message');
+
+    // the same account may not pop a DENY topic, nor for a DENY group, nor ack there
+    const api = new MQClientAPI(new ClientConfig({ namesrvAddr: cluster.namesrvAddr }), { rpcHook: new AclClientRPCHook(USER) });
+    try {
+      const pop = { queueId: -1, maxMsgNums: 1, invisibleTime: 1000, pollTime: 0, bornTime: Date.now(), initMode: 0 };
+      const denyTopic = await popMessage(api, 'x', brokerAddr, { ...pop, consumerGroup: randomName('CG'), topic: 'AclDeny' }, 3000).catch((e: unknown) => e);
+      expect(denyTopic).to.be.instanceOf(MQBrokerError);
+      expect((denyTopic as MQBrokerError).responseCode).to.equal(ResponseCode.SYSTEM_ERROR);
+      expect((denyTopic as MQBrokerError).remark).to.match(/No default permission for topic:AclDeny, .*checkPerm\(PlainPermissionManager\.java:611\)$/);
+      const denyGroup = await popMessage(api, 'x', brokerAddr, { ...pop, consumerGroup: 'DenyGroup', topic: 'AclTopic' }, 3000).catch((e: unknown) => e);
+      expect((denyGroup as MQBrokerError).remark).to.match(/No default permission for group:DenyGroup, /);
+      // an ack answers the ACL refusal (the client, as Java's, reads every code but SUCCESS as NO_EXIST)
+      const ackHeader = { consumerGroup: randomName('CG'), topic: 'AclDeny', queueId: '0', extraInfo: '0 1 2 3 x 0 0', offset: '0' };
+      const ack = await signedUser.invoke(brokerAddr, RemotingCommand.createRequest(RequestCode.ACK_MESSAGE, ackHeader), 5000);
+      expect(ack.code).to.equal(ResponseCode.SYSTEM_ERROR);
+      expect(ack.remark).to.match(/No default permission for topic:AclDeny, /);
+      expect((await ackMessage(api, brokerAddr, { ...ackHeader, queueId: 0, offset: 0 }, 3000)).status).to.equal('NO_EXIST');
+    } finally {
+      await api.shutdown();
+    }
   });
 
   it('UPDATE_BROKER_CONFIG and topic deletion need an admin account; other admin reads need a signature', async () => {

@@ -171,6 +171,30 @@ describe('lib/broker/acl PlainAccessValidator', () => {
     ok(signed('RocketMQ', '12345678', RequestCode.HEART_BEAT, {}, heartbeat([])));
   });
 
+  it('codes 4.9.8 did not check: a batch needs PUB on its topic, and the 5.x POP codes SUB on the topic and the group', () => {
+    const batch = (topic: string) => signed('RocketMQ', '12345678', RequestCode.SEND_BATCH_MESSAGE, { a: 'PG', b: topic, c: 'TBW102' }, Buffer.from('x'));
+    ok(batch('topicB'));
+    refused(batch('topicC'), 'No default permission for topic:topicC');
+    refused(batch('other'), 'No default permission for topic:other');
+    ok(signed('RocketMQ', '12345678', RequestCode.SEND_BATCH_MESSAGE, { a: 'groupB', b: '%RETRY%groupB' }));
+    refused(signed('RocketMQ', '12345678', RequestCode.SEND_BATCH_MESSAGE, { a: 'groupA', b: '%RETRY%groupA' }), 'No default permission for group:groupA');
+    for (const code of [RequestCode.POP_MESSAGE, RequestCode.PEEK_MESSAGE, RequestCode.ACK_MESSAGE, RequestCode.CHANGE_MESSAGE_INVISIBLETIME,
+      RequestCode.NOTIFICATION, RequestCode.POLLING_INFO]) {
+      const pop = (topic: string, group: string) => signed('RocketMQ', '12345678', code, { topic, consumerGroup: group, queueId: '-1', extraInfo: '0 1 2' });
+      ok(pop('topicB', 'groupB'));
+      ok(pop('topicC', 'groupX')); // defaultGroupPerm SUB
+      refused(pop('topicP', 'groupB'), 'No default permission for topic:topicP');
+      refused(pop('other', 'groupB'), 'No default permission for topic:other');
+      refused(pop('topicB', 'groupA'), 'No default permission for group:groupA');
+      // a pop of the group's retry topic is the group's
+      ok(pop('%RETRY%groupB_topicA', 'groupB'));
+      refused(pop('%RETRY%groupA_topicB', 'groupA'), 'No default permission for group:groupA');
+      refused(signed('RocketMQ', '12345678', code, { topic: 'topicB' }), 'the custom field <consumerGroup> is null');
+      refused(signed('pubDefault', '87654321', code, { topic: 'anyTopic', consumerGroup: 'g' }), 'No default permission for group:g');
+      ok(signed('rocketmq2', '12345678', code, { topic: 'topicA', consumerGroup: 'groupA' }));
+    }
+  });
+
   it('DENY: an explicit DENY or a DENY default refuses even what another perm would allow', () => {
     expect(checkPermission(Permission.PUB, Permission.DENY | Permission.PUB)).to.equal(false);
     expect(checkPermission(Permission.ANY, Permission.SUB)).to.equal(true);
