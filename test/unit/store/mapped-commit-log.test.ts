@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MappedFile } from '../../../lib/store/mapped-file';
+import { MappedFile, ZERO_WRITE } from '../../../lib/store/mapped-file';
 import { mmapUnavailable } from '../../../lib/store/mmap';
 import { PutMessageStatus } from '../../../lib/store/store-status';
 import { decodeRecord, makeMessage, storePerTest, tempDir } from './store-test-util';
@@ -162,6 +162,35 @@ describe('lib/store MappedFile through a map', () => {
       expect(mf.committedPosition).to.equal(mf.wrotePosition);
       expect(fs.readFileSync(file).subarray(0, mf.wrotePosition).equals(Buffer.alloc(6 * 1024 * 1024, 1))).to.equal(true);
     } finally {
+      await mf.close();
+    }
+  });
+
+  it('reserves blocks in writes of ZERO_WRITE (64 KiB): a larger write makes larger page-cache folios, and each fdatasync writes a whole dirty folio', async () => {
+    const file = path.join(dir, '00000000000000100000');
+    const mf = await MappedFile.create(file, 32 * 1024 * 1024, 64 * 1024);
+    mf.wantMap = true;
+    const probe = await fs.promises.open(file, 'r');
+    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const realWrite = proto.write;
+    const sizes: number[] = [];
+    proto.write = function (this: unknown, ...a: unknown[]) {
+      sizes.push(a[2] as number);
+      return realWrite.apply(this, a);
+    };
+    try {
+      await mf.ensureWritable(1000);
+      const chunk = Buffer.alloc(1024 * 1024, 1);
+      for (let i = 0; i < 12; i++) {
+        await mf.ensureWritable(chunk.length);
+        mf.appendBuffer(chunk);
+      }
+      expect(sizes.length).to.be.at.least((12 * 1024 * 1024) / ZERO_WRITE);
+      expect(Math.max(...sizes)).to.equal(ZERO_WRITE);
+      expect(ZERO_WRITE).to.be.at.most(64 * 1024);
+    } finally {
+      proto.write = realWrite;
       await mf.close();
     }
   });
