@@ -7,12 +7,15 @@
  * - scenarios: sync with 1 and 16 in flight, async with 256 in flight (msg/s over a fixed time; the Java client sends
  *   a count sized to about the same time and reports its own rate), a drain of 100,000 pre-loaded messages by a new
  *   group from the first offset (msg/s from start to the last message), our client's end-to-end latency at 1,000
- *   msg/s through each broker, each broker's peak RSS, and the store's ASYNC append against a raw write (bench/store.ts).
+ *   msg/s through each broker, each broker's peak RSS, and the store's ASYNC append against a raw write (bench/store.ts);
+ * - `sync-flush`: a second pair of brokers with flushDiskType=SYNC_FLUSH (a put is answered once on disk), sync x1 and
+ *   x16 with our client;
+ * - `store`: bench/store.ts, our store beside the Java 4.9.8 store fed the same messages (bench/java/JavaStoreBench.java).
  *
  *   npm run bench -- matrix
  *   node dist/bench/matrix.js [--servers java,ours] [--clients ours,ali-ons,java] [--duration MS] [--rounds N]
  *     [--warmup MS] [--broker-warmup MS] [--drain-count N] [--size BYTES] [--latency-seconds S] [--latency-rate MSG_PER_SEC]
- *     [--scenario 'sync x1'|'sync x16'|'async x256'|'drain'|'latency'|'store' ...]
+ *     [--scenario 'sync x1'|'sync x16'|'async x256'|'drain'|'latency'|'sync-flush'|'store' ...]
  *     [--pull-trace]   (what our first measured drain's pulls saw: answers, request->answer times, socket reads)
  *
  * Every (server, client) pair gets one turn per round (rounds, default 3; sends of 2 s a turn), the order reversed
@@ -27,6 +30,7 @@
 import './quiet-logs';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DefaultMQProducer } from '../lib/index';
@@ -119,10 +123,22 @@ function rssSampler(pid: number | undefined): { peak(): number; stop(): void } {
   return { peak: () => Math.max(peak, readRss(pid)), stop: () => clearInterval(timer) };
 }
 
-async function startServer(name: ServerName): Promise<Server> {
+/** Starts a name server and broker; `conf`: broker.conf keys beside the defaults (both brokers read Java's names). */
+async function startServer(name: ServerName, conf: Record<string, string> = {}): Promise<Server> {
   if (name === 'ours') {
-    const b: BrokerProcess = await startBrokerProcess();
-    return { namesrvAddr: b.namesrvAddr, peakRssBytes: () => b.peakRssBytes(), cpuMicros: () => b.cpuMicros(), stop: () => b.stop() };
+    let confFile: string | undefined;
+    if (Object.keys(conf).length > 0) {
+      confFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-matrix-conf-')), 'broker.conf');
+      fs.writeFileSync(confFile, Object.entries(conf).map(([k, v]) => `${k}=${v}\n`).join(''));
+    }
+    const b: BrokerProcess = await startBrokerProcess({ confFile });
+    return {
+      namesrvAddr: b.namesrvAddr, peakRssBytes: () => b.peakRssBytes(), cpuMicros: () => b.cpuMicros(),
+      async stop() {
+        await b.stop();
+        if (confFile) fs.rmSync(path.dirname(confFile), { recursive: true, force: true });
+      },
+    };
   }
   let ns: JavaNamesrv | undefined;
   let broker: JavaBroker | undefined;
@@ -132,7 +148,7 @@ async function startServer(name: ServerName): Promise<Server> {
     // JVM binds it: try fresh ports a few times
     for (let attempt = 1; !broker; attempt++) {
       try {
-        broker = await startJavaBroker('4.9.8', { namesrvAddr: ns.addr, heap: '-Xms1g -Xmx1g' });
+        broker = await startJavaBroker('4.9.8', { namesrvAddr: ns.addr, heap: '-Xms1g -Xmx1g', conf });
       } catch (err) {
         if (attempt >= 3) throw err;
         process.stderr.write(`the Java broker did not start (attempt ${attempt}): ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
@@ -195,7 +211,20 @@ export interface MatrixExtras {
   cpu: Map<ServerName, Map<string, Map<ClientName, number>>>;
   /** Store ASYNC append as a share of the raw sequential write of the same run (bench/store.ts), per scenario. */
   store: Array<{ scenario: string; share: number; mbPerSec: number; rawMbPerSec: readonly number[]; rawWithCrcMbPerSec: number }>;
+  /** bench/store.ts's rows: ours and the Java 4.9.8 store's (`Java store append ...`) appends, for the comparison. */
+  storeRows: StoreBenchRow[];
+  /** Brokers with flushDiskType=SYNC_FLUSH, our client: server -> scenario -> msg/s. */
+  syncFlush: Map<ServerName, Map<string, number>>;
 }
+
+/** Our store's append beside the Java store's, the same way (the broker's send path: coalesced puts for ours). */
+export const STORE_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ['store append ASYNC_FLUSH x512 coalesced', 'Java store append ASYNC_FLUSH x512'],
+  ['store append SYNC_FLUSH x1', 'Java store append SYNC_FLUSH x1'],
+  ['store append SYNC_FLUSH x64', 'Java store append SYNC_FLUSH x64'],
+  ['store append SYNC_FLUSH x512', 'Java store append SYNC_FLUSH x512'],
+];
+const SYNC_FLUSH_SCENARIOS = ['sync x1', 'sync x16'];
 
 /** Adds one turn's rate to server -> scenario -> client -> rates. */
 type Turns = Map<ServerName, Map<string, Map<ClientName, number[]>>>;
@@ -401,8 +430,8 @@ export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'serv
     }
     rows.push(row);
   }
-  const lines = [`msg/s, ${o.size} B bodies, ${o.queues} queues (ratios > 1: ours faster)`, ...align(rows)];
-  if (o.servers.includes('java') && o.servers.includes('ours')) {
+  const lines = names.length > 0 ? [`msg/s, ${o.size} B bodies, ${o.queues} queues (ratios > 1: ours faster)`, ...align(rows)] : [];
+  if (names.length > 0 && o.servers.includes('java') && o.servers.includes('ours')) {
     const clients: ClientName[] = ['ours', 'ali-ons', 'java'];
     const brokers = [['scenario', ...clients.map((c) => `our broker / Java broker, ${c === 'java' ? 'Java' : c} client`)]];
     for (const name of names) {
@@ -425,6 +454,21 @@ export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'serv
     if (extras.rss.size > 0) lines.push('', `broker peak RSS: ${o.servers.map((s) => `${SERVER_TITLE[s]} ${mb(extras.rss.get(s))}`).join(', ')}`);
     for (const [s, l] of extras.latency) {
       lines.push(`end-to-end latency, our client at ${o.latencyRate} msg/s through ${THROUGH[s]} (store timestamp -> listener): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.n} messages)`);
+    }
+    if (extras.syncFlush.size > 0) {
+      const sf = [['SYNC_FLUSH brokers, our client, msg/s', ...o.servers.map((s) => SERVER_TITLE[s]), 'our broker / Java broker']];
+      for (const n of SYNC_FLUSH_SCENARIOS) {
+        const rate = (s: ServerName): number | undefined => extras.syncFlush.get(s)?.get(n);
+        sf.push([n, ...o.servers.map((s) => fmtRate(rate(s))), fmtRatio(rate('ours'), rate('java'))]);
+      }
+      lines.push('', ...align(sf));
+    }
+    const storePairs = STORE_PAIRS.map(([a, b]) => [extras.storeRows.find((r) => r.scenario === a), extras.storeRows.find((r) => r.scenario === b)] as const)
+      .filter(([a, b]) => a && b);
+    if (storePairs.length > 0) {
+      const st = [['store append, msg/s (same messages)', 'our store', 'Java 4.9.8 store', 'ours / Java']];
+      for (const [a, b] of storePairs) st.push([a!.scenario.replace(/^store append /, ''), fmtRate(a!.msgPerSec), fmtRate(b!.msgPerSec), fmtRatio(a!.msgPerSec, b!.msgPerSec)]);
+      lines.push('', ...align(st));
     }
     // the MB/s too: the raw write's speed moves with the kernel's writeback state (page cache only, or throttled)
     for (const st of extras.store) {
@@ -477,7 +521,14 @@ export function checkTargets(results: Results, extras: MatrixExtras): string[] {
     out.push(verdict(st.share >= 0.8, `${st.scenario} >= 80 % of the raw write`, `${(st.share * 100).toFixed(0)} %`));
   }
   for (const [s, l] of extras.latency) out.push(verdict(l.p99 <= 5, `end-to-end p99 <= 5 ms through ${THROUGH[s]}`, `p99 ${l.p99} ms`));
+  const sf = SYNC_FLUSH_SCENARIOS.map((n) => [n, ratio(extras.syncFlush.get('ours')?.get(n), extras.syncFlush.get('java')?.get(n))] as const)
+    .filter(([, r]) => Number.isFinite(r));
+  if (sf.length > 0) out.push(verdict(sf.every(([, r]) => r >= 1.0), 'SYNC_FLUSH: our broker keeps its lead over the Java broker (our client)', sf.map(([n, r]) => `${n} ${r.toFixed(2)}x`).join(', ')));
   return out;
+}
+
+function emptyExtras(): MatrixExtras {
+  return { rss: new Map(), latency: new Map(), cpu: new Map(), store: [], storeRows: [], syncFlush: new Map() };
 }
 
 function parseArgs(argv: string[]): Partial<MatrixBenchOptions> {
@@ -512,7 +563,7 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
     o.clients = o.clients.filter((c) => c !== 'java');
   }
   const results: Results = new Map();
-  const extras: MatrixExtras = { rss: new Map(), latency: new Map(), cpu: new Map(), store: [] };
+  const extras: MatrixExtras = emptyExtras();
   const out: BenchResult[] = [];
   const servers = new Map<ServerName, Server>();
   try {
@@ -523,6 +574,20 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
     await runAll(servers, o, results, extras, out);
     for (const s of servers.values()) await s.stop();
     servers.clear();
+    if ((o.scenarios.length === 0 || o.scenarios.includes('sync-flush')) && o.clients.includes('ours')) {
+      // A second pair of brokers that answer a put once it is on disk: our client's sync sends, alternating turns.
+      for (const name of o.servers) {
+        process.stderr.write(`== starting ${SERVER_TITLE[name]} with flushDiskType=SYNC_FLUSH\n`);
+        servers.set(name, await startServer(name, { flushDiskType: 'SYNC_FLUSH' }));
+      }
+      const sf: Results = new Map();
+      const sfOut: BenchResult[] = [];
+      await runAll(servers, { ...o, scenarios: SYNC_FLUSH_SCENARIOS, clients: ['ours'], brokerWarmupMillis: o.brokerWarmupMillis / 2 }, sf, emptyExtras(), sfOut);
+      for (const [server, rows] of sf) extras.syncFlush.set(server, new Map([...rows].map(([n, byClient]) => [n, byClient.get('ours') ?? Number.NaN])));
+      out.push(...sfOut.map((r) => ({ ...r, name: `${r.name}.sync-flush` })));
+      for (const s of servers.values()) await s.stop();
+      servers.clear();
+    }
     // the store's append against a raw write of the same bytes, on a machine without the servers, in a process of
     // its own (this one's heap and leftover client timers would weigh on it): bench/store.ts
     if (o.scenarios.length === 0 || o.scenarios.includes('store')) {
@@ -531,6 +596,7 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
       const raw = raws.reduce((a, r) => a + r.mbPerSec, 0) / Math.max(1, raws.length);
       const rawMbPerSec = raws.map((r) => r.mbPerSec);
       const rawWithCrcMbPerSec = rows.find((r) => r.scenario.startsWith('raw write with'))?.mbPerSec ?? Number.NaN;
+      extras.storeRows = rows;
       for (const r of rows.filter((x) => x.scenario.startsWith('store append ASYNC'))) {
         extras.store.push({ scenario: r.scenario, share: r.mbPerSec / raw, mbPerSec: r.mbPerSec, rawMbPerSec, rawWithCrcMbPerSec });
       }

@@ -4,13 +4,17 @@
  * and read throughput of one queue (right after writing, and after reopening the store, when nothing is left in the
  * store's memory; the OS page cache may still hold the data). The store writes its default way (through memory maps
  * when the binding loads); one row writes through write segments (transientStorePoolEnable=true) for comparison.
- * Run: `node dist/bench/store.js [--json]`.
+ * Beside ours, the Java 4.9.8 store (DefaultMessageStore, ../shared/javaref) appends the same messages the same ways
+ * (bench/java/JavaStoreBench.java, a JVM per row, JIT warmed first); without Java those rows are left out with a line
+ * saying why.
+ * Run: `node dist/bench/store.js [--json] [--no-java]`.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultMessageStore } from '../lib/store/message-store';
 import { crc32 } from '../protocol/message/compression';
+import { javaSkipReason, makeRunDir, runJavaSource } from '../test/helpers/javaref';
 
 export interface StoreBenchRow {
   scenario: string;
@@ -91,6 +95,24 @@ async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count
   return { row: row(label, count, bytes, ms), store };
 }
 
+const JAVA_STORE_BENCH = path.resolve(__dirname, '..', '..', 'bench', 'java', 'JavaStoreBench.java');
+
+/**
+ * The Java 4.9.8 store fed the same messages (bench/java/JavaStoreBench.java): its rows, the put's answer and, for
+ * ASYNC_FLUSH, the moment its consume queues hold every message (Java builds them on a thread of its own).
+ */
+async function javaAppendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count: number, inFlight: number, warmup: number): Promise<StoreBenchRow[]> {
+  const runDir = makeRunDir('rmq-bench-jstore-');
+  try {
+    const r = await runJavaSource('4.9.8', JAVA_STORE_BENCH, [dir, flush, String(count), String(inFlight), String(warmup)], { runDir, timeoutMs: 300_000 });
+    const rows = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as StoreBenchRow);
+    if (rows.length === 0) throw new Error(`the Java store bench printed no row (exit ${r.code}): ${(r.stderr || r.stdout).slice(-400)}`);
+    return flush === 'ASYNC_FLUSH' ? rows : rows.slice(0, 1);
+  } finally {
+    await fs.rm(runDir, { recursive: true, force: true });
+  }
+}
+
 async function readQueue(store: DefaultMessageStore, label: string): Promise<StoreBenchRow> {
   const t0 = performance.now();
   let n = 0;
@@ -108,9 +130,11 @@ async function readQueue(store: DefaultMessageStore, label: string): Promise<Sto
   return row(label, n, bytes, performance.now() - t0);
 }
 
-export async function runStoreBench(opts: { asyncMessages?: number; syncMessages?: number } = {}): Promise<StoreBenchRow[]> {
+export async function runStoreBench(opts: { asyncMessages?: number; syncMessages?: number; java?: boolean } = {}): Promise<StoreBenchRow[]> {
   const asyncCount = opts.asyncMessages ?? 200_000;
   const syncCount = opts.syncMessages ?? 50_000;
+  const javaSkip = opts.java === false ? 'left out (--no-java)' : javaSkipReason('4.9.8');
+  if (javaSkip) process.stderr.write(`store bench: the Java store is ${javaSkip.startsWith('left out') ? javaSkip : `left out: ${javaSkip}`}\n`);
   const rows: StoreBenchRow[] = [];
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'rmq-bench-store-'));
   try {
@@ -138,11 +162,14 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
     // The raw write again, after the store runs, so a slower or faster disk phase shows.
     rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'plain sequential write, again'));
     rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'raw write with a body CRC per record', true));
+    if (!javaSkip) rows.push(...await javaAppendRun(path.join(base, 'java-async'), 'ASYNC_FLUSH', asyncCount, 512, asyncCount / 2));
     for (const inFlight of [1, 64, 512]) {
-      const s = await appendRun(path.join(base, `sync${inFlight}`), 'SYNC_FLUSH', inFlight === 1 ? Math.min(syncCount, 5000) : syncCount, inFlight);
+      const count = inFlight === 1 ? Math.min(syncCount, 5000) : syncCount;
+      const s = await appendRun(path.join(base, `sync${inFlight}`), 'SYNC_FLUSH', count, inFlight);
       rows.push(s.row);
       await s.store.shutdown();
       await fs.rm(path.join(base, `sync${inFlight}`), { recursive: true, force: true });
+      if (!javaSkip) rows.push(...await javaAppendRun(path.join(base, `java-sync${inFlight}`), 'SYNC_FLUSH', count, inFlight, Math.round(count / 2)));
     }
   } finally {
     await fs.rm(base, { recursive: true, force: true });
@@ -156,7 +183,7 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
  */
 export function ratioOfPlainWrite(rows: readonly StoreBenchRow[], r: StoreBenchRow): number | null {
   const raws = rows.filter((x) => x.scenario.startsWith('plain'));
-  if (raws.length === 0 || !r.scenario.startsWith('store append ASYNC')) return null;
+  if (raws.length === 0 || !/^(Java )?store append ASYNC/.test(r.scenario)) return null;
   const mean = raws.reduce((s, x) => s + x.mbPerSec, 0) / raws.length;
   return r.mbPerSec / mean;
 }
@@ -165,11 +192,11 @@ export function printStoreBench(rows: StoreBenchRow[]): void {
   const pad = (s: string, n: number) => s.padEnd(n);
   const raws = rows.filter((r) => r.scenario.startsWith('plain'));
   const mean = raws.length ? raws.reduce((s, x) => s + x.mbPerSec, 0) / raws.length : 0;
-  console.log(pad('scenario', 40) + pad('messages', 10) + pad('MB', 10) + pad('MB/s', 10) + pad('msg/s', 10) +
+  console.log(pad('scenario', 48) + pad('messages', 10) + pad('MB', 10) + pad('MB/s', 10) + pad('msg/s', 10) +
     `of plain write (mean of ${raws.length}: ${mean.toFixed(1)} MB/s)`);
   for (const r of rows) {
     const ratio = ratioOfPlainWrite(rows, r);
-    console.log(pad(r.scenario, 40) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) +
+    console.log(pad(r.scenario, 48) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) +
       pad(String(Math.round(r.msgPerSec)), 10) + (ratio === null ? '' : `${(ratio * 100).toFixed(0)} %`));
   }
 }
@@ -177,7 +204,7 @@ export function printStoreBench(rows: StoreBenchRow[]): void {
 if (require.main === module) {
   // --json: the rows as one JSON array (bench/matrix.ts runs this file in a process of its own)
   const print = process.argv.includes('--json') ? (rows: StoreBenchRow[]) => process.stdout.write(`${JSON.stringify(rows)}\n`) : printStoreBench;
-  runStoreBench().then(print).catch((e) => {
+  runStoreBench({ java: !process.argv.includes('--no-java') }).then(print).catch((e) => {
     console.error(e);
     process.exitCode = 1;
   });
