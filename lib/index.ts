@@ -39,7 +39,7 @@ export { TopAddressing, getWSAddr } from './client/top-addressing';
 
 // Producer
 export {
-  DefaultMQProducer, type DefaultMQProducerOptions, type ProducerOptions, DEFAULT_PRODUCER_OPTIONS, type SendCallback,
+  DefaultMQProducer, type DefaultMQProducerOptions, type ProducerOptions, DEFAULT_PRODUCER_OPTIONS, type SendCallback, type RequestCallback,
   DEFAULT_RETRY_RESPONSE_CODES,
 } from './producer/default-mq-producer';
 export { splitBatch, checkBatch, DEFAULT_BATCH_SIZE_LIMIT } from './producer/message-batch';

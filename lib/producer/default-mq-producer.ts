@@ -133,6 +133,12 @@ export interface SendCallback {
   onException(err: Error): void;
 }
 
+/** Java's RequestCallback: the reply of a request, or why there is none (RequestTimeoutError, a failed send). */
+export interface RequestCallback {
+  onSuccess(message: MessageExt): void;
+  onException(err: Error): void;
+}
+
 /** The response codes a sync send retries on (DefaultMQProducer.retryResponseCodes): the retriable rows of protocol/code/response-code-table.ts. */
 export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze(retriableResponseCodes());
 
@@ -443,16 +449,30 @@ export class DefaultMQProducer implements MQProducerInner {
    * (the timeout) and resolves with the reply a consumer sends back with {@link createReplyMessage}, which the broker
    * pushes to this client. `(msg, timeout?)`, `(msg, mq, timeout?)`, `(msg, selector, arg, timeout?)`. Rejects with a
    * `RequestTimeoutError` when the request was sent but no reply came within `timeout` ms (default sendMsgTimeout),
-   * with an `MQClientError` when the request could not be sent.
+   * with an `MQClientError` when the request could not be sent. With a RequestCallback in place of the timeout
+   * (`request(msg, callback, timeout?)`, `(msg, mq, callback, timeout?)`, `(msg, selector, arg, callback, timeout?)`)
+   * it returns undefined and the callback gets the reply or the error, as Java's.
    *
    * @see org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl#request
    */
   request(msg: Message, timeout?: number): Promise<MessageExt>;
   request(msg: Message, mq: MessageQueue, timeout?: number): Promise<MessageExt>;
   request(msg: Message, selector: MessageQueueSelector, arg: unknown, timeout?: number): Promise<MessageExt>;
-  async request(msg: Message, a?: unknown, b?: unknown, c?: unknown): Promise<MessageExt> {
+  request(msg: Message, callback: RequestCallback, timeout?: number): void;
+  request(msg: Message, mq: MessageQueue, callback: RequestCallback, timeout?: number): void;
+  request(msg: Message, selector: MessageQueueSelector, arg: unknown, callback: RequestCallback, timeout?: number): void;
+  request(msg: Message, a?: unknown, b?: unknown, c?: unknown, d?: unknown): Promise<MessageExt> | void {
+    const { target, callback, timeout } = this.#parseArgs(a, b, c, d);
+    if (!callback) return this.#request(msg, target, timeout);
+    const cb = callback as unknown as RequestCallback;
+    this.#request(msg, target, timeout).then(
+      (reply) => { try { cb.onSuccess(reply); } catch { /* the callback's own failure */ } },
+      (err: Error) => { try { cb.onException(err); } catch { /* the callback's own failure */ } },
+    );
+  }
+
+  async #request(msg: Message, target: Target, timeout: number): Promise<MessageExt> {
     const begin = Date.now();
-    const { target, timeout } = this.#parseArgs(a, b, c, undefined);
     this.#makeSureStateOK();
     const instance = this.#instance!;
     normalize(msg);
@@ -483,6 +503,7 @@ export class DefaultMQProducer implements MQProducerInner {
     await this.#send(msg, CommunicationMode.ONEWAY, target, this.options.sendMsgTimeout);
   }
 
+  /** `[mq | selector, arg]`, then a callback (SendCallback or RequestCallback: both have onSuccess) and / or a timeout. */
   #parseArgs(a: unknown, b: unknown, c: unknown, d: unknown): { target: Target; callback?: SendCallback; timeout: number } {
     let target: Target = { kind: 'default' };
     let rest: unknown[];

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import {
   ConsumeConcurrentlyStatus, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, MQClientError, MessageConst, RequestTimeoutError, createMessage,
-  createReplyMessage, getReplyToClient, type MessageQueue,
+  createReplyMessage, getReplyToClient, type MessageExt, type MessageQueue,
 } from '../../../lib/index';
 import { RequestFutureHolder } from '../../../lib/client/request-future-holder';
 import { getCluster, randomName, waitFor, type TestCluster } from '../../helpers/cluster';
@@ -107,6 +107,26 @@ function scenarios(env: () => { namesrvAddr: string; clusterName: string }): voi
     expect(viaSelector.body.toString()).to.equal('reply:s');
     const many = await Promise.all([0, 1, 2, 3, 4].map((i) => requester.request(createMessage(topic, `m${i}`), 60_000)));
     expect(many.map((m) => m.body.toString())).to.deep.equal([0, 1, 2, 3, 4].map((i) => `reply:m${i}`));
+  });
+
+  it('the callback forms: request(msg, callback, timeout), to a queue and through a selector, and a timeout told to onException', async () => {
+    const viaCallback = (...args: unknown[]): Promise<{ reply?: MessageExt; err?: Error }> => new Promise((resolve) => {
+      const cb = { onSuccess: (reply: MessageExt) => resolve({ reply }), onException: (err: Error) => resolve({ err }) };
+      const i = args.indexOf('CB');
+      args[i] = cb;
+      const ret = (requester.request as (...a: unknown[]) => unknown)(...args);
+      expect(ret).to.equal(undefined);
+    });
+    const plain = await viaCallback(createMessage(topic, 'cb'), 'CB', 60_000);
+    expect(plain.reply?.body.toString(), String(plain.err)).to.equal('reply:cb');
+    const mq = (await requester.fetchPublishMessageQueues(topic))[0];
+    expect((await viaCallback(createMessage(topic, 'cbq'), mq, 'CB', 60_000)).reply?.body.toString()).to.equal('reply:cbq');
+    expect((await viaCallback(createMessage(topic, 'cbs'), { select: (l: MessageQueue[]) => l[1] }, null, 'CB', 60_000)).reply?.body.toString()).to.equal('reply:cbs');
+    // a topic nobody answers on: the timeout reaches onException
+    const silent = randomName('ReqSilent');
+    await createTopic(env().namesrvAddr, silent);
+    const timedOut = await viaCallback(createMessage(silent, 'nobody'), 'CB', 1500);
+    expect(timedOut.err).to.be.instanceOf(RequestTimeoutError);
   });
 
   it('a reply to a client the broker does not know is refused (SYSTEM_ERROR, "channel of <id> not found")', async () => {
