@@ -5,14 +5,14 @@
  */
 import fs from 'node:fs';
 
-export type ClientId = 'ours' | 'java' | 'ons';
+export type ClientId = 'ours' | 'java' | 'java5' | 'ons';
 export type ServerId = 'ours' | '4.9.8' | '5.3.3' | 'external';
 
-export const CLIENT_LABEL: Record<ClientId, string> = { ours: 'ours', java: 'Java 4.9.8 client', ons: 'ali-ons' };
+export const CLIENT_LABEL: Record<ClientId, string> = { ours: 'ours', java: 'Java 4.9.8 client', java5: 'Java 5.3.3 client', ons: 'ali-ons' };
 export const SERVER_LABEL: Record<ServerId, string> = {
   ours: 'ours', '4.9.8': 'Java 4.9.8', '5.3.3': 'Java 5.3.3', external: 'your cluster',
 };
-export const CLIENTS: readonly ClientId[] = ['ours', 'java', 'ons'];
+export const CLIENTS: readonly ClientId[] = ['ours', 'java', 'java5', 'ons'];
 
 export type Outcome = 'pass' | 'fail' | 'na';
 
@@ -79,7 +79,8 @@ export class Matrix {
     const out: string[] = [`# ${title}`, ''];
     const c = this.counts();
     out.push(`${c.pass} pass, ${c.fail} fail, ${c.na} n.a.; columns are client → server. "·" = no scenario for that client`
-      + ' (the Java driver has no lite pull or admin API: the mqadmin rows stand for it; ali-ons has its own row) or a cell'
+      + ' (the Java driver has no lite pull or admin API: the mqadmin rows stand for it; the Java 5.3.3 client runs the same'
+      + ' driver on 5.3.3\'s jars; ali-ons has its own row) or a cell'
       + ' the run left out (`--ci`, `--servers`, `--rows`).', '');
     let section = '';
     for (const { section: s, row } of this.rows) {

@@ -303,14 +303,34 @@ export function startMqadmin(version: JavaVersion, args: string[], opts: { runDi
 
 const HARNESS = (): string => path.join(JAVAREF_DIR, '4.9.8', 'harness', 'bin', 'harness.sh');
 
-/** Runs the Java 4.9.8 client driver (`produce|consume|txn|bench-produce|bench-consume ...`) to its end. */
-export function runHarness(args: string[], opts: { runDir?: string; timeoutMs?: number; heap?: string; javaOpts?: string } = {}): Promise<RunResult> {
-  return runToEnd(HARNESS(), args, { ...opts, env: { HARNESS_HEAP: opts.heap ?? '-Xms128m -Xmx512m', ...javaOptsEnv(opts.javaOpts) } });
+/**
+ * The Java client the driver runs on: 4.9.8 (harness.sh) or 5.3.3 (test/java/run-harness-533.sh: the same driver
+ * classes on the 5.3.3 client jars).
+ */
+export type HarnessClient = '4.9.8' | '5.3.3';
+
+function harnessCommand(client: HarnessClient, args: string[]): [string, string[]] {
+  return client === '4.9.8' ? [HARNESS(), args] : [path.join(JAVA_DRIVERS, 'run-harness-533.sh'), [JAVAREF_DIR, ...args]];
+}
+
+/** Null when the driver can run on `client`'s jars, else why not. */
+export function harnessSkipReason(client: HarnessClient = '4.9.8'): string | null {
+  const skip = javaSkipReason('4.9.8') ?? (client === '5.3.3' ? javaSkipReason('5.3.3') : null);
+  if (skip) return skip;
+  if (!fs.existsSync(path.join(JAVAREF_DIR, '4.9.8', 'harness', 'classes'))) return `skipped: no Java client driver at ${path.join(JAVAREF_DIR, '4.9.8', 'harness')}`;
+  return null;
+}
+
+/** Runs the Java client driver (`produce|consume|txn|bench-produce|bench-consume ...`) to its end. */
+export function runHarness(args: string[], opts: { runDir?: string; timeoutMs?: number; heap?: string; javaOpts?: string; client?: HarnessClient } = {}): Promise<RunResult> {
+  const [script, argv] = harnessCommand(opts.client ?? '4.9.8', args);
+  return runToEnd(script, argv, { ...opts, env: { HARNESS_HEAP: opts.heap ?? '-Xms128m -Xmx512m', ...javaOptsEnv(opts.javaOpts) } });
 }
 
 /** Starts the Java client driver in the background (a consumer to run beside ours); `output()` grows as it prints. */
-export function startHarness(args: string[], opts: { runDir?: string; readyPattern?: RegExp; heap?: string } = {}): Promise<JavaProcess> {
-  return spawnJava(HARNESS(), args, {
+export function startHarness(args: string[], opts: { runDir?: string; readyPattern?: RegExp; heap?: string; client?: HarnessClient } = {}): Promise<JavaProcess> {
+  const [script, argv] = harnessCommand(opts.client ?? '4.9.8', args);
+  return spawnJava(script, argv, {
     runDir: opts.runDir,
     readyPattern: opts.readyPattern,
     env: { HARNESS_HEAP: opts.heap ?? '-Xms128m -Xmx512m' },
