@@ -222,6 +222,7 @@ export class BrokerController {
     this.timerMessageStore = new TimerMessageStore(this.messageStore, {
       storePathRootDir: this.messageStoreConfig.storePathRootDir,
       timerPrecisionMs: this.messageStoreConfig.timerPrecisionMs,
+      timerLogFileSize: this.messageStoreConfig.mappedFileSizeTimerLog,
       logger: componentLogger('timer-message-store', this.logger),
     });
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.pop);

@@ -155,6 +155,11 @@ export interface MessageStoreConfig {
   timerPrecisionMs: number;
   /** The longest delay a timer message may ask for, seconds (3 days). */
   timerMaxDelaySec: number;
+  /**
+   * Size of one timer log file (`timerlog/`, 52 bytes per timer message); a file is deleted once the commit log no
+   * longer holds the records its units name.
+   */
+  mappedFileSizeTimerLog: number;
 }
 
 export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object.freeze({
@@ -215,6 +220,7 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   timerWheelEnable: true,
   timerPrecisionMs: 100,
   timerMaxDelaySec: 3600 * 24 * 3,
+  mappedFileSizeTimerLog: 100 * 1024 * 1024,
 });
 
 /** Merges user options over the defaults once, with Java's derived values. */

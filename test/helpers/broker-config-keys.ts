@@ -8,7 +8,7 @@ export const OUR_ONLY_BROKER_CONFIG_KEYS: readonly string[] = [
   // Java 5.x BrokerConfig keys (5.3.3 prints them, 4.9.8 has no metrics exporter), and our metricsPort shorthand
   'metricsExporterType', 'metricsPromExporterHost', 'metricsPromExporterPort', 'metricsPort',
   // Java 5.x MessageStoreConfig timer keys (lib/store/timer)
-  'timerWheelEnable', 'timerPrecisionMs', 'timerMaxDelaySec',
+  'timerWheelEnable', 'timerPrecisionMs', 'timerMaxDelaySec', 'mappedFileSizeTimerLog',
   // DLedger keys: Java prints them only once set (their default is null; its batch-push field prints as
   // isEnableBatchPush); ours prints them empty or false
   'dLegerGroup', 'dLegerPeers', 'dLegerSelfId', 'preferredLeaderId', 'enableBatchPush',

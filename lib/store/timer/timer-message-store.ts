@@ -12,7 +12,8 @@
  *   time (a timer is set for the ones inside the current slot), and the read time moves past a slot once all its
  *   messages are delivered.
  *
- * On disk: the records themselves (commit log), the wheel (timer-wheel.ts), the TimerLog (timer-log.ts) and
+ * On disk: the records themselves (commit log), the wheel (timer-wheel.ts), the TimerLog (timer-log.ts: files of
+ * `mappedFileSizeTimerLog` bytes, deleted every 30 s once the commit log no longer holds the records they name) and
  * `config/timercheck` (read time, TimerLog write position, enqueue queue offset: four i64 as Java's
  * TimerCheckpoint begins). After a restart the wheel resumes from the checkpoint: a message due while the broker
  * was down is delivered at once. Delivery is at least once (a crash between a delivery and the next checkpoint
@@ -35,6 +36,8 @@ import { TimerLog } from './timer-log';
 import { TimerWheel } from './timer-wheel';
 
 export const TIMER_TOPIC = 'rmq_sys_wheel_timer';
+/** How often the timer log's files are checked for deletion (Java's scheduler: every 30 s). */
+const CLEAN_INTERVAL_MS = 30_000;
 /** Java's TimerMessageStore.TIMER_WHEEL_TTL_DAY × DAY_SECS: slots in the wheel. */
 export const DEFAULT_SLOTS_TOTAL = 7 * 24 * 3600;
 /** The ONS-era deliver-time property (epoch ms). */
@@ -109,12 +112,16 @@ export interface TimerStoreBackend {
   getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number): Promise<GetMessageResult>;
   putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult>;
   lookMessageByOffset(commitLogOffset: number): Promise<Buffer | null>;
+  /** The commit log's first offset (older timer log files are deleted against it). */
+  getMinPhyOffset(): number;
 }
 
 export interface TimerMessageStoreOptions {
   storePathRootDir: string;
   timerPrecisionMs: number;
   slotsTotal?: number;
+  /** Size of one timer log file (Java's mappedFileSizeTimerLog; default 100 MiB). */
+  timerLogFileSize?: number;
   logger: Logger;
   /** The clock (tests inject one and drive {@link TimerMessageStore.runOnce}). */
   now?: () => number;
@@ -148,6 +155,10 @@ export class TimerMessageStore {
   #started = false;
   #dirty = false;
   #lastPersist = 0;
+  /** The TimerLog position the checkpoint holds: where the search for the log's end starts. */
+  #logPosAtCheckpoint = 0;
+  /** When the timer log's files were last checked for deletion (Java: every 30 s). */
+  #lastClean = 0;
   /** Messages delivered so far, and how late each was (ms after its deliver time), for benches and reports. */
   readonly stats = { delivered: 0, enqueued: 0, maxLatenessMs: 0, totalLatenessMs: 0 };
 
@@ -155,7 +166,7 @@ export class TimerMessageStore {
     this.precisionMs = options.timerPrecisionMs;
     this.slotsTotal = options.slotsTotal ?? DEFAULT_SLOTS_TOTAL;
     this.#wheel = new TimerWheel(path.join(options.storePathRootDir, 'timerwheel'), this.slotsTotal, this.precisionMs);
-    this.#timerLog = new TimerLog(path.join(options.storePathRootDir, 'timerlog'));
+    this.#timerLog = new TimerLog(path.join(options.storePathRootDir, 'timerlog'), options.timerLogFileSize);
     this.#checkFile = path.join(options.storePathRootDir, 'config', 'timercheck');
     this.#now = options.now ?? Date.now;
     this.#log = options.logger;
@@ -171,6 +182,7 @@ export class TimerMessageStore {
       const b = await fsp.readFile(this.#checkFile);
       if (b.length >= 24) {
         this.#readTimeMs = Number(b.readBigInt64BE(0));
+        this.#logPosAtCheckpoint = Number(b.readBigInt64BE(8));
         this.#enqueueOffset = Number(b.readBigInt64BE(16));
       }
     } catch (err) {
@@ -182,7 +194,7 @@ export class TimerMessageStore {
   async #openFiles(): Promise<void> {
     if (this.#wheel.isOpen) return;
     await this.#wheel.open();
-    await this.#timerLog.open();
+    await this.#timerLog.open(this.#logPosAtCheckpoint);
   }
 
   async start(): Promise<void> {
@@ -226,7 +238,16 @@ export class TimerMessageStore {
     const next = await this.#dequeue();
     if (more) return this.#now();
     if (this.#dirty && this.#now() - this.#lastPersist >= 1000) await this.persist();
+    if (this.#wheel.isOpen && this.#now() - this.#lastClean >= CLEAN_INTERVAL_MS) await this.cleanTimerLog();
     return next;
+  }
+
+  /** Deletes the timer log files whose units all name records the commit log has deleted (Java's 30 s task). */
+  async cleanTimerLog(): Promise<number> {
+    this.#lastClean = this.#now();
+    const n = await this.#timerLog.deleteExpiredFiles(this.backend.getMinPhyOffset());
+    if (n > 0) this.#log.info({ files: n }, 'timer log files deleted: the commit log no longer holds their records');
+    return n;
   }
 
   /** Enqueues up to 512 records per round (so that delivery is not held up by a burst of sends); true when more wait. */

@@ -59,6 +59,13 @@ class FakeStore implements TimerStoreBackend {
     return this.byOffset.get(offset) ?? null;
   }
 
+  /** The commit log's first offset, as the test sets it (older records deleted). */
+  minPhy = 0;
+
+  getMinPhyOffset(): number {
+    return this.minPhy;
+  }
+
   bodies(): string[] {
     return this.delivered.map((d) => d.msg.body!.toString());
   }
@@ -73,8 +80,36 @@ describe('TimerMessageStore (injected clock)', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const make = (store: FakeStore, slotsTotal = 1000) => new TimerMessageStore(store, {
-    storePathRootDir: dir, timerPrecisionMs: 100, slotsTotal, logger, now: () => clock.now, autoRun: false,
+  const make = (store: FakeStore, slotsTotal = 1000, timerLogFileSize?: number) => new TimerMessageStore(store, {
+    storePathRootDir: dir, timerPrecisionMs: 100, slotsTotal, timerLogFileSize, logger, now: () => clock.now, autoRun: false,
+  });
+
+  it('the timer log rolls over files, and every 30 s deletes those whose records the commit log no longer holds', async () => {
+    const store = new FakeStore(clock);
+    const t0 = clock.now;
+    // 10 units per file
+    for (let i = 0; i < 35; i++) store.addTimerMessage('T', t0 + 60_000 + i, `m${i}`);
+    const ts = make(store, 1000, 10 * 52 + 16);
+    await ts.load();
+    await ts.start();
+    await ts.runOnce();
+    const logDir = path.join(dir, 'timerlog');
+    expect(fs.readdirSync(logDir)).to.have.length(4);
+    // the first 15 records deleted from the commit log: the first file (records 0-9) goes at the next check, 30 s on
+    const offsets = [...store.byOffset.keys()].sort((a, b) => a - b);
+    store.minPhy = offsets[15];
+    clock.now = t0 + 10_000;
+    await ts.runOnce();
+    expect(fs.readdirSync(logDir)).to.have.length(4);
+    clock.now = t0 + 30_000;
+    await ts.runOnce();
+    expect(fs.readdirSync(logDir)).to.have.length(3);
+    // what the commit log still holds is delivered; the rest was dropped with its records
+    for (const o of offsets.slice(0, 15)) store.byOffset.delete(o);
+    clock.now = t0 + 61_000;
+    await ts.runOnce();
+    expect(store.bodies()).to.deep.equal(Array.from({ length: 20 }, (_, i) => `m${i + 15}`));
+    await ts.shutdown();
   });
 
   it('delivers each message at its deliver time, not before, in deliver-time order, to its real topic and queue', async () => {
@@ -123,7 +158,9 @@ describe('TimerMessageStore (injected clock)', () => {
     expect(store.bodies()).to.deep.equal(['early']);
     await ts.shutdown();
     expect(fs.existsSync(path.join(dir, 'config', 'timercheck'))).to.equal(true);
-    expect(fs.statSync(path.join(dir, 'timerlog', '00000000000000000000')).size).to.equal(2 * 52);
+    const log = fs.readFileSync(path.join(dir, 'timerlog', '00000000000000000000'));
+    expect(log.length).to.equal(100 * 1024 * 1024); // Java's mappedFileSizeTimerLog, sparse
+    expect([log.readInt32BE(0), log.readInt32BE(52), log.readInt32BE(104)]).to.deep.equal([52, 52, 0]);
 
     // Down until after "late" was due: no record is read again (enqueue offset kept), "late" comes from the wheel.
     clock.now = t0 + 9000;
