@@ -123,6 +123,18 @@ describe('store: the commit log written through memory maps (transientStorePoolE
   });
 });
 
+type WriteFn = (...a: unknown[]) => Promise<unknown>;
+
+/** A mapped file at `file`, and the FileHandle prototype whose `write` the reservation of blocks goes through. */
+async function mappedWithWriteHook(file: string, size: number): Promise<{ mf: MappedFile; proto: { write: WriteFn }; realWrite: WriteFn }> {
+  const mf = await MappedFile.create(file, size, 64 * 1024);
+  mf.wantMap = true;
+  const probe = await fs.promises.open(file, 'r');
+  const proto = Object.getPrototypeOf(probe) as { write: WriteFn };
+  await probe.close();
+  return { mf, proto, realWrite: proto.write };
+}
+
 describe('lib/store MappedFile through a map', () => {
   let dir = '';
   before(async function () {
@@ -167,13 +179,7 @@ describe('lib/store MappedFile through a map', () => {
   });
 
   it('reserves blocks in writes of ZERO_WRITE (64 KiB): a larger write makes larger page-cache folios, and each fdatasync writes a whole dirty folio', async () => {
-    const file = path.join(dir, '00000000000000100000');
-    const mf = await MappedFile.create(file, 32 * 1024 * 1024, 64 * 1024);
-    mf.wantMap = true;
-    const probe = await fs.promises.open(file, 'r');
-    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
-    await probe.close();
-    const realWrite = proto.write;
+    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000100000'), 32 * 1024 * 1024);
     const sizes: number[] = [];
     proto.write = function (this: unknown, ...a: unknown[]) {
       sizes.push(a[2] as number);
@@ -196,13 +202,7 @@ describe('lib/store MappedFile through a map', () => {
   });
 
   it('a full disk while reserving blocks refuses the append that needs them; nothing crashes; appends resume once there is room', async () => {
-    const file = path.join(dir, '00000000000000200000');
-    const mf = await MappedFile.create(file, 64 * 1024 * 1024, 64 * 1024);
-    mf.wantMap = true;
-    const probe = await fs.promises.open(file, 'r');
-    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
-    await probe.close();
-    const realWrite = proto.write;
+    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000200000'), 64 * 1024 * 1024);
     let refused = 0;
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown): void => { unhandled.push(e); };
