@@ -9,24 +9,27 @@ describe('compat matrix (test/compat/matrix.ts)', () => {
     m.set('send: sync', 'ours', 'ours', { outcome: 'pass' });
     m.set('send: sync', 'ours', '4.9.8', { outcome: 'fail', reason: 'timed out' });
     m.set('send: oneway', 'java', '4.9.8', { outcome: 'na', reason: 'not in 4.9.8' });
+    m.set('send: oneway', 'java5', 'ours', { outcome: 'pass' });
     return m;
   }
 
   it('renders one column per client x server, notes for failures and n.a. cells', () => {
     const md = sample().toMarkdown('t');
     const header = md.split('\n').find((l) => l.startsWith('| feature'))!;
-    expect(header.split('|').length - 3).to.equal(6);
-    expect(md).to.include('| send: sync | **FAIL** [1] | pass | · | · | · | · |');
-    expect(md).to.include('| send: oneway | · | · | n.a. [2] | · | · | · |');
+    // ours, Java 4.9.8 client, Java 5.3.3 client, ali-ons, each against the two servers
+    expect(header.split('|').length - 3).to.equal(8);
+    expect(header).to.include('| Java 5.3.3 client → Java 4.9.8 | Java 5.3.3 client → ours |');
+    expect(md).to.include('| send: sync | **FAIL** [1] | pass | · | · | · | · | · | · |');
+    expect(md).to.include('| send: oneway | · | · | n.a. [2] | · | · | pass | · | · |');
     expect(md).to.include('1. FAIL: timed out');
     expect(md).to.include('2. n.a.: not in 4.9.8');
-    expect(md).to.include('1 pass, 1 fail, 1 n.a.');
+    expect(md).to.include('2 pass, 1 fail, 1 n.a.');
   });
 
   it('a regression is a baseline cell that ran and did not pass; cells not attempted are none', () => {
     const m = sample();
     const baseline = { pass: ['send: sync | ours | ours', 'send: sync | ours | 4.9.8', 'send: sync | ours | 5.3.3', 'send: oneway | ours | ours', 'send: oneway | java | 4.9.8'] };
     expect(regressions(m, baseline)).to.deep.equal(['send: sync | ours | 4.9.8', 'send: oneway | java | 4.9.8']);
-    expect(m.passed()).to.deep.equal(['send: sync | ours | ours']);
+    expect(m.passed()).to.deep.equal(['send: oneway | java5 | ours', 'send: sync | ours | ours']);
   });
 });
