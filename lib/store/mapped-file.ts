@@ -65,6 +65,8 @@ export const ZERO_WRITE = 64 * 1024;
  * madvise per step: at most RESIDENT_BEHIND + RELEASE_STEP of the file counts in the RSS).
  */
 const RESIDENT_BEHIND = 2 * 1024 * 1024;
+/** How much around a faulting address the kernel maps at once (fault_around_bytes' default): reads release this. */
+const FAULT_AROUND = 64 * 1024;
 const RELEASE_STEP = 4 * 1024 * 1024;
 const ZEROS = Buffer.alloc(ZERO_WRITE);
 
@@ -399,13 +401,17 @@ export class MappedFile {
         return out;
       }
       // Older bytes, through the map only when the page cache holds all their pages (a read of the disk would stop
-      // the event loop); their pages leave the page tables again after the copy (the RSS stays bounded).
+      // the event loop); their pages leave the page tables again after the copy (the RSS stays bounded). A fault maps
+      // the cached pages around it too (the kernel's fault-around, 64 KiB): the whole aligned window is released,
+      // or reads of scattered records (one queue's messages among others') would leave most of the file mapped.
       const from = pos - (pos % OS_PAGE_SIZE);
       const end = Math.min(this.fileSize, pos + len + OS_PAGE_SIZE - 1 - ((pos + len + OS_PAGE_SIZE - 1) % OS_PAGE_SIZE));
       if (!pagesResident(map, from, end - from)) return null;
       const out = Buffer.allocUnsafe(len);
       map.copy(out, 0, pos, pos + len);
-      releasePages(map, from, Math.min(end, this.#releasedTo) - from);
+      const windowFrom = pos - (pos % FAULT_AROUND);
+      const windowEnd = Math.min(this.#releasedTo, end + FAULT_AROUND - 1 - ((end + FAULT_AROUND - 1) % FAULT_AROUND));
+      releasePages(map, windowFrom, windowEnd - windowFrom);
       return out;
     }
     for (const s of this.#segments) {
