@@ -15,7 +15,10 @@ import { ProducerManager } from './client-manager/producer-manager';
 import { ConsumerGroupEvent, ConsumerManager } from './client-manager/consumer-manager';
 import { Broker2Client } from './client-manager/broker2-client';
 import { PullRequestHoldService } from './longpolling/pull-request-hold-service';
-import { BrokerOuterAPI } from './out/broker-outer-api';
+import { BrokerOuterAPI, type RegisterBrokerArgs, type RegisterBrokerResult } from './out/broker-outer-api';
+import { BrokerRegistration } from './out/broker-registration';
+import type { TopicConfig } from '../../protocol/body/topic-config';
+import type { TopicConfigSerializeWrapper } from '../../protocol/body/topic-config-serialize-wrapper';
 import { BrokerLatencyMetrics, BrokerMetricsService } from './metrics/broker-metrics';
 import { BrokerStatsManager } from './stats/broker-stats-manager';
 import { SendMessageProcessor } from './processor/send-message-processor';
@@ -82,6 +85,8 @@ export class BrokerController {
   readonly broker2Client: Broker2Client;
   readonly pullRequestHoldService: PullRequestHoldService;
   readonly brokerOuterAPI: BrokerOuterAPI;
+  /** Registrations with the name servers: one in flight per name server, incremental where one topic changed. */
+  readonly registration: BrokerRegistration;
   readonly messageStore: DefaultMessageStore;
   /** Delay levels (SCHEDULE_TOPIC_XXXX delivery, delayOffset.json). */
   readonly scheduleMessageService: ScheduleMessageService & ScheduleMessageServiceHook;
@@ -127,6 +132,8 @@ export class BrokerController {
   readonly #loops: ServiceLoop[] = [];
   #listenPort = 0;
   #registeredOnce = false;
+  /** The last whole-table wrapper, reused while the data version and the broker's permission stay. */
+  #fullWrapper: { key: string; wrapper: TopicConfigSerializeWrapper } | null = null;
   #removeArrivingListener: (() => void) | null = null;
 
   constructor(options: BrokerControllerOptions = {}) {
@@ -153,8 +160,10 @@ export class BrokerController {
       logger: this.logger,
     });
     this.topicConfigManager = new TopicConfigManager(bc, componentLogger('topic-config-manager', this.logger));
-    this.topicConfigManager.onTopicCreated = () => {
-      void this.registerBrokerAll(true, false, true);
+    // Java 5.x registerIncrementBrokerData: a topic created on the fly (auto-create, retry and DLQ topics) goes to
+    // the name servers alone.
+    this.topicConfigManager.onTopicCreated = (tc) => {
+      void this.registerIncrementBrokerData([tc.topicName]);
     };
     this.subscriptionGroupManager = new SubscriptionGroupManager(bc, componentLogger('subscription-group-manager', this.logger));
     this.consumerOffsetManager = new ConsumerOffsetManager(bc, componentLogger('consumer-offset-manager', this.logger));
@@ -198,6 +207,11 @@ export class BrokerController {
     });
     const tls = this.remotingServer.options.tls;
     this.brokerOuterAPI = new BrokerOuterAPI(componentLogger('broker-outer-api', this.logger), tls.tlsEnable ?? tls.tlsMode === 'enforcing');
+    this.registration = new BrokerRegistration({
+      api: this.brokerOuterAPI,
+      logger: componentLogger('broker-registration', this.logger),
+      build: (topics) => this.#buildRegisterArgs(topics),
+    });
     this.scheduleMessageService = new ScheduleMessageService(
       {
         getMessage: (group, topic, queueId, offset, maxMsgNums) => this.messageStore.getMessage(group, topic, queueId, offset, maxMsgNums),
@@ -408,6 +422,7 @@ export class BrokerController {
   async #shutdown(): Promise<void> {
     for (const l of this.#loops.splice(0)) await l.stop();
     await this.pullRequestHoldService.shutdown();
+    this.registration.shutdown();
     if (this.#registeredOnce) {
       await this.brokerOuterAPI.unregisterBrokerAll(
         this.brokerConfig.brokerClusterName, this.brokerAddr, this.brokerConfig.brokerName, this.brokerConfig.brokerId,
@@ -447,18 +462,62 @@ export class BrokerController {
   }
 
   /**
-   * REGISTER_BROKER to every name server with the topic configs and data version (Java registerBrokerAll;
-   * `checkOrderConfig` and `oneway` are accepted for parity).
+   * REGISTER_BROKER of the whole topic table to every name server (Java registerBrokerAll). With `forceRegister`
+   * false, only to the name servers whose data version differs (QUERY_DATA_VERSION first, Java needRegister).
+   * `checkOrderConfig` and `oneway` are accepted for parity.
    */
-  async registerBrokerAll(_checkOrderConfig: boolean, _oneway: boolean, _forceRegister: boolean): Promise<void> {
+  async registerBrokerAll(_checkOrderConfig: boolean, _oneway: boolean, forceRegister: boolean): Promise<void> {
     const bc = this.brokerConfig;
-    const wrapper = this.topicConfigManager.buildTopicConfigSerializeWrapper();
-    if (!isWriteablePerm(bc.brokerPermission) || !isReadablePerm(bc.brokerPermission)) {
-      for (const [name, tc] of wrapper.topicConfigTable) {
-        wrapper.topicConfigTable.set(name, { ...tc, perm: tc.perm & bc.brokerPermission });
-      }
+    const results = await this.registration.registerPeriodically(forceRegister, {
+      clusterName: bc.brokerClusterName,
+      brokerAddr: this.brokerAddr,
+      brokerName: bc.brokerName,
+      brokerId: bc.brokerId,
+      dataVersion: this.topicConfigManager.dataVersion,
+    });
+    this.#onRegistered(results);
+  }
+
+  /**
+   * REGISTER_BROKER of the named topics only, with the current data version (Java registerIncrementBrokerData):
+   * what a topic create costs does not grow with the number of topics. Resolves once the name servers answered.
+   */
+  async registerIncrementBrokerData(topics: Iterable<string>): Promise<void> {
+    this.#onRegistered(await this.registration.register({ full: false, topics }));
+  }
+
+  #onRegistered(results: RegisterBrokerResult[]): void {
+    if (results.length > 0) {
+      this.#registeredOnce = true;
+      if (!this.dledgerCommitLog) this.replication.onRegisterResult(results[0]);
     }
-    const results = await this.brokerOuterAPI.registerBrokerAll({
+  }
+
+  /** The REGISTER_BROKER request for `topics` (null: all), topic perms narrowed by the broker's permission. */
+  #buildRegisterArgs(topics: ReadonlySet<string> | null): RegisterBrokerArgs {
+    const bc = this.brokerConfig;
+    const tcm = this.topicConfigManager;
+    const narrow = !isWriteablePerm(bc.brokerPermission) || !isReadablePerm(bc.brokerPermission);
+    let wrapper: TopicConfigSerializeWrapper;
+    if (topics === null) {
+      const key = `${tcm.dataVersion.counter}/${tcm.dataVersion.timestamp}/${bc.brokerPermission}`;
+      if (this.#fullWrapper?.key !== key) this.#fullWrapper = { key, wrapper: tcm.buildTopicConfigSerializeWrapper() };
+      wrapper = this.#fullWrapper.wrapper;
+      if (narrow) {
+        const table = new Map(wrapper.topicConfigTable);
+        for (const [name, tc] of table) table.set(name, { ...tc, perm: tc.perm & bc.brokerPermission });
+        wrapper = { topicConfigTable: table, dataVersion: wrapper.dataVersion };
+        this.#fullWrapper.wrapper = wrapper;
+      }
+    } else {
+      const table = new Map<string, TopicConfig>();
+      for (const name of topics) {
+        const tc = tcm.selectTopicConfig(name);
+        if (tc) table.set(name, narrow ? { ...tc, perm: tc.perm & bc.brokerPermission } : tc);
+      }
+      wrapper = { topicConfigTable: table, dataVersion: { ...tcm.dataVersion } };
+    }
+    return {
       clusterName: bc.brokerClusterName,
       brokerAddr: this.brokerAddr,
       brokerName: bc.brokerName,
@@ -468,11 +527,7 @@ export class BrokerController {
       filterServerList: [],
       timeoutMills: bc.registerBrokerTimeoutMills,
       compressed: bc.compressedRegister,
-    });
-    if (results.length > 0) {
-      this.#registeredOnce = true;
-      if (!this.dledgerCommitLog) this.replication.onRegisterResult(results[0]);
-    }
+    };
   }
 }
 

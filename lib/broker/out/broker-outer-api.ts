@@ -1,6 +1,6 @@
 /**
- * The broker's calls to name servers: REGISTER_BROKER to each (in parallel, each failure logged and skipped),
- * UNREGISTER_BROKER on shutdown.
+ * The broker's calls to name servers: REGISTER_BROKER and QUERY_DATA_VERSION to one of them (broker-registration.ts
+ * decides when and to which), UNREGISTER_BROKER to each on shutdown.
  *
  * @see org.apache.rocketmq.broker.out.BrokerOuterAPI
  */
@@ -16,6 +16,9 @@ import { encodeRegisterBrokerBody } from '../../../protocol/body/register-broker
 import type { TopicConfigSerializeWrapper } from '../../../protocol/body/topic-config-serialize-wrapper';
 import { bodyCrc32 } from '../../../protocol/message/compression';
 import { MQBrokerError } from '../../errors';
+import { QueryDataVersionRequestHeader } from '../../../protocol/header/query-data-version-request-header';
+import { QueryDataVersionResponseHeader } from '../../../protocol/header/query-data-version-response-header';
+import { type DataVersion, dataVersionEquals, decodeDataVersion, encodeDataVersion } from '../../../protocol/body/data-version';
 
 export interface RegisterBrokerResult {
   namesrvAddr: string;
@@ -43,6 +46,7 @@ export function parseNamesrvAddr(addr: string | undefined | null): string[] {
 export class BrokerOuterAPI {
   readonly remotingClient: RemotingClient;
   #namesrvAddrList: string[] = [];
+  readonly #bodies = new WeakMap<TopicConfigSerializeWrapper, { body: Buffer; bodyCrc: number; compressed: boolean }>();
 
   /** `useTLS`: register with the name servers over TLS (Java: tls.enable, or tls.server.mode=enforcing). */
   constructor(private readonly logger: Logger, useTLS = false) {
@@ -57,13 +61,12 @@ export class BrokerOuterAPI {
     return this.#namesrvAddrList;
   }
 
-  /** Registers with every name server at once; resolves with the successful results (failures are logged). */
-  async registerBrokerAll(args: RegisterBrokerArgs): Promise<RegisterBrokerResult[]> {
-    if (this.#namesrvAddrList.length === 0) return [];
-    const body = encodeRegisterBrokerBody(
-      { topicConfigSerializeWrapper: args.topicConfigWrapper, filterServerList: args.filterServerList },
-      args.compressed,
-    );
+  /**
+   * REGISTER_BROKER to one name server; throws on a failure or a non-success answer. The body of a wrapper is
+   * encoded once, however many name servers it goes to.
+   */
+  async registerBroker(namesrvAddr: string, args: RegisterBrokerArgs): Promise<RegisterBrokerResult> {
+    const { body, bodyCrc } = this.#encodeBody(args);
     const extFields = RegisterBrokerRequestHeader.encode({
       brokerAddr: args.brokerAddr,
       brokerId: args.brokerId,
@@ -71,26 +74,50 @@ export class BrokerOuterAPI {
       clusterName: args.clusterName,
       haServerAddr: args.haServerAddr,
       compressed: args.compressed,
-      bodyCrc32: bodyCrc32(body) | 0,
+      bodyCrc32: bodyCrc,
     });
-    const results = await Promise.all(
-      this.#namesrvAddrList.map(async (namesrvAddr): Promise<RegisterBrokerResult | null> => {
-        try {
-          const request = RemotingCommand.createRequest(RequestCode.REGISTER_BROKER, { ...extFields }, body);
-          const response = await this.remotingClient.invoke(namesrvAddr, request, args.timeoutMills);
-          if (response.code !== ResponseCode.SUCCESS) {
-            throw new MQBrokerError(response.code, response.remark ?? '', namesrvAddr);
-          }
-          const h = RegisterBrokerResponseHeader.decode(response.extFields);
-          this.logger.debug({ namesrvAddr, brokerId: args.brokerId }, 'register broker to name server OK');
-          return { namesrvAddr, haServerAddr: h.haServerAddr, masterAddr: h.masterAddr };
-        } catch (err) {
-          this.logger.warn({ err, namesrvAddr }, 'register broker failed');
-          return null;
-        }
-      }),
+    const request = RemotingCommand.createRequest(RequestCode.REGISTER_BROKER, extFields, body);
+    const response = await this.remotingClient.invoke(namesrvAddr, request, args.timeoutMills);
+    if (response.code !== ResponseCode.SUCCESS) {
+      throw new MQBrokerError(response.code, response.remark ?? '', namesrvAddr);
+    }
+    const h = RegisterBrokerResponseHeader.decode(response.extFields);
+    this.logger.debug({ namesrvAddr, brokerId: args.brokerId }, 'register broker to name server OK');
+    return { namesrvAddr, haServerAddr: h.haServerAddr, masterAddr: h.masterAddr };
+  }
+
+  #encodeBody(args: RegisterBrokerArgs): { body: Buffer; bodyCrc: number } {
+    const cached = this.#bodies.get(args.topicConfigWrapper);
+    if (cached && cached.compressed === args.compressed) return cached;
+    const body = encodeRegisterBrokerBody(
+      { topicConfigSerializeWrapper: args.topicConfigWrapper, filterServerList: args.filterServerList },
+      args.compressed,
     );
-    return results.filter((r): r is RegisterBrokerResult => r !== null);
+    const entry = { body, bodyCrc: bodyCrc32(body) | 0, compressed: args.compressed };
+    this.#bodies.set(args.topicConfigWrapper, entry);
+    return entry;
+  }
+
+  /**
+   * QUERY_DATA_VERSION: whether the name server holds another data version for this broker than `dataVersion`
+   * (Java BrokerOuterAPI.needRegister, one name server).
+   */
+  async queryDataVersionChanged(namesrvAddr: string, q: {
+    clusterName: string; brokerAddr: string; brokerName: string; brokerId: number; dataVersion: DataVersion;
+  }, timeoutMills = 3000): Promise<boolean> {
+    const request = RemotingCommand.createRequest(
+      RequestCode.QUERY_DATA_VERSION,
+      QueryDataVersionRequestHeader.encode({
+        brokerAddr: q.brokerAddr, brokerId: q.brokerId, brokerName: q.brokerName, clusterName: q.clusterName,
+      }),
+      encodeDataVersion(q.dataVersion),
+    );
+    const response = await this.remotingClient.invoke(namesrvAddr, request, timeoutMills);
+    if (response.code !== ResponseCode.SUCCESS) throw new MQBrokerError(response.code, response.remark ?? '', namesrvAddr);
+    const h = QueryDataVersionResponseHeader.decode(response.extFields);
+    if (h.changed) return true;
+    const nameServerVersion = response.body && response.body.length > 0 ? decodeDataVersion(response.body) : null;
+    return nameServerVersion === null || !dataVersionEquals(nameServerVersion, q.dataVersion);
   }
 
   /** UNREGISTER_BROKER to every name server; failures are logged. */

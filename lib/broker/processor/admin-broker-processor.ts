@@ -104,7 +104,7 @@ export interface AdminBrokerController {
   /** The send and pull request executors (their queue sizes in the runtime info). */
   readonly sendExecutor: Pick<RequestExecutor, 'queueSize' | 'headWaitTimeMills'>;
   readonly pullExecutor: Pick<RequestExecutor, 'queueSize'>;
-  registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
+  registerIncrementBrokerData(topics: Iterable<string>): Promise<void>;
 }
 
 export class AdminBrokerProcessor {
@@ -203,7 +203,7 @@ export class AdminBrokerProcessor {
     return RemotingCommand.createResponse(request, code, remark);
   }
 
-  private updateAndCreateTopic(request: RemotingCommand): RemotingCommand {
+  private async updateAndCreateTopic(request: RemotingCommand): Promise<RemotingCommand> {
     const h = CreateTopicRequestHeader.decode(request.extFields);
     const bad = validateTopic(h.topic);
     if (bad) return this.error(request, ResponseCode.SYSTEM_ERROR, bad);
@@ -215,8 +215,11 @@ export class AdminBrokerProcessor {
       readQueueNums: h.readQueueNums, writeQueueNums: h.writeQueueNums, perm: h.perm,
       topicFilterType: h.topicFilterType as 'SINGLE_TAG' | 'MULTI_TAG', topicSysFlag: h.topicSysFlag ?? 0, order: h.order,
     });
-    this.controller.topicConfigManager.updateTopicConfig(tc);
-    void this.controller.registerBrokerAll(false, true, true);
+    const persisted = this.controller.topicConfigManager.updateTopicConfig(tc);
+    // Java 4.9.8 registerIncrementBrokerData: the new topic alone, answered once the name servers have it. Asked in
+    // the same turn as the data version moved (see broker-registration.ts).
+    const registered = this.controller.registerIncrementBrokerData([tc.topicName]);
+    await Promise.all([persisted, registered]);
     return this.ok(request, null, NOT_SET_REMARK);
   }
 
@@ -232,9 +235,9 @@ export class AdminBrokerProcessor {
     return this.ok(request);
   }
 
-  private updateAndCreateSubscriptionGroup(request: RemotingCommand): RemotingCommand {
+  private async updateAndCreateSubscriptionGroup(request: RemotingCommand): Promise<RemotingCommand> {
     if (request.body && request.body.length > 0) {
-      this.controller.subscriptionGroupManager.updateSubscriptionGroupConfig(decodeSubscriptionGroupConfig(request.body));
+      await this.controller.subscriptionGroupManager.updateSubscriptionGroupConfig(decodeSubscriptionGroupConfig(request.body));
     }
     return this.ok(request);
   }

@@ -1,6 +1,7 @@
 /**
  * Subscription groups: Java's built-in groups, auto-creation when `autoCreateSubscriptionGroup`,
- * `config/subscriptionGroup.json` with a data version.
+ * `config/subscriptionGroup.json` with a data version; each change journaled (ConfigManager.persistChange), so a new
+ * group does not rewrite every group.
  *
  * @see org.apache.rocketmq.broker.subscription.SubscriptionGroupManager
  */
@@ -14,6 +15,8 @@ import {
   decodeSubscriptionGroupWrapper,
   encodeSubscriptionGroupWrapper,
   newSubscriptionGroupConfig,
+  subscriptionGroupConfigFromJson,
+  subscriptionGroupConfigToJson,
 } from '../../../protocol/body/subscription-group-wrapper';
 import { MixAll, isSysConsumerGroup } from '../topic/topic-validator';
 
@@ -57,14 +60,19 @@ export class SubscriptionGroupManager extends ConfigManager {
     this.subscriptionGroupTable.set(group, c);
     this.logger.info({ group }, 'auto create a subscription group');
     this.dataVersion = nextVersion(this.dataVersion);
-    void this.persist();
+    void this.persistTableChange(group, subscriptionGroupConfigToJson(c), this.dataVersion);
     return c;
   }
 
-  updateSubscriptionGroupConfig(config: SubscriptionGroupConfig): void {
+  /** Creates or replaces a group's config; resolves when the change is persisted. */
+  updateSubscriptionGroupConfig(config: SubscriptionGroupConfig): Promise<void> {
     this.subscriptionGroupTable.set(config.groupName, config);
     this.dataVersion = nextVersion(this.dataVersion);
-    void this.persist();
+    return this.persistTableChange(config.groupName, subscriptionGroupConfigToJson(config), this.dataVersion);
+  }
+
+  protected override applyChange(line: string): void {
+    this.dataVersion = this.applyTableChange(line, this.subscriptionGroupTable, subscriptionGroupConfigFromJson, (c) => c.groupName);
   }
 
   deleteSubscriptionGroupConfig(group: string): SubscriptionGroupConfig | undefined {
@@ -72,7 +80,7 @@ export class SubscriptionGroupManager extends ConfigManager {
     if (!old) return undefined;
     this.subscriptionGroupTable.delete(group);
     this.dataVersion = nextVersion(this.dataVersion);
-    void this.persist();
+    void this.persistTableChange(group, null, this.dataVersion);
     return old;
   }
 

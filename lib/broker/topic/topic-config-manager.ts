@@ -1,6 +1,7 @@
 /**
  * The broker's topic table: system topics as Java creates them, auto-creation from TBW102 on send, retry and DLQ
- * topics on demand, `config/topics.json` with a data version that name servers compare.
+ * topics on demand, `config/topics.json` with a data version that name servers compare. A create, update or delete
+ * is journaled (`topics.json.log`, see ConfigManager.persistChange), not a rewrite of every topic.
  *
  * @see org.apache.rocketmq.broker.topic.TopicConfigManager
  */
@@ -9,7 +10,7 @@ import type { BrokerConfig } from '../broker-config';
 import { ConfigManager, configDir } from '../config-manager';
 import type { Logger } from '../../logger';
 import { PermName, isInherited } from '../../../protocol/body/perm-name';
-import { type TopicConfig, newTopicConfig } from '../../../protocol/body/topic-config';
+import { type TopicConfig, newTopicConfig, topicConfigFromJson, topicConfigToJson } from '../../../protocol/body/topic-config';
 import { type DataVersion, newDataVersion, nextVersion } from '../../../protocol/body/data-version';
 import {
   type TopicConfigSerializeWrapper,
@@ -89,10 +90,12 @@ export class TopicConfigManager extends ConfigManager {
   }
 
   #created(tc: TopicConfig): void {
-    this.topicConfigTable.set(tc.topicName, tc);
-    this.dataVersion = nextVersion(this.dataVersion);
-    void this.persist();
+    void this.updateTopicConfig(tc);
     this.onTopicCreated?.(tc);
+  }
+
+  protected override applyChange(line: string): void {
+    this.dataVersion = this.applyTableChange(line, this.topicConfigTable, topicConfigFromJson, (tc) => tc.topicName);
   }
 
   /** Creates `topic` from `defaultTopic`'s config when that one carries PERM_INHERIT; null when it may not. */
@@ -139,11 +142,14 @@ export class TopicConfigManager extends ConfigManager {
     return tc;
   }
 
-  /** Creates or replaces a topic's config (admin UPDATE_AND_CREATE_TOPIC). */
-  updateTopicConfig(tc: TopicConfig): void {
+  /**
+   * Creates or replaces a topic's config (admin UPDATE_AND_CREATE_TOPIC); the table changes at once, the promise
+   * resolves when the change is persisted.
+   */
+  updateTopicConfig(tc: TopicConfig): Promise<void> {
     this.topicConfigTable.set(tc.topicName, tc);
     this.dataVersion = nextVersion(this.dataVersion);
-    void this.persist();
+    return this.persistTableChange(tc.topicName, topicConfigToJson(tc), this.dataVersion);
   }
 
   deleteTopicConfig(topic: string): TopicConfig | undefined {
@@ -151,7 +157,7 @@ export class TopicConfigManager extends ConfigManager {
     if (!old) return undefined;
     this.topicConfigTable.delete(topic);
     this.dataVersion = nextVersion(this.dataVersion);
-    void this.persist();
+    void this.persistTableChange(topic, null, this.dataVersion);
     return old;
   }
 
