@@ -2,7 +2,8 @@
  * Benchmark runner: `node dist/bench/index.js [scenario...]` (or `npm run bench -- [scenario...]`) runs the named
  * scenarios (all when none) and prints one table at the end; `--list` prints the names. Scenarios: codec, store,
  * namesrv, filter, broker (raw client, cold start), coldstart (precise, median of 5), producer and consumer (ours vs ali-ons against a broker child
- * process), matrix (ours, ali-ons and the Java client against the Java broker and ours, with ratios). Each scenario module is loaded only when it runs.
+ * process), matrix (ours, ali-ons and the Java client against the Java broker and ours, with ratios), scale (cost against
+ * size; long, so it runs only when named). Each scenario module is loaded only when it runs.
  */
 import { formatResults, type BenchResult } from './bench-util';
 
@@ -13,7 +14,7 @@ function slug(s: string): string {
 
 export type { BenchResult } from './bench-util';
 
-const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[]> }> = {
+const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Promise<BenchResult[]> }> = {
   codec: {
     about: 'remoting command and message encode/decode',
     run: async () => (await import('./codec')).runCodecBench(),
@@ -107,6 +108,10 @@ const SCENARIOS: Record<string, { about: string; run: () => Promise<BenchResult[
     about: 'push consumer drain, ours vs ali-ons',
     run: async () => (await import('./consumer')).runConsumerBench(),
   },
+  scale: {
+    about: 'cost against size, ours beside Java 4.9.8: 1,000-50,000 topics, 500-5,000 connections, 64/1,024-queue drains (--topics, --conns, --queues, --budget, --svg FILE)',
+    run: async (options) => (await import('./scale')).runScaleBench(options),
+  },
   matrix: {
     about: 'ours / ali-ons / Java 4.9.8 client against the Java 4.9.8 broker and ours: sync x1, sync x16, async x256, drain 100k',
     run: async () => (await import('./matrix')).runMatrixBench(),
@@ -122,10 +127,14 @@ export function listScenarios(): string {
 
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--list') || argv.includes('-l') || argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`usage: node dist/bench/index.js [scenario...]   (npm run bench -- [scenario...])\n${listScenarios()}\n`);
+    process.stdout.write(`usage: node dist/bench/index.js [scenario...] [--option value...]   (npm run bench -- [scenario...] [--option value...])\n${listScenarios()}\n`);
     return 0;
   }
-  const names = argv.length > 0 ? argv : [...SCENARIO_NAMES];
+  // Scenario names first; from the first --option on, options for the scenarios (e.g. scale --topics 1000,10000).
+  const firstOption = argv.findIndex((a) => a.startsWith('--'));
+  const given = firstOption < 0 ? argv : argv.slice(0, firstOption);
+  const options = firstOption < 0 ? [] : argv.slice(firstOption);
+  const names = given.length > 0 ? given : SCENARIO_NAMES.filter((n) => n !== 'scale');
   const unknown = names.filter((n) => !SCENARIOS[n]);
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}; known:\n${listScenarios()}\n`);
@@ -134,7 +143,7 @@ export async function main(argv: string[]): Promise<number> {
   const results: BenchResult[] = [];
   for (const n of names) {
     process.stderr.write(`== ${n}: ${SCENARIOS[n].about}\n`);
-    results.push(...(await SCENARIOS[n].run()));
+    results.push(...(await SCENARIOS[n].run(options)));
   }
   process.stdout.write(`node ${process.version}\n${formatResults(results)}\n`);
   return 0;
