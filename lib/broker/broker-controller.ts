@@ -389,7 +389,7 @@ export class BrokerController {
     });
     // Java's BrokerFastFailure: every 10 ms after 1 s.
     loop('BrokerFastFailure', 10, () => this.brokerFastFailure.cleanExpiredRequest(), 1000);
-    loop('PersistConsumerOffset', this.brokerConfig.flushConsumerOffsetInterval, () => this.consumerOffsetManager.persist());
+    loop('PersistConsumerOffset', this.brokerConfig.flushConsumerOffsetInterval, () => this.consumerOffsetManager.persistIfChanged());
     await this.registerBrokerAll(true, false, true);
     loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => this.registerBrokerAll(true, false, this.brokerConfig.forceRegister));
     this.logger.info({ brokerAddr: this.brokerAddr, cluster: this.brokerConfig.brokerClusterName }, 'broker started');

@@ -19,6 +19,8 @@ export type ConsumerIdsChangeListener = (event: ConsumerGroupEvent, group: strin
 
 export class ConsumerManager {
   readonly consumerTable = new Map<string, ConsumerGroupInfo>();
+  /** The groups each channel is in, so a closed connection costs its own groups, not all of them (Java scans all). */
+  readonly #groupsByChannel = new Map<Channel, Set<string>>();
 
   constructor(
     private readonly logger: Logger,
@@ -54,6 +56,12 @@ export class ConsumerManager {
       this.consumerTable.set(group, g);
     }
     const r1 = g.updateChannel(info, consumeType, messageModel, consumeFromWhere);
+    let groups = this.#groupsByChannel.get(info.channel);
+    if (!groups) {
+      groups = new Set();
+      this.#groupsByChannel.set(info.channel, groups);
+    }
+    groups.add(group);
     const r2 = g.updateSubscription(subList);
     if (r1 || r2) {
       if (isNotifyConsumerIdsChangedEnable) this.listener(ConsumerGroupEvent.CHANGE, group, { channels: g.getAllChannel() });
@@ -66,6 +74,7 @@ export class ConsumerManager {
     const g = this.consumerTable.get(group);
     if (!g) return;
     g.unregisterChannel(info);
+    this.#forget(info.channel, group);
     if (g.channelInfoTable.size === 0) {
       this.consumerTable.delete(group);
       this.logger.info({ group }, 'unregister consumer ok, no any connection, and remove consumer group');
@@ -76,8 +85,12 @@ export class ConsumerManager {
 
   /** A closed channel leaves every group; the remaining members are told. */
   doChannelCloseEvent(remoteAddr: string, channel: Channel): void {
-    for (const [group, g] of [...this.consumerTable]) {
-      if (!g.doChannelCloseEvent(channel)) continue;
+    const groups = this.#groupsByChannel.get(channel);
+    if (!groups) return;
+    this.#groupsByChannel.delete(channel);
+    for (const group of groups) {
+      const g = this.consumerTable.get(group);
+      if (!g?.doChannelCloseEvent(channel)) continue;
       this.logger.info({ group, remoteAddr }, 'consumer channel closed, removed from group');
       if (g.channelInfoTable.size === 0) {
         this.consumerTable.delete(group);
@@ -94,6 +107,7 @@ export class ConsumerManager {
         if (now - info.lastUpdateTimestamp > this.channelExpiredTimeout) {
           this.logger.warn({ group, clientId: info.clientId, remoteAddr: channel.remoteAddress }, 'consumer channel expired, removed');
           g.channelInfoTable.delete(channel);
+          this.#forget(channel, group);
           channel.close();
         }
       }
@@ -102,6 +116,13 @@ export class ConsumerManager {
         this.listener(ConsumerGroupEvent.UNREGISTER, group, {});
       }
     }
+  }
+
+  #forget(channel: Channel, group: string): void {
+    const groups = this.#groupsByChannel.get(channel);
+    if (!groups) return;
+    groups.delete(group);
+    if (groups.size === 0) this.#groupsByChannel.delete(channel);
   }
 
   /** Groups subscribed to `topic`. */

@@ -16,6 +16,9 @@ export const TOPIC_GROUP_SEPARATOR = '@';
 
 export class ConsumerOffsetManager extends ConfigManager {
   offsetTable = new Map<string, Map<number, number>>();
+  /** Moves with every change made through this class; the periodic persist skips a table that did not move. */
+  #version = 0;
+  #persistedVersion = 0;
 
   constructor(private readonly brokerConfig: BrokerConfig, logger: Logger) {
     super(logger);
@@ -31,6 +34,18 @@ export class ConsumerOffsetManager extends ConfigManager {
 
   decode(text: string): void {
     this.offsetTable = decodeConsumerOffsetSerializeWrapper(Buffer.from(text, 'utf8')).offsetTable;
+    this.#version++;
+  }
+
+  /**
+   * The periodic persist (flushConsumerOffsetInterval): writes the file only when an offset moved since the last
+   * write, so idle groups cost nothing every 5 s (Java writes it each time).
+   */
+  async persistIfChanged(): Promise<void> {
+    if (this.#version === this.#persistedVersion) return;
+    const version = this.#version;
+    await this.persist();
+    this.#persistedVersion = version;
   }
 
   commitOffset(clientHost: string, group: string, topic: string, queueId: number, offset: number): void {
@@ -41,7 +56,9 @@ export class ConsumerOffsetManager extends ConfigManager {
       this.offsetTable.set(key, map);
     }
     const prev = map.get(queueId);
+    if (prev === offset) return;
     map.set(queueId, offset);
+    this.#version++;
     if (prev !== undefined && offset < prev) {
       this.logger.warn({ clientHost, key, queueId, offset, prev }, 'update consumer offset less than store');
     }
@@ -81,16 +98,19 @@ export class ConsumerOffsetManager extends ConfigManager {
       const i = key.indexOf(TOPIC_GROUP_SEPARATOR);
       if (i > 0 && key.slice(i + 1) === group) this.offsetTable.delete(key);
     }
+    this.#version++;
   }
 
   removeTopic(topic: string): void {
     for (const key of [...this.offsetTable.keys()]) {
       if (key.startsWith(topic + TOPIC_GROUP_SEPARATOR)) this.offsetTable.delete(key);
     }
+    this.#version++;
   }
 
   cloneOffset(srcGroup: string, destGroup: string, topic: string): void {
     const src = this.offsetTable.get(topic + TOPIC_GROUP_SEPARATOR + srcGroup);
     if (src) this.offsetTable.set(topic + TOPIC_GROUP_SEPARATOR + destGroup, new Map(src));
+    this.#version++;
   }
 }
