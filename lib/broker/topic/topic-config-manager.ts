@@ -27,6 +27,7 @@ export class TopicConfigManager extends ConfigManager {
   dataVersion: DataVersion = newDataVersion();
   /** Called when a topic was created on the fly, so the broker registers with the name servers at once. */
   onTopicCreated: ((topicConfig: TopicConfig) => void) | null = null;
+  #encoded: { version: DataVersion; text: string } | null = null;
 
   constructor(private readonly brokerConfig: BrokerConfig, logger: Logger) {
     super(logger);
@@ -67,8 +68,15 @@ export class TopicConfigManager extends ConfigManager {
     return path.join(configDir(this.brokerConfig.storePathRootDir), 'topics.json');
   }
 
+  /**
+   * The table as topics.json / the GET_ALL_TOPIC_CONFIG body; encoded once per data version (every change makes a
+   * new one), so a slave's sync every few seconds or an admin listing costs nothing while the table stays.
+   */
   encode(): string {
-    return encodeTopicConfigSerializeWrapper(this.buildTopicConfigSerializeWrapper()).toString('utf8');
+    if (this.#encoded?.version !== this.dataVersion) {
+      this.#encoded = { version: this.dataVersion, text: encodeTopicConfigSerializeWrapper(this.buildTopicConfigSerializeWrapper()).toString('utf8') };
+    }
+    return this.#encoded.text;
   }
 
   decode(text: string): void {
@@ -109,6 +117,7 @@ export class TopicConfigManager extends ConfigManager {
     }
     if (defaultTopic === TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC && !this.brokerConfig.autoCreateTopicEnable) {
       def.perm = PermName.PERM_READ | PermName.PERM_WRITE;
+      this.#encoded = null;
     }
     if (!isInherited(def.perm)) {
       this.logger.warn({ defaultTopic, perm: def.perm, remoteAddress }, 'create new topic failed, the default topic has no inherit perm');
