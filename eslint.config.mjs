@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /** A folder's import patterns: its files and the folder itself (`'../transport'` resolves to its index). */
 const dir = (...names) => names.flatMap((n) => [`**/${n}/**`, `**/${n}`]);
-const SERVER = [...dir('broker', 'ha', 'namesrv', 'store', 'dledger'), '**/server'];
+const SERVER = [...dir('broker', 'ha', 'namesrv', 'store', 'dledger', 'controller'), '**/server'];
 const SDK = [...dir('producer', 'consumer', 'admin', 'client'), '**/index'];
 
 function restrict(files, groups, message) {
@@ -37,6 +37,7 @@ export default tseslint.config(
   restrict(['lib/store/**/*.ts'], [...dir('transport', 'broker', 'namesrv'), ...SDK, 'net', 'node:net'], 'lib/store knows nothing of the network.'),
   restrict(['lib/ha/**/*.ts'], [...dir('broker', 'namesrv', 'transport'), ...SDK], 'lib/ha sits on lib/store and knows nothing of the broker.'),
   restrict(['lib/dledger/**/*.ts'], [...dir('broker', 'namesrv', 'store', 'ha'), ...SDK], 'lib/dledger is a Raft log library on lib/transport; it knows nothing of the broker or the store.'),
+  restrict(['lib/controller/**/*.ts'], [...dir('broker', 'namesrv', 'store', 'ha'), ...SDK], 'lib/controller is its own server role on lib/dledger; it imports neither the broker, the name server nor the SDK.'),
   restrict(['lib/namesrv/**/*.ts'], [...dir('broker', 'store'), ...SDK], 'lib/namesrv imports neither the SDK nor the broker.'),
   restrict(['lib/broker/**/*.ts'], [...dir('namesrv'), ...SDK], 'lib/broker never imports the SDK layers.'),
   restrict(['lib/dashboard/**/*.ts'], [...dir('transport', 'producer', 'consumer', 'cli'), ...SERVER], 'lib/dashboard is a client of any cluster: it goes through lib/admin and lib/client, never the servers.'),

@@ -336,9 +336,15 @@ export class DLedgerMmapFileStore {
     });
   }
 
+  #checkPointChain: Promise<void> = Promise.resolve();
+
+  /** Writes the checkpoint; writes run one at a time (two at once would race on checkpoint.tmp). */
   persistCheckPoint(): Promise<void> {
-    return writeProperties(path.join(defaultPath(this.config), CHECK_POINT_FILE),
+    const write = () => writeProperties(path.join(defaultPath(this.config), CHECK_POINT_FILE),
       [['endIndex', String(this.ledgerEndIndex)], ['committedIndex', String(this.committedIndex)]]);
+    const p = this.#checkPointChain.then(write, write);
+    this.#checkPointChain = p.catch(() => undefined);
+    return p;
   }
 
   async shutdown(): Promise<void> {

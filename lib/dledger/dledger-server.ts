@@ -134,6 +134,13 @@ export class DLedgerServer {
   get listenPort(): number {
     return this.#server.port;
   }
+  /**
+   * The peer RPC server, for a user of the log that serves its own request codes on the same port (Java's
+   * DLedgerServer.getRemotingServer: the controller answers brokers there). Register before start().
+   */
+  get remotingServer(): RemotingServer {
+    return this.#server;
+  }
 
   onRoleChange(l: (role: Role, term: number, leaderId: string | null) => void): () => void {
     this.#roleListeners.add(l);

@@ -25,3 +25,7 @@ export * from './consumer-running-info';
 export * from './consume-message-directly-result';
 export * from './subscription-group-wrapper';
 export * from './consumer-offset-serialize-wrapper';
+export * from './sync-state-set';
+export * from './broker-member-group';
+export * from './elect-master-response-body';
+export * from './broker-replicas-info';
