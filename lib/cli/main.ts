@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `rocketmq-ts` command: start (name server + broker), namesrv, broker, admin, bench.
+ * The `rocketmq-ts` command: start (name server + broker), namesrv, broker, controller, admin, bench.
  */
 // Each command's module is loaded only when that command runs (`start` need not load the admin client).
 
@@ -12,6 +12,7 @@ commands:
   start      name server + broker in one process
   namesrv    the name server alone
   broker     the broker alone
+  controller the controller of controller mode (rocketmq-ts controller -c controller.conf)
   admin      mqadmin's commands (rocketmq-ts admin help)
   dashboard  web console for a cluster (rocketmq-ts dashboard -n host:port [--port 8080])
   bench      produce / consume benchmarks
@@ -60,6 +61,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./namesrv')).runNamesrv(rest);
     case 'broker':
       return (await import('./broker')).runBroker(rest);
+    case 'controller':
+      return (await import('./controller')).runController(rest);
     case 'start':
       return (await import('./start')).runStart(rest);
     case 'admin': {

@@ -16,6 +16,7 @@ import {
   DEFAULT_NAMESRV_CONFIG, type NamesrvConfig, createNamesrvConfig, loadNamesrvProperties, namesrvConfigToProperties,
 } from '../namesrv/namesrv-config';
 import { NamesrvController } from '../namesrv/namesrv-controller';
+import { type ControllerConfig, DEFAULT_CONTROLLER_CONFIG, loadControllerProperties } from '../controller/controller-config';
 import { applyProperties, readPropertiesFile } from '../util/properties-file';
 import { TLS_KEYS, type TlsSystemConfig, partialTlsConfigFromProperties } from '../transport/tls-system-config';
 
@@ -79,6 +80,11 @@ export async function namesrvTlsFromArgs(args: NamesrvCliArgs): Promise<Partial<
   return partialTlsConfigFromProperties(props);
 }
 
+/** With enableControllerInNamesrv: the controller's keys from the same file (Java NamesrvStartup reads them there). */
+export async function namesrvHostedControllerConfig(args: NamesrvCliArgs): Promise<ControllerConfig> {
+  return args.configFile ? loadControllerProperties(args.configFile) : { ...DEFAULT_CONTROLLER_CONFIG };
+}
+
 /** Runs the subcommand; resolves with the exit code once the server has shut down. */
 export async function runNamesrv(argv: string[]): Promise<number> {
   const args = parseNamesrvArgs(argv);
@@ -92,7 +98,8 @@ export async function runNamesrv(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = configureRootLogger({ level: 'info', stacks: debugEnabled() });
-  const controller = new NamesrvController(config, { logger, tls: await namesrvTlsFromArgs(args) });
+  const controllerConfig = config.enableControllerInNamesrv ? await namesrvHostedControllerConfig(args) : undefined;
+  const controller = new NamesrvController(config, { logger, tls: await namesrvTlsFromArgs(args), controllerConfig });
   await controller.start();
   return untilSignal(logger, () => controller.shutdown(), () => {
     process.stdout.write(`The Name Server boot success. serializeType=JSON address=${controller.address}\n`);

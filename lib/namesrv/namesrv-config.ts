@@ -46,6 +46,11 @@ export interface NamesrvConfig {
   enableAllTopicList: boolean;
   /** 5.x: answer the unit/system/cluster topic lists (false: SYSTEM_ERROR "disable"). */
   enableTopicList: boolean;
+  /**
+   * 5.x: also run the controller of controller mode in this process (its keys come from the same file; it answers
+   * on its own DLedger port, `controllerDLegerPeers`). The name server's routing does not depend on it.
+   */
+  enableControllerInNamesrv: boolean;
   /** Ours: a port here serves Prometheus metrics at /metrics (-1: off). */
   metricsPort: number;
   /** Address the metrics endpoint binds ('' = every address), as the broker's metricsPromExporterHost. */
@@ -74,6 +79,7 @@ export const DEFAULT_NAMESRV_CONFIG: Readonly<NamesrvConfig> = Object.freeze({
   brokerChannelExpiredTime: 120_000,
   configBlackList: 'configBlackList;configStorePath;kvConfigPath;rocketmqHome',
   enableAllTopicList: true,
+  enableControllerInNamesrv: false,
   metricsPort: -1,
   metricsPromExporterHost: '',
   enableTopicList: true,

@@ -14,6 +14,8 @@
  * @see org.apache.rocketmq.namesrv.routeinfo.BrokerHousekeepingService
  */
 import { type Logger, componentLogger } from '../logger';
+import type { ControllerConfig } from '../controller/controller-config';
+import { ControllerManager } from '../controller/controller-manager';
 import { Exposition, type MetricsServer, processMetrics, startMetricsServer } from '../util/prometheus';
 import type { Channel } from '../transport/connection';
 import { RemotingServer } from '../transport/remoting-server';
@@ -31,6 +33,8 @@ export interface NamesrvControllerOptions {
   now?: () => number;
   /** TLS of the name server's port (Java's tls.* keys; default permissive, test mode). */
   tls?: Partial<TlsSystemConfig>;
+  /** The controller's configuration when `enableControllerInNamesrv` (Java reads it from the name server's file). */
+  controllerConfig?: Partial<ControllerConfig>;
 }
 
 export class NamesrvController {
@@ -44,6 +48,8 @@ export class NamesrvController {
   readonly #lifecycle: Lifecycle;
   readonly #scanLoop: ServiceLoop;
   #port = 0;
+  /** The controller this name server hosts (enableControllerInNamesrv), else null. */
+  readonly controllerManager: ControllerManager | null;
 
   constructor(config: Partial<NamesrvConfig> | NamesrvConfig = {}, options: NamesrvControllerOptions = {}) {
     this.config = createNamesrvConfig(config);
@@ -82,6 +88,7 @@ export class NamesrvController {
         this.routeInfoManager.scanNotActiveBroker();
       },
     );
+    this.controllerManager = this.config.enableControllerInNamesrv ? new ControllerManager(options.controllerConfig ?? {}, { logger: options.logger }) : null;
     this.#lifecycle = new Lifecycle(() => this.#doStart(), () => this.#doShutdown());
   }
 
@@ -143,9 +150,19 @@ export class NamesrvController {
     }
     this.#scanLoop.start();
     this.#logger.info({ address: this.address }, 'The Name Server boot success');
+    if (this.controllerManager) {
+      try {
+        await this.controllerManager.start();
+      } catch (err) {
+        await this.#doShutdown();
+        throw err;
+      }
+      this.#logger.info({ address: this.controllerManager.address }, 'The ControllerManager boot success');
+    }
   }
 
   async #doShutdown(): Promise<void> {
+    await this.controllerManager?.shutdown();
     await this.#scanLoop.stop();
     await this.#metrics?.close();
     this.#metrics = null;
