@@ -35,6 +35,8 @@ import { BROKER_USAGE } from '../lib/cli/broker';
 import { BENCH_PRODUCE_USAGE } from '../lib/cli/bench-produce';
 import { BENCH_CONSUME_USAGE } from '../lib/cli/bench-consume';
 import { DASHBOARD_USAGE } from '../lib/cli/dashboard';
+import { CONTROLLER_USAGE } from '../lib/cli/controller';
+import { DEFAULT_CONTROLLER_CONFIG } from '../lib/controller/controller-config';
 import { commandUsages, usage as adminUsage } from '../lib/cli/admin';
 
 /** The repository root (this file runs as dist/scripts/gen-docs.js). */
@@ -249,6 +251,7 @@ export function regionGenerators(root: string): Map<string, () => string> {
     })],
     ['options:admin', table({ file: 'lib/admin/default-mq-admin-ext.ts', iface: 'DefaultMQAdminExtOptions', defaults: { ...DEFAULT_MQ_ADMIN_EXT_OPTIONS }, java: [] })],
     ['options:namesrv', table({ file: 'lib/namesrv/namesrv-config.ts', iface: 'NamesrvConfig', defaults: { ...DEFAULT_NAMESRV_CONFIG }, java: ['NamesrvConfig', 'NettyServerConfig'] })],
+    ['options:controller', table({ file: 'lib/controller/controller-config.ts', iface: 'ControllerConfig', defaults: { ...DEFAULT_CONTROLLER_CONFIG }, java: [], noJava: true })],
     ['options:start-cluster', table({ file: 'lib/cluster.ts', iface: 'StartClusterOptions', defaults: {}, java: [], noJava: true })],
     ['broker-conf', () => brokerConfTable(root, keys)],
     ['cli:main', () => codeBlock(MAIN_USAGE)],
@@ -259,6 +262,7 @@ export function regionGenerators(root: string): Map<string, () => string> {
     ['cli:bench-consume', () => codeBlock(BENCH_CONSUME_USAGE)],
     ['cli:admin', adminReference],
     ['cli:dashboard', () => codeBlock(DASHBOARD_USAGE)],
+    ['cli:controller', () => codeBlock(CONTROLLER_USAGE)],
   ]);
 }
 

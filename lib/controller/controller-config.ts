@@ -22,7 +22,7 @@ export const DLEDGER_CONTROLLER = 'DLedger';
 export const JRAFT_CONTROLLER = 'jRaft';
 
 export interface ControllerConfig {
-  /** Java's rocketmqHome (ROCKETMQ_HOME). */
+  /** Java's rocketmqHome (ROCKETMQ_HOME). @default env ROCKETMQ_HOME, else "" */
   rocketmqHome: string;
   /** Where UPDATE_CONTROLLER_CONFIG persists the configuration. @default ~/controller/controller.properties */
   configStorePath: string;
@@ -42,7 +42,7 @@ export interface ControllerConfig {
   controllerDLegerSelfId: string;
   /** DLedger data file size. @default 1 GiB */
   mappedFileSize: number;
-  /** DLedger store folder. @default ~/DLedgerController */
+  /** DLedger store folder ('' = Java's `~/DLedgerController`). @default "" */
   controllerStorePath: string;
   /** Tries of an election the controller triggers (master gone). @default 3 */
   electMasterMaxRetryCount: number;

@@ -37,6 +37,11 @@ describe('lint: layer rules', function () {
     ['lib/producer/x.ts', "import { DLedgerServer } from '../dledger';"],
     ['lib/broker/x.ts', "import { DefaultMQProducer } from '../producer';"],
     ['lib/transport/x.ts', "import { MQClientAPI } from '../client/mq-client-api';"],
+    ['lib/controller/x.ts', "import { BrokerController } from '../broker';"],
+    ['lib/controller/x.ts', "import { NamesrvController } from '../namesrv/namesrv-controller';"],
+    ['lib/controller/x.ts', "import { DefaultMessageStore } from '../store';"],
+    ['lib/producer/x.ts', "import { ControllerManager } from '../controller';"],
+    ['lib/index.ts', "export * from './controller';"],
     ['lib/index.ts', "export * from './broker';"],
     ['protocol/x.ts', "import fs from 'node:fs';"],
     ['protocol/x.ts', "import { RemotingClient } from '../lib/transport';"],
@@ -52,6 +57,8 @@ describe('lint: layer rules', function () {
     expect(await breaches('lib/broker/x.ts', "import { DefaultMessageStore } from '../store/message-store';\nexport {};\n")).to.deep.equal([]);
     expect(await breaches('lib/broker/x.ts', "import { DLedgerServer } from '../dledger';\nexport {};\n")).to.deep.equal([]);
     expect(await breaches('lib/dledger/x.ts', "import { RemotingServer } from '../transport';\nexport {};\n")).to.deep.equal([]);
+    expect(await breaches('lib/controller/x.ts', "import { DLedgerServer } from '../dledger';\nexport {};\n")).to.deep.equal([]);
+    expect(await breaches('lib/namesrv/x.ts', "import { ControllerManager } from '../controller/controller-manager';\nexport {};\n")).to.deep.equal([]);
     expect(await breaches('lib/client/x.ts', "import { RemotingClient } from '../transport';\nexport {};\n")).to.deep.equal([]);
   });
 });
