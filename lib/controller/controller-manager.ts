@@ -255,7 +255,8 @@ export class ControllerManager {
           const names = decodeBrokerNameList(req.body);
           if (names.length > 0) return answer(await c.appendEvent('getSyncStateData', () => m.getSyncStateData(names, alive), false));
         }
-        return RemotingCommand.createResponse(req, ResponseCode.SYSTEM_ERROR, null);
+        // Java answers RemotingCommand.createResponseCommand(null): SYSTEM_ERROR with this remark
+        return RemotingCommand.createResponse(req, ResponseCode.SYSTEM_ERROR, 'not set any response code');
       }
       case RequestCode.UPDATE_CONTROLLER_CONFIG:
         return this.#updateConfig(req, ctx);

@@ -260,6 +260,30 @@ async function startJavaBrokerOnce(version: JavaVersion, opts: JavaBrokerOptions
   return Object.assign(p, { port, addr: `127.0.0.1:${port}`, storeDir, brokerName, confPath });
 }
 
+export interface JavaController extends JavaProcess {
+  readonly port: number;
+  readonly addr: string;
+}
+
+/**
+ * A Java 5.3.3 controller (ControllerStartup, through test/java/run-controller-533.sh) with the given
+ * controller.conf keys; resolves once it printed "boot success". `port` is its DLedger peer port (from the peers).
+ */
+export async function startJavaController(conf: Record<string, string | number | boolean>, opts: { runDir?: string; readyTimeoutMs?: number } = {}): Promise<JavaController> {
+  const created = !opts.runDir;
+  const runDir = opts.runDir ?? makeRunDir('rmqcontroller-');
+  const confPath = path.join(runDir, 'controller.conf');
+  fs.writeFileSync(confPath, Object.entries(conf).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+  const self = String(conf.controllerDLegerSelfId);
+  const peer = String(conf.controllerDLegerPeers).split(';').find((p) => p.startsWith(`${self}-`));
+  if (!peer) throw new Error(`controllerDLegerSelfId ${self} is not in controllerDLegerPeers`);
+  const addr = peer.slice(self.length + 1);
+  const p = await spawnJava(path.join(JAVA_DRIVERS, 'run-controller-533.sh'), [JAVAREF_DIR, confPath], {
+    runDir, removeRunDir: created, readyPattern: /boot success/, readyTimeoutMs: opts.readyTimeoutMs ?? 90_000,
+  });
+  return Object.assign(p, { port: Number(addr.slice(addr.lastIndexOf(':') + 1)), addr });
+}
+
 export interface RunResult {
   code: number | null;
   stdout: string;
