@@ -66,10 +66,8 @@ describe('controller: two Java 5.3.3 brokers in controller mode under our contro
       syncBrokerMetadataPeriod: 1000, checkSyncStateSetPeriod: 1000, syncControllerMetadataPeriod: 2000, controllerHeartBeatTimeoutMills: 6000,
       brokerHeartbeatInterval: 500, haMaxTimeSlaveNotCatchup: 6000, mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000,
     };
-    const [j1, j2] = await Promise.all([
-      startJavaBroker('5.3.3', { namesrvAddr: namesrv.address, brokerName, conf }),
-      startJavaBroker('5.3.3', { namesrvAddr: namesrv.address, brokerName, conf }),
-    ]);
+    const stores = [path.join(dir, 'j1'), path.join(dir, 'j2')];
+    const [j1, j2] = await Promise.all(stores.map((storeDir) => startJavaBroker('5.3.3', { namesrvAddr: namesrv!.address, brokerName, conf, storeDir })));
     javas.push(j1, j2);
     const rim = cm.controller.replicasInfoManager;
     const masterAddrAtNamesrv = () => namesrv!.routeInfoManager.brokerAddrTable.get(brokerName)?.brokerAddrs.get(0);
@@ -109,26 +107,44 @@ describe('controller: two Java 5.3.3 brokers in controller mode under our contro
     const other = masterJava === j1 ? j2 : j1;
     const epochBefore = masterInfo.masterEpoch;
     const notifiedBefore = cm.notificationsSent;
+    const killedAt = Date.now();
     await masterJava.stop('SIGKILL');
     await waitFor(() => rim.syncStateSetInfoTable.get(brokerName)!.masterEpoch > epochBefore && rim.syncStateSetInfoTable.get(brokerName)!.masterBrokerId != null, 30_000, 'a new master elected');
+    const electedMs = Date.now() - killedAt;
     const newMasterId = rim.syncStateSetInfoTable.get(brokerName)!.masterBrokerId!;
     expect(replicas.brokerAddress(newMasterId)).to.equal(other.addr);
     expect(cm.notificationsSent).to.be.greaterThan(notifiedBefore);
     await waitFor(() => masterAddrAtNamesrv() === other.addr, 60_000, 'the new master registered with the name server');
+    const registeredMs = Date.now() - killedAt;
 
     let after = 0;
+    let firstOkMs = -1;
     await waitFor(async () => {
       try {
         const r = await producer!.send(createMessage(topic, `after-${after}`));
         if (r.sendStatus === SendStatus.SEND_OK) after++;
       } catch { /* route being refreshed */ }
+      if (after === 1 && firstOkMs < 0) firstOkMs = Date.now() - killedAt;
       return after >= 10;
     }, 60_000, '10 sends to the new master', 100);
+    console.log(`      kill -9 of the master -> elected by our controller ${electedMs} ms, registered as master ${registeredMs} ms, first SEND_OK ${firstOkMs} ms`);
 
     const printed2 = await runMqadmin('5.3.3', ['getSyncStateSet', '-a', cm.address, '-b', brokerName], { timeoutMs: 60_000 });
     expect(printed2.stdout, printed2.stdout + printed2.stderr).to.match(new RegExp(`#MasterBrokerId\\s+${newMasterId}`));
     expect(printed2.stdout).to.match(new RegExp(`#MasterAddr\\s+${other.addr.replace(/\./g, '\\.')}`));
     expect(printed2.stdout).to.match(/#SyncStateSetNums\s+1/);
     expect(printed2.stdout).to.match(/NotInSyncReplica:.*alive=false/);
+
+    // the old master comes back with its store and broker id: it registers as a slave and, once caught up, the
+    // new master adds it to the SyncStateSet again
+    const oldId = [...replicas.brokerIdInfo].find(([, [a]]) => a === masterJava.addr)![0];
+    const back = await startJavaBroker('5.3.3', { namesrvAddr: namesrv.address, brokerName, conf, storeDir: stores[masterJava === j1 ? 0 : 1], listenPort: masterJava.port });
+    javas.push(back);
+    await waitFor(() => cm!.heartbeatManager.isBrokerActive('CC', brokerName, oldId), 60_000, 'the old master alive again');
+    await waitFor(() => rim.syncStateSetInfoTable.get(brokerName)!.syncStateSet.size === 2, 60_000, 'the old master back in the SyncStateSet');
+    expect(rim.syncStateSetInfoTable.get(brokerName)!.masterBrokerId).to.equal(newMasterId);
+    expect([...rim.replicaInfoTable.get(brokerName)!.brokerIdInfo.keys()].sort()).to.deep.equal([1, 2]);
+    await waitFor(() => namesrv!.routeInfoManager.brokerAddrTable.get(brokerName)?.brokerAddrs.get(oldId) === masterJava.addr, 60_000, 'the old master registered as a slave');
+    expect(masterAddrAtNamesrv()).to.equal(other.addr);
   });
 });
