@@ -19,6 +19,8 @@
  * @see org.apache.rocketmq.controller.ControllerManager
  * @see org.apache.rocketmq.controller.processor.ControllerRequestProcessor
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { RequestCode } from '../../protocol/code/request-code';
 import { ResponseCode } from '../../protocol/code/response-code';
 import { RemotingCommand } from '../../protocol/remoting-command';
@@ -259,7 +261,7 @@ export class ControllerManager {
         return RemotingCommand.createResponse(req, ResponseCode.SYSTEM_ERROR, 'not set any response code');
       }
       case RequestCode.UPDATE_CONTROLLER_CONFIG:
-        return this.#updateConfig(req, ctx);
+        return await this.#updateConfig(req, ctx);
       case RequestCode.GET_CONTROLLER_CONFIG:
         return RemotingCommand.createResponse(req, ResponseCode.SUCCESS, null, null, Buffer.from(controllerConfigToProperties(this.config), 'utf8'));
       case RequestCode.CLEAN_BROKER_DATA: {
@@ -297,7 +299,7 @@ export class ControllerManager {
     }));
   }
 
-  #updateConfig(req: RemotingCommand, ctx: RemotingContext): RemotingCommand {
+  async #updateConfig(req: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand> {
     this.#log.info({ remoteAddr: ctx.remoteAddress }, 'updateConfig called');
     if (req.body && req.body.length > 0) {
       const props = parseProperties(req.body.toString('utf8'));
@@ -306,9 +308,23 @@ export class ControllerManager {
         if (black.has(k)) return RemotingCommand.createResponse(req, ResponseCode.NO_PERMISSION, 'Can not update config in black list.');
       }
       applyProperties(this.config, props);
+      // Java's Configuration.update persists every option to configStorePath
+      try {
+        await persistProperties(this.config.configStorePath, controllerConfigToProperties(this.config));
+      } catch (err) {
+        this.#log.error({ err, configStorePath: this.config.configStorePath }, 'persist controller config failed');
+      }
     }
     return RemotingCommand.createResponse(req, ResponseCode.SUCCESS, null);
   }
+}
+
+/** Writes `text` to `file` through a temp file and a rename (the folder is created). */
+async function persistProperties(file: string, text: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp`;
+  await fs.writeFile(tmp, text);
+  await fs.rename(tmp, file);
 }
 
 /** Java RoleChangeNotifyEntry.convert: what an election's answer says. */

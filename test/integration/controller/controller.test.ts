@@ -46,7 +46,7 @@ describe('controller: ControllerManager on a 1-node DLedger group, brokers over 
 
   const start = async (): Promise<ControllerManager> => {
     const c = new ControllerManager({
-      controllerDLegerGroup: 'cg', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0', controllerStorePath: dir, ...FAST,
+      controllerDLegerGroup: 'cg', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0', controllerStorePath: dir, configStorePath: path.join(dir, 'controller.properties'), ...FAST,
     });
     await c.start();
     await waitFor(() => c.isLeaderState, 10_000, 'the controller to lead');
@@ -234,6 +234,7 @@ describe('controller: ControllerManager on a 1-node DLedger group, brokers over 
     expect(ElectMasterResponseHeader.decode(unclean.extFields)).to.deep.include({ masterBrokerId: 2, masterEpoch: 5 });
     const cfg = await call(b2, RequestCode.GET_CONTROLLER_CONFIG, null);
     expect(cfg.body!.toString()).to.contain('enableElectUncleanMaster=true\n');
+    expect(fs.readFileSync(path.join(dir, 'controller.properties'), 'utf8')).to.contain('enableElectUncleanMaster=true\n');
     const refused = await call(b2, RequestCode.UPDATE_CONTROLLER_CONFIG, null, Buffer.from('configStorePath=/x\n'));
     expect(refused.code).to.equal(ResponseCode.NO_PERMISSION);
 
