@@ -40,6 +40,7 @@ import { GetReplicaInfoResponseHeader } from '../../protocol/header/get-replica-
 import { NotifyBrokerRoleChangedRequestHeader } from '../../protocol/header/notify-broker-role-changed-request-header';
 import { RegisterBrokerToControllerRequestHeader } from '../../protocol/header/register-broker-to-controller-request-header';
 import { type Logger, componentLogger } from '../logger';
+import type { Channel } from '../transport/connection';
 import { RemotingClient } from '../transport/remoting-client';
 import type { RemotingContext } from '../transport/processor';
 import { Lifecycle } from '../util/lifecycle';
@@ -108,7 +109,7 @@ export class ControllerManager {
     this.controller.registerBrokerLifecycleListener((c, b, id) => this.#onBrokerInactive(c, b, id));
     const server = this.controller.dledger.remotingServer;
     for (const code of CONTROLLER_REQUEST_CODES) server.registerProcessor(code, (req, ctx) => this.processRequest(req, ctx));
-    const onChannelGone = (_addr: string, channel: { id: number; remoteAddress: string; localAddress: string; isActive: boolean; close(): void }) => {
+    const onChannelGone = (_addr: string, channel: Channel) => {
       this.heartbeatManager.onBrokerChannelClose(channel);
     };
     server.on('close', onChannelGone);
