@@ -25,6 +25,7 @@ describe('controller: two Java 5.3.3 brokers in controller mode under our contro
   this.timeout(300_000);
   let dir: string;
   let cm: ControllerManager | null = null;
+  let group: ControllerManager[] = [];
   let namesrv: NamesrvController | null = null;
   let producer: DefaultMQProducer | null = null;
   const javas: JavaBroker[] = [];
@@ -43,6 +44,8 @@ describe('controller: two Java 5.3.3 brokers in controller mode under our contro
     await Promise.all(javas.splice(0).map((j) => j.stop()));
     await cm?.shutdown();
     cm = null;
+    await Promise.all(group.map((c) => c.shutdown()));
+    group = [];
     await namesrv?.shutdown();
     namesrv = null;
     if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
@@ -146,5 +149,62 @@ describe('controller: two Java 5.3.3 brokers in controller mode under our contro
     expect([...rim.replicaInfoTable.get(brokerName)!.brokerIdInfo.keys()].sort()).to.deep.equal([1, 2]);
     await waitFor(() => namesrv!.routeInfoManager.brokerAddrTable.get(brokerName)?.brokerAddrs.get(oldId) === masterJava.addr, 60_000, 'the old master registered as a slave');
     expect(masterAddrAtNamesrv()).to.equal(other.addr);
+  });
+
+  it('with three of our controllers, the brokers follow a new controller leader and it fails the broker master over', async () => {
+    dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'controller-java-group-'));
+    namesrv = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
+    await namesrv.start();
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const peers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+    group = ports.map((_p, i) => new ControllerManager({
+      controllerDLegerGroup: 'cg', controllerDLegerPeers: peers, controllerDLegerSelfId: `n${i}`, controllerStorePath: path.join(dir, `c${i}`),
+      mappedFileSize: 1024 * 1024, controllerDLegerHeartBeatTimeIntervalMs: 200, controllerDLegerMinVoteIntervalMs: 50, controllerDLegerMaxVoteIntervalMs: 300,
+      scanNotActiveBrokerInterval: 1000, scanInactiveMasterInterval: 1000,
+    }));
+    await Promise.all(group.map((c) => c.start()));
+    await waitFor(() => group.some((c) => c.isLeaderState), 20_000, 'a leading controller');
+    const brokerName = randomName('cgs');
+    const conf = {
+      brokerClusterName: 'CC', brokerName, enableControllerMode: true, controllerAddr: group.map((c) => c.address).join(';'), brokerIP2: '127.0.0.1',
+      syncBrokerMetadataPeriod: 1000, checkSyncStateSetPeriod: 1000, syncControllerMetadataPeriod: 1000, controllerHeartBeatTimeoutMills: 6000,
+      brokerHeartbeatInterval: 500, haMaxTimeSlaveNotCatchup: 6000, mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000,
+    };
+    const [j1, j2] = await Promise.all([0, 1].map(() => startJavaBroker('5.3.3', { namesrvAddr: namesrv!.address, brokerName, conf })));
+    javas.push(j1, j2);
+    const leaderOf = () => group.find((c) => c.isRunning && c.isLeaderState);
+    const masterAt = () => namesrv!.routeInfoManager.brokerAddrTable.get(brokerName)?.brokerAddrs.get(0);
+    await waitFor(() => !!masterAt(), 60_000, 'the master registered with the name server');
+    await waitFor(() => leaderOf()!.controller.replicasInfoManager.syncStateSetInfoTable.get(brokerName)?.syncStateSet.size === 2, 60_000, 'both replicas in sync');
+
+    // the leading controller goes away; another leads with the same state
+    const first = leaderOf()!;
+    await first.shutdown();
+    await waitFor(() => !!leaderOf(), 30_000, 'a new leading controller');
+    const second = leaderOf()!;
+    expect(second.controller.replicasInfoManager.syncStateSetInfoTable.get(brokerName)!.syncStateSet.size).to.equal(2);
+    // the brokers beat the remaining controllers
+    await waitFor(() => [1, 2].every((id) => second.heartbeatManager.isBrokerActive('CC', brokerName, id)), 30_000, 'both brokers alive at the new leader');
+
+    // kill -9 the broker master: the new controller leader elects the other, which registers as master
+    const masterJava = masterAt() === j1.addr ? j1 : j2;
+    const other = masterJava === j1 ? j2 : j1;
+    await masterJava.stop('SIGKILL');
+    await waitFor(() => masterAt() === other.addr, 60_000, 'the other broker registered as master');
+    const info = second.controller.replicasInfoManager.syncStateSetInfoTable.get(brokerName)!;
+    expect(second.controller.replicasInfoManager.replicaInfoTable.get(brokerName)!.brokerAddress(info.masterBrokerId)).to.equal(other.addr);
+
+    producer = new DefaultMQProducer({
+      producerGroup: randomName('PG'), namesrvAddr: namesrv.address, instanceName: randomName('p'), sendMsgTimeout: 3000, pollNameServerInterval: 200, retryTimesWhenSendFailed: 2,
+    });
+    await producer.start();
+    const topic = randomName('CGT');
+    let ok = 0;
+    await waitFor(async () => {
+      try {
+        if ((await producer!.send(createMessage(topic, `m${ok}`))).sendStatus === SendStatus.SEND_OK) ok++;
+      } catch { /* topic being created */ }
+      return ok >= 5;
+    }, 60_000, '5 sends to the new master', 100);
   });
 });
