@@ -276,8 +276,18 @@ async function drainStep(s: Servers, admin: DefaultMQAdminExt, q: number, o: Sca
   const producer = new DefaultMQProducer({ producerGroup: `ScaleP-${q}-${s.kind}`, namesrvAddr: s.namesrvAddr });
   await producer.start();
   const body = Buffer.alloc(1024, 7);
+  // A busy broker answers SYSTEM_BUSY, which a 4.x producer does not retry: the load is sent again, as a user would.
+  let refused = 0;
   await pool(0, o.drain, 256, async () => {
-    await producer.send(createMessage(topic, body));
+    for (;;) {
+      try {
+        await producer.send(createMessage(topic, body));
+        return;
+      } catch {
+        if (++refused > o.drain) throw new Error(`scale: ${s.kind} refused more sends than the drain holds`);
+        await sleep(10);
+      }
+    }
   });
   await producer.shutdown();
   let got = 0;
@@ -352,9 +362,16 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
         process.stderr.write(`scale: ${JSON.stringify(row)}\n`);
       }
     }
-    for (const n of o.conns) for (const r of runs) await connStep(r.s, r.clients, n, result.conns);
+    const step = async (what: string, task: () => Promise<void>) => {
+      try {
+        await task();
+      } catch (err) {
+        process.stderr.write(`scale: ${what} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    };
+    for (const n of o.conns) for (const r of runs) await step(`${r.s.kind} ${n} connections`, () => connStep(r.s, r.clients, n, result.conns));
     for (const r of runs) await Promise.all(r.clients.splice(0).map((c) => c.shutdown()));
-    for (const q of o.queues) for (const r of runs) await drainStep(r.s, r.admin, q, o, result.drains);
+    for (const q of o.queues) for (const r of runs) await step(`${r.s.kind} ${q}-queue drain`, () => drainStep(r.s, r.admin, q, o, result.drains));
   } finally {
     for (const r of runs) {
       await Promise.all(r.clients.map((c) => c.shutdown()));
