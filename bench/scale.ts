@@ -11,7 +11,8 @@
  *
  * A server that needs longer than `--budget` seconds for one size is not taken to the next. `--svg FILE` writes the
  * curves (cost against size, log axes). Options: --topics 1000,10000,50000 --conns 500,2000,5000 --queues 64,1024
- * --drain 20000 --budget 600 --only ours|java.
+ * --drain 20000 --budget 600 --only ours|java; `--from-log FILE` prints the tables and writes the SVG again from the
+ * `scale: {...}` lines a run printed on stderr (several logs can be concatenated).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -494,9 +495,24 @@ export function parseScaleArgs(argv: string[]): ScaleOptions {
   };
 }
 
+/** The `scale: {...}` lines a run printed on stderr, read back into a result (`--from-log FILE`: tables and SVG again). */
+export function scaleResultFromLog(text: string): ScaleResult {
+  const r: ScaleResult = { topics: [], restarts: [], conns: [], drains: [] };
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('scale: {')) continue;
+    const row = JSON.parse(line.slice('scale: '.length)) as Record<string, unknown>;
+    if ('size' in row) r.topics.push(row as unknown as TopicRow);
+    else if ('restartMs' in row) r.restarts.push(row as unknown as RestartRow);
+    else if ('conns' in row) r.conns.push(row as unknown as ConnRow);
+    else if ('queues' in row) r.drains.push(row as unknown as DrainRow);
+  }
+  return r;
+}
+
 export async function runScaleBench(argv: string[] = []): Promise<BenchResult[]> {
   const o = parseScaleArgs(argv);
-  const r = await runScale(o);
+  const fromLog = argv.indexOf('--from-log');
+  const r = fromLog >= 0 ? scaleResultFromLog(fs.readFileSync(argv[fromLog + 1], 'utf8')) : await runScale(o);
   process.stdout.write(`${formatScale(r)}\n`);
   if (o.svg) fs.writeFileSync(o.svg, scaleSvg(r));
   const rows: BenchResult[] = [];
