@@ -64,8 +64,8 @@ export interface ProducerOptions {
   compressLevel: number;
   /**
    * Java 5.x `compressType` (rocketmq.message.compressType): ZLIB (default; what 4.x clients read), LZ4 or ZSTD (read
-   * by 5.x clients and by this one). LZ4 and ZSTD need the optional packages `lz4-napi` / `zstd-napi`, loaded on the
-   * first compressed send.
+   * by 5.x clients and by this one). LZ4 needs the optional package `lz4-napi`, ZSTD `@toondepauw/node-zstd` (or a
+   * Node with zlib's Zstandard, 22.15+), loaded on the first compressed send.
    */
   compressType: CompressionTypeName;
   /** Extra attempts of a failed sync send, on another broker where possible. */
