@@ -37,7 +37,7 @@ import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import { sendTraceAfter, sendTraceBefore } from '../client/trace/trace-hooks';
 import { checkGroup, checkMessage } from '../client/validators';
 import {
-  BrokerNotFoundError, ConfigError, InvalidArgumentError, MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError, ServiceStateError,
+  BrokerNotFoundError, CompressionCodecUnavailableError, ConfigError, InvalidArgumentError, MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError, ServiceStateError,
 } from '../errors';
 import { type InstrumentationEvent, InstrumentationEmitter } from '../instrumentation/emitter';
 import { type Logger, componentLogger } from '../logger';
@@ -152,6 +152,8 @@ type Mode = CommunicationMode;
  */
 export function sendRetryDecision(err: unknown, mode: Mode, retryCodes: ReadonlySet<number>, haveResult: boolean): RetryDecision {
   if (err instanceof RemotingTooMuchRequestError) return 'stop';
+  // no attempt can compress with a codec that is not installed here: the typed error at once
+  if (err instanceof CompressionCodecUnavailableError) return 'throw';
   if (mode === CommunicationMode.ASYNC) {
     return !(err instanceof RocketMQError) || err instanceof MQBrokerError || err instanceof MQClientError ? 'throw' : 'retry';
   }
