@@ -18,7 +18,7 @@ import {
 } from './consume-service';
 import { ConsumeOrderlyContext, ConsumeOrderlyStatus, type MessageListenerOrderly } from './listener';
 import type { ProcessQueue } from './process-queue';
-import { undecodableBody } from './pull-api-wrapper';
+import { redecodeBody, undecodableBody } from './pull-api-wrapper';
 
 
 /** Java's -Drocketmq.client.maxTimeConsumeContinuously. */
@@ -132,7 +132,8 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
       let returned: ConsumeOrderlyStatus | null | undefined;
       let hasException = false;
       pq.consumeLocked = true;
-      const undecodable = msgs.find((m) => undecodableBody(m));
+      // a body this process could not decompress is tried again on each attempt (its codec may be installed now)
+      const undecodable = msgs.find((m) => !redecodeBody(m));
       try {
         if (pq.dropped) return;
         if (undecodable) {

@@ -29,6 +29,21 @@ export function undecodableBody(msg: MessageExt): CompressionCodecUnavailableErr
   return undecodable.get(msg);
 }
 
+/**
+ * Tries again to decompress a message marked by {@link undecodableBody} (its codec may have been installed since):
+ * true when its body is now decompressed and the mark gone.
+ */
+export function redecodeBody(msg: MessageExt): boolean {
+  if (!undecodable.has(msg)) return true;
+  try {
+    msg.body = decompressBody(msg.body, msg.sysFlag);
+  } catch {
+    return false;
+  }
+  undecodable.delete(msg);
+  return true;
+}
+
 export const PullSysFlag = {
   FLAG_COMMIT_OFFSET: 0x1,
   FLAG_SUSPEND: 0x2,

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import {
-  ConfigError, ConsumeConcurrentlyStatus, DefaultLitePullConsumer, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer,
+  ConfigError, ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, DefaultLitePullConsumer, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer,
   createMessage, type MessageExt,
 } from '../../lib/index';
 import pino from 'pino';
@@ -190,6 +190,42 @@ describe('integration: compressed bodies (ZLIB, LZ4, ZSTD) through our broker', 
     } finally {
       setCompressionCodecPackageForTest('LZ4');
       setCompressionCodecPackageForTest('ZSTD');
+      await c.shutdown();
+    }
+  });
+  it('an orderly consumer without the codec holds the queue, in order, and goes on once the codec is there', async () => {
+    const topic = randomName('T_CMPO');
+    await admin.createTopic('TBW102', topic, 1);
+    await waitFor(async () => (await admin.fetchSubscribeMessageQueues(topic).catch(() => [])).length === 1, 20_000, 'the topic route');
+    const order: string[] = [];
+    for (const [i, t] of (['ZLIB', 'LZ4', 'ZLIB'] as const).entries()) {
+      await producers.get(t)!.send(createMessage(topic, bodyOf(t, i, 6000), { keys: `${t}-${i}` }));
+      order.push(`${t}-${i}`);
+    }
+    const got: string[] = [];
+    const lines: Array<{ err?: { type?: string; packageName?: string } }> = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => { lines.push(JSON.parse(line)); } });
+    const c = new DefaultMQPushConsumer({ consumerGroup: randomName('CGO'), namesrvAddr: tc.namesrvAddr, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', instanceName: randomName('co'), logger, suspendCurrentQueueTimeMillis: 200 });
+    c.subscribe(topic, '*');
+    c.registerMessageListenerOrderly((msgs) => {
+      for (const m of msgs) {
+        const key = m.properties.KEYS;
+        const [t, i] = key.split('-');
+        expect(m.body.equals(bodyOf(t, Number(i), 6000)), `${key} decompressed`).to.equal(true);
+        got.push(key);
+      }
+      return ConsumeOrderlyStatus.SUCCESS;
+    });
+    try {
+      setCompressionCodecPackageForTest('LZ4', 'rocketmq-ts-no-such-lz4-package');
+      await c.start();
+      await waitFor(() => got.length === 1 && lines.filter((l) => l.err?.packageName === 'rocketmq-ts-no-such-lz4-package').length >= 2, 30_000, 'the first message, then the LZ4 one held');
+      expect(got).to.deep.equal(['ZLIB-0']);
+      setCompressionCodecPackageForTest('LZ4');
+      await waitFor(() => got.length === 3, 30_000, 'the rest, in order');
+      expect(got).to.deep.equal(order);
+    } finally {
+      setCompressionCodecPackageForTest('LZ4');
       await c.shutdown();
     }
   });
