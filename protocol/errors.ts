@@ -31,7 +31,7 @@ export class ProtocolError extends RocketMQError {
 
 /**
  * A body compressed with LZ4 or ZSTD met (or asked for) without the optional npm package that implements the codec
- * (`lz4-napi`, `zstd-napi`): install it next to rocketmq-ts. Not retriable.
+ * (`lz4-napi`, `@toondepauw/node-zstd`): install it next to rocketmq-ts. Not retriable.
  */
 export class CompressionCodecUnavailableError extends RocketMQError {
   /** `LZ4` or `ZSTD`. */

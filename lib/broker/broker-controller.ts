@@ -40,6 +40,7 @@ import { createBrokerTransaction } from './transaction/broker-transaction';
 import type { TransactionalMessageService } from './transaction/transactional-message-service';
 import type { DefaultTransactionalMessageCheckListener } from './transaction/transactional-message-check-listener';
 import type { TransactionalMessageCheckService } from './transaction/transactional-message-check-service';
+import { type Accelerator, acceleratorsLine, brokerAccelerators } from './accelerators';
 import { BrokerRole } from '../store/message-store-config';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
 import { DefaultMessageStore } from '../store/message-store';
@@ -122,6 +123,8 @@ export class BrokerController {
   readonly replication: BrokerReplication;
   /** DLedger mode (enableDLegerCommitLog): the Raft log and the role-change handler; null otherwise. */
   readonly dledgerCommitLog: DLedgerCommitLog | null;
+  /** The optional native pieces found at start (lib/broker/accelerators.ts), logged in one line; empty before start. */
+  accelerators: Accelerator[] = [];
   /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
   readonly accessValidator: PlainAccessValidator | null;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
@@ -392,6 +395,8 @@ export class BrokerController {
     loop('PersistConsumerOffset', this.brokerConfig.flushConsumerOffsetInterval, () => this.consumerOffsetManager.persistIfChanged());
     await this.registerBrokerAll(true, false, true);
     loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => this.registerBrokerAll(true, false, this.brokerConfig.forceRegister));
+    this.accelerators = brokerAccelerators(this.messageStore.commitLog.writeMode, this.accessValidator !== null);
+    this.logger.info(acceleratorsLine(this.accelerators));
     this.logger.info({ brokerAddr: this.brokerAddr, cluster: this.brokerConfig.brokerClusterName }, 'broker started');
   }
 

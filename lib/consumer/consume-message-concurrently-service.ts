@@ -19,6 +19,7 @@ import {
 } from './consume-service';
 import { ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus, type MessageListenerConcurrently } from './listener';
 import type { ProcessQueue } from './process-queue';
+import { undecodableBody } from './pull-api-wrapper';
 
 
 /** Delay of a local retry after a failed send-back or a full pool (Java's submitConsumeRequestLater). */
@@ -71,6 +72,12 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
 
   submitConsumeRequest(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue, _dispatchToConsume: boolean): void {
     if (this.#stopped) return;
+    if (msgs.some((m) => undecodableBody(m))) {
+      const rejected = msgs.filter((m) => undecodableBody(m));
+      this.#pool.submit(() => this.#sendBackUndecodable(rejected, pq, mq));
+      msgs = msgs.filter((m) => !undecodableBody(m));
+      if (msgs.length === 0) return;
+    }
     const batch = Math.max(1, this.host.consumeMessageBatchMaxSize);
     for (let i = 0; i < msgs.length; i += batch) {
       const slice = msgs.length <= batch ? msgs : msgs.slice(i, i + batch);
@@ -111,6 +118,27 @@ export class ConsumeMessageConcurrentlyService implements ConsumeMessageService 
     this.#stats.consumeCalls++;
     if (!pq.dropped) await this.processConsumeResult(status, context, msgs, pq, mq);
     else this.#log.warn({ group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'processQueue dropped, result not processed');
+  }
+
+  /**
+   * Messages whose body this process cannot decompress (an LZ4 / ZSTD codec not installed here): the listener never
+   * sees them; they are sent back as a failed consumption (RECONSUME_LATER), so they come again through the retry
+   * topic (to a consumer of the group that has the codec, or here once it is installed) and end in the DLQ after
+   * maxReconsumeTimes, never dropped. The error names the package to install.
+   */
+  async #sendBackUndecodable(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): Promise<void> {
+    if (pq.dropped) return;
+    const byCodec = new Map<string, MessageExt[]>();
+    for (const m of msgs) {
+      const codec = undecodableBody(m)?.codec ?? '?';
+      byCodec.set(codec, [...(byCodec.get(codec) ?? []), m]);
+    }
+    for (const list of byCodec.values()) {
+      const err = undecodableBody(list[0]);
+      this.#log.error({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId, msgIds: list.map((m) => m.msgId) },
+        `${err?.message ?? 'undecodable body'}: ${list.length} message(s) sent back for redelivery`);
+    }
+    await this.processConsumeResult(ConsumeConcurrentlyStatus.RECONSUME_LATER, new ConsumeConcurrentlyContext(mq), msgs, pq, mq);
   }
 
   /** ConsumeMessageConcurrentlyService.processConsumeResult. */

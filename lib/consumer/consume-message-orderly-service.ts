@@ -18,6 +18,7 @@ import {
 } from './consume-service';
 import { ConsumeOrderlyContext, ConsumeOrderlyStatus, type MessageListenerOrderly } from './listener';
 import type { ProcessQueue } from './process-queue';
+import { redecodeBody, undecodableBody } from './pull-api-wrapper';
 
 
 /** Java's -Drocketmq.client.maxTimeConsumeContinuously. */
@@ -131,9 +132,18 @@ export class ConsumeMessageOrderlyService implements ConsumeMessageService {
       let returned: ConsumeOrderlyStatus | null | undefined;
       let hasException = false;
       pq.consumeLocked = true;
+      // a body this process could not decompress is tried again on each attempt (its codec may be installed now)
+      const undecodable = msgs.find((m) => !redecodeBody(m));
       try {
         if (pq.dropped) return;
-        returned = await this.listener(msgs, context);
+        if (undecodable) {
+          // a body this process cannot decompress (codec not installed): the queue waits, in order, as after a
+          // failed consumption (reconsumed here up to maxReconsumeTimes, then the DLQ), the listener never sees it
+          this.#log.error({ err: undecodableBody(undecodable), group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId, msgId: undecodable.msgId },
+            `${undecodableBody(undecodable)!.message}: the queue is suspended and the message consumed again later`);
+        } else {
+          returned = await this.listener(msgs, context);
+        }
       } catch (err) {
         hasException = true;
         this.#log.warn({ err, group: this.host.consumerGroup, topic: mq.topic, queueId: mq.queueId }, 'consumeMessage exception');

@@ -10,11 +10,39 @@ import { ExpressionType } from '../../protocol/body/expression-type';
 import type { SubscriptionData } from '../../protocol/body/heartbeat-data';
 import { MessageConst } from '../../protocol/message/message-const';
 import { decodeMessages } from '../../protocol/message/message-decoder';
+import { decompressBody } from '../../protocol/message/compression';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import type { MessageExt } from '../../protocol/message/message';
 import { type MessageQueue, messageQueueKey } from '../../protocol/message/message-queue';
-import { BrokerNotFoundError } from '../errors';
+import { BrokerNotFoundError, CompressionCodecUnavailableError } from '../errors';
 import { PullStatus, pullMessage } from '../client/mq-client-api-consumer';
 import type { ConsumerClient, PullResultRaw } from './consumer-client';
+
+/** The messages of a pull whose body this process cannot decompress (its codec's package is not installed). */
+const undecodable = new WeakMap<MessageExt, CompressionCodecUnavailableError>();
+
+/**
+ * Why the body of a pulled message is still compressed (the LZ4 / ZSTD codec is not installed here), or undefined.
+ * Only pulls made with `keepUndecodable` carry such messages; the push consumer sends them back for redelivery.
+ */
+export function undecodableBody(msg: MessageExt): CompressionCodecUnavailableError | undefined {
+  return undecodable.get(msg);
+}
+
+/**
+ * Tries again to decompress a message marked by {@link undecodableBody} (its codec may have been installed since):
+ * true when its body is now decompressed and the mark gone.
+ */
+export function redecodeBody(msg: MessageExt): boolean {
+  if (!undecodable.has(msg)) return true;
+  try {
+    msg.body = decompressBody(msg.body, msg.sysFlag);
+  } catch {
+    return false;
+  }
+  undecodable.delete(msg);
+  return true;
+}
 
 export const PullSysFlag = {
   FLAG_COMMIT_OFFSET: 0x1,
@@ -107,14 +135,25 @@ export class PullAPIWrapper {
    * is not subscribed (the broker filters by tag hash only), sets MIN_OFFSET / MAX_OFFSET, brokerName and the
    * transaction id of prepared messages.
    */
-  processPullResult(mq: MessageQueue, raw: PullResultRaw, sd: SubscriptionData | undefined): PullResult {
+  processPullResult(mq: MessageQueue, raw: PullResultRaw, sd: SubscriptionData | undefined, keepUndecodable = false): PullResult {
     this.updatePullFromWhichNode(mq, raw.suggestWhichBrokerId);
     const result: PullResult = {
       pullStatus: raw.pullStatus, nextBeginOffset: raw.nextBeginOffset, minOffset: raw.minOffset, maxOffset: raw.maxOffset, msgFoundList: [],
     };
     const body = raw.messageBinary;
     if (result.pullStatus !== PullStatus.FOUND || !body || body.length === 0) return result;
-    let msgs = decodeMessages(body);
+    // Bodies are decompressed one by one: a body whose codec is not installed here fails that message alone. With
+    // keepUndecodable it stays compressed and marked (undecodableBody), else the pull fails as a whole.
+    let msgs = decodeMessages(body, { decompressBody: false });
+    for (const m of msgs) {
+      if ((m.sysFlag & MessageSysFlag.COMPRESSED_FLAG) === 0 || m.body.length === 0) continue;
+      try {
+        m.body = decompressBody(m.body, m.sysFlag);
+      } catch (err) {
+        if (!keepUndecodable || !(err instanceof CompressionCodecUnavailableError)) throw err;
+        undecodable.set(m, err);
+      }
+    }
     if (sd && !sd.classFilterMode && sd.tagsSet.length > 0 && (sd.expressionType === undefined || sd.expressionType === ExpressionType.TAG)) {
       const tags = new Set(sd.tagsSet);
       msgs = msgs.filter((m) => {
@@ -137,7 +176,7 @@ export class PullAPIWrapper {
     return result;
   }
 
-  async pull(a: PullKernelArgs, sd: SubscriptionData | undefined): Promise<PullResult> {
-    return this.processPullResult(a.mq, await this.pullKernelImpl(a), sd);
+  async pull(a: PullKernelArgs, sd: SubscriptionData | undefined, keepUndecodable = false): Promise<PullResult> {
+    return this.processPullResult(a.mq, await this.pullKernelImpl(a), sd, keepUndecodable);
   }
 }

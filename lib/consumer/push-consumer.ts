@@ -32,7 +32,8 @@ import {
 } from './listener';
 import { MessageSelector, buildSubscriptionData } from './message-selector';
 import type { ProcessQueue, PullRequest } from './process-queue';
-import { PullStatus, buildPullSysFlag } from './pull-api-wrapper';
+import { PullStatus, buildPullSysFlag, undecodableBody } from './pull-api-wrapper';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import type { RebalanceHooks } from './rebalance-impl';
 import type { AllocateMessageQueueStrategy } from './rebalance/allocate-message-queue-strategy';
 import { type OffsetStore, ReadOffsetType } from './offset/offset-store';
@@ -379,7 +380,9 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
       { brokerAddr: addr, brokerName: bn, body: msg.body, uniqMsgId: msg.msgId, userTopic: retryTopic },
       {
         producerGroup: MixAll.CLIENT_INNER_PRODUCER_GROUP, topic: retryTopic, defaultTopic: 'TBW102', defaultTopicQueueNums: 4,
-        queueId: 0, sysFlag: 0, bornTimestamp: Date.now(), flag: msg.flag, properties: propertiesToString(props),
+        // a body this process could not decompress goes back as it came, with its compression bits
+        queueId: 0, sysFlag: undecodableBody(msg) ? msg.sysFlag & (MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_COMPARATOR) : 0,
+        bornTimestamp: Date.now(), flag: msg.flag, properties: propertiesToString(props),
         reconsumeTimes, unitMode: false, maxReconsumeTimes: this.#maxReconsumeTimesForSendBack(), batch: false,
       },
       3000,
@@ -535,7 +538,7 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
         mq, subExpression, expressionType: sd.expressionType, subVersion, offset: req.nextOffset,
         maxNums: this.options.pullBatchSize, sysFlag, commitOffset: commitOffsetValue,
         brokerSuspendMaxTimeMillis: BROKER_SUSPEND_MAX_TIME_MILLIS, timeoutMillis: CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND,
-      }, sd);
+      }, sd, true); // a body this process cannot decompress reaches the consume service, which sends it back
     } catch (err) {
       if (!mq.topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && this.running) {
         this.log.warn({ err, topic: mq.topic, queueId: mq.queueId }, 'execute the pull request exception');

@@ -37,7 +37,7 @@ import { AsyncTraceDispatcher } from '../client/trace/async-trace-dispatcher';
 import { sendTraceAfter, sendTraceBefore } from '../client/trace/trace-hooks';
 import { checkGroup, checkMessage } from '../client/validators';
 import {
-  BrokerNotFoundError, ConfigError, InvalidArgumentError, MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError, ServiceStateError,
+  BrokerNotFoundError, CompressionCodecUnavailableError, ConfigError, InvalidArgumentError, MQBrokerError, MQClientError, RemotingConnectError, RemotingTimeoutError, RemotingTooMuchRequestError, RocketMQError, ServiceStateError,
 } from '../errors';
 import { type InstrumentationEvent, InstrumentationEmitter } from '../instrumentation/emitter';
 import { type Logger, componentLogger } from '../logger';
@@ -64,8 +64,8 @@ export interface ProducerOptions {
   compressLevel: number;
   /**
    * Java 5.x `compressType` (rocketmq.message.compressType): ZLIB (default; what 4.x clients read), LZ4 or ZSTD (read
-   * by 5.x clients and by this one). LZ4 and ZSTD need the optional packages `lz4-napi` / `zstd-napi`, loaded on the
-   * first compressed send.
+   * by 5.x clients and by this one). LZ4 needs the optional package `lz4-napi`, ZSTD `@toondepauw/node-zstd` (or a
+   * Node with zlib's Zstandard, 22.15+), loaded on the first compressed send.
    */
   compressType: CompressionTypeName;
   /** Extra attempts of a failed sync send, on another broker where possible. */
@@ -152,6 +152,8 @@ type Mode = CommunicationMode;
  */
 export function sendRetryDecision(err: unknown, mode: Mode, retryCodes: ReadonlySet<number>, haveResult: boolean): RetryDecision {
   if (err instanceof RemotingTooMuchRequestError) return 'stop';
+  // no attempt can compress with a codec that is not installed here: the typed error at once
+  if (err instanceof CompressionCodecUnavailableError) return 'throw';
   if (mode === CommunicationMode.ASYNC) {
     return !(err instanceof RocketMQError) || err instanceof MQBrokerError || err instanceof MQClientError ? 'throw' : 'retry';
   }

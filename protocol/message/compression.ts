@@ -14,9 +14,10 @@
  *     frame decoder reads it, and `LZ4FrameInputStream` reads any frame with independent blocks, which is what
  *     lz4-napi (lz4_flex) writes by default.
  *   - ZSTD (`ZstdCompressor`): zstd-jni's `ZstdOutputStream(out, level)`: one standard Zstandard frame (RFC 8878),
- *     no content size in its header (streamed); decoders must not need it (zstd-napi's does not).
- * - LZ4 and ZSTD come from optional npm packages (`lz4-napi`, `zstd-napi`), required on first use only: code that
- *   never meets such a body never loads them, and one that does without them gets a
+ *     no content size in its header (streamed); decoders must not need it (none of ours does).
+ * - LZ4 and ZSTD come from optional npm packages with prebuilt binaries per platform (`lz4-napi`,
+ *   `@toondepauw/node-zstd`; ZSTD from Node's own zlib where it has it, 22.15+), required on first use only: code
+ *   that never meets such a body never loads them, and one that does without them gets a
  *   `CompressionCodecUnavailableError` naming the package.
  *
  * @see org.apache.rocketmq.common.UtilAll#crc32
@@ -168,16 +169,36 @@ interface Lz4Binding {
   decompressFrameSync(data: Buffer): Buffer;
 }
 
-/** What this module uses of zstd-napi. */
+/** A Zstandard codec, whichever implementation backs it. */
 interface ZstdBinding {
-  compress(data: Uint8Array, parameters?: { compressionLevel?: number }): Buffer;
-  decompress(data: Uint8Array): Buffer;
+  /** `node:zlib` or the npm package. */
+  readonly source: string;
+  compress(data: Buffer, level: number): Buffer;
+  decompress(data: Buffer): Buffer;
 }
 
-/** The optional npm package of each codec. */
-export const COMPRESSION_CODEC_PACKAGES: Readonly<Record<'LZ4' | 'ZSTD', string>> = Object.freeze({ LZ4: 'lz4-napi', ZSTD: 'zstd-napi' });
+/** What this module uses of `@toondepauw/node-zstd` (napi-rs, prebuilt per platform on npm). */
+interface NodeZstdModule {
+  Encoder: new (level: number) => { encodeSync(data: Buffer): Buffer };
+  Decoder: new () => { decodeSync(data: Buffer): Buffer };
+}
+
+/** What this module uses of Node's own Zstandard (node:zlib, Node 22.15+ / 23.8+). */
+interface ZlibZstd {
+  zstdCompressSync(data: Buffer, options?: { params?: Record<number, number> }): Buffer;
+  zstdDecompressSync(data: Buffer): Buffer;
+  constants: { ZSTD_c_compressionLevel: number };
+}
+
+/**
+ * The optional npm package of each codec, named in the `CompressionCodecUnavailableError`. ZSTD needs no package on
+ * a Node that has `zlib.zstdCompressSync` (22.15+, 23.8+).
+ */
+export const COMPRESSION_CODEC_PACKAGES: Readonly<Record<'LZ4' | 'ZSTD', string>> = Object.freeze({ LZ4: 'lz4-napi', ZSTD: '@toondepauw/node-zstd' });
 
 const codecPackages: Record<'LZ4' | 'ZSTD', string> = { ...COMPRESSION_CODEC_PACKAGES };
+/** Tests only: the package was set by setCompressionCodecPackageForTest (node:zlib's Zstandard is then not used). */
+const codecOverridden: Record<'LZ4' | 'ZSTD', boolean> = { LZ4: false, ZSTD: false };
 let lz4Binding: Lz4Binding | undefined;
 let zstdBinding: ZstdBinding | undefined;
 
@@ -196,31 +217,71 @@ function lz4(): Lz4Binding {
   return (lz4Binding ??= requireOptional<Lz4Binding>('LZ4'));
 }
 
+function loadZstd(): ZstdBinding {
+  const z = zlib as unknown as Partial<ZlibZstd>;
+  if (!codecOverridden.ZSTD && typeof z.zstdCompressSync === 'function' && typeof z.zstdDecompressSync === 'function' && z.constants) {
+    const level = z.constants.ZSTD_c_compressionLevel;
+    return {
+      source: 'node:zlib',
+      compress: (data, l) => z.zstdCompressSync!(data, { params: { [level]: l } }),
+      decompress: (data) => z.zstdDecompressSync!(data),
+    };
+  }
+  const m = requireOptional<NodeZstdModule>('ZSTD');
+  if (typeof m.Encoder !== 'function' || typeof m.Decoder !== 'function') {
+    throw new CompressionCodecUnavailableError('ZSTD', codecPackages.ZSTD, { cause: new Error('no Encoder / Decoder in the package') });
+  }
+  const encoders = new Map<number, { encodeSync(data: Buffer): Buffer }>();
+  const decoder = new m.Decoder();
+  return {
+    source: codecPackages.ZSTD,
+    compress: (data, l) => {
+      let e = encoders.get(l);
+      if (!e) encoders.set(l, (e = new m.Encoder(l)));
+      return e.encodeSync(data);
+    },
+    decompress: (data) => decoder.decodeSync(data),
+  };
+}
+
 function zstd(): ZstdBinding {
-  return (zstdBinding ??= requireOptional<ZstdBinding>('ZSTD'));
+  return (zstdBinding ??= loadZstd());
 }
 
 /**
- * Whether the codec of `type` can be used here (ZLIB always; LZ4 / ZSTD when their optional package loads). Loads
- * the package when it was not yet loaded.
+ * Whether the codec of `type` can be used here (ZLIB always; LZ4 / ZSTD when their optional package loads, ZSTD also
+ * through Node's own zlib where it has it). Loads the package when it was not yet loaded.
  */
 export function isCompressionAvailable(type: CompressionType): boolean {
+  return compressionImplementation(type) !== null;
+}
+
+/**
+ * What implements the codec of `type` here: `node:zlib` or the npm package's name, null when nothing does (for
+ * diagnostics: the broker reports it at start). Loads the package when it was not yet loaded.
+ */
+export function compressionImplementation(type: CompressionType): string | null {
   try {
-    if (type === CompressionType.LZ4) lz4();
-    else if (type === CompressionType.ZSTD) zstd();
-    return true;
+    if (type === CompressionType.LZ4) {
+      lz4();
+      return codecPackages.LZ4;
+    }
+    if (type === CompressionType.ZSTD) return zstd().source;
+    return 'node:zlib';
   } catch {
-    return false;
+    return null;
   }
 }
 
 /**
  * Tests only: load `packageName` for `codec` from now on (a name that does not exist simulates a missing optional
- * dependency); without a name, back to the real package. Forgets the loaded binding.
+ * dependency; for ZSTD, Node's own zlib is then not used either); without a name, back to the real package. Forgets
+ * the loaded binding.
  * @internal
  */
 export function setCompressionCodecPackageForTest(codec: 'LZ4' | 'ZSTD', packageName?: string): void {
   codecPackages[codec] = packageName ?? COMPRESSION_CODEC_PACKAGES[codec];
+  codecOverridden[codec] = packageName !== undefined;
   if (codec === 'LZ4') lz4Binding = undefined;
   else zstdBinding = undefined;
 }
@@ -238,7 +299,7 @@ export function compressBodyWith(type: CompressionType, body: Uint8Array, level:
     case CompressionType.LZ4:
       return lz4().compressFrameSync(asBuffer(body));
     case CompressionType.ZSTD:
-      return zstd().compress(body, { compressionLevel: level });
+      return zstd().compress(asBuffer(body), level);
     default:
       return compressBody(body, level);
   }
@@ -249,7 +310,7 @@ export function decompressBodyWith(type: CompressionType, body: Uint8Array): Buf
   if (type === CompressionType.ZLIB) return uncompressBody(body);
   const binding = type === CompressionType.LZ4 ? lz4() : zstd();
   try {
-    return type === CompressionType.LZ4 ? (binding as Lz4Binding).decompressFrameSync(asBuffer(body)) : (binding as ZstdBinding).decompress(body);
+    return type === CompressionType.LZ4 ? (binding as Lz4Binding).decompressFrameSync(asBuffer(body)) : (binding as ZstdBinding).decompress(asBuffer(body));
   } catch (e) {
     throw new ProtocolError(`cannot decompress ${compressionTypeName(type)} message body: ${(e as Error).message}`, { cause: e });
   }

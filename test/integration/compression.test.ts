@@ -6,10 +6,11 @@
  */
 import { expect } from 'chai';
 import {
-  ConfigError, ConsumeConcurrentlyStatus, DefaultLitePullConsumer, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer,
+  ConfigError, ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, DefaultLitePullConsumer, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer,
   createMessage, type MessageExt,
 } from '../../lib/index';
-import { MessageSysFlag, compressionTypeOf, isCompressionAvailable, type CompressionTypeName } from '../../protocol/message/index';
+import pino from 'pino';
+import { MessageSysFlag, compressionTypeOf, isCompressionAvailable, setCompressionCodecPackageForTest, type CompressionTypeName } from '../../protocol/message/index';
 import { getCluster, randomName, waitFor, type TestCluster } from '../helpers/cluster';
 
 const TYPES: CompressionTypeName[] = ['ZLIB', 'LZ4', 'ZSTD'];
@@ -139,6 +140,92 @@ describe('integration: compressed bodies (ZLIB, LZ4, ZSTD) through our broker', 
       await c.start();
       await waitFor(() => ok === 2, 40_000, 'both redelivered from %RETRY%');
     } finally {
+      await c.shutdown();
+    }
+  });
+  it('a push consumer without the LZ4 / ZSTD codec sends those messages back, with an error naming the package; they come again', async () => {
+    const topic = randomName('T_CMPX');
+    const bodies = new Map<string, { type: CompressionTypeName; body: Buffer }>();
+    for (const t of TYPES) {
+      for (let i = 0; i < 2; i++) {
+        const body = bodyOf(t, i, 7000);
+        const r = await producers.get(t)!.send(createMessage(topic, body));
+        bodies.set(r.msgId, { type: t, body });
+      }
+    }
+    const lines: Array<{ msg: string; err?: { type?: string; packageName?: string; codec?: string } }> = [];
+    // the consumer's error lines (pino JSON), read back: the typed error with the package to install
+    const logger = pino({ level: 'error' }, { write: (line: string) => { lines.push(JSON.parse(line)); } });
+    const group = randomName('CGX');
+    const got = new Map<string, MessageExt>();
+    const c = new DefaultMQPushConsumer({ consumerGroup: group, namesrvAddr: tc.namesrvAddr, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', instanceName: randomName('cx'), logger });
+    c.subscribe(topic, '*');
+    c.registerMessageListener((msgs) => {
+      for (const m of msgs) {
+        expect(m.body.equals(bodies.get(m.msgId)!.body), `${bodies.get(m.msgId)!.type} body given to the listener decompressed`).to.equal(true);
+        got.set(m.msgId, m);
+      }
+      return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    });
+    try {
+      setCompressionCodecPackageForTest('LZ4', 'rocketmq-ts-no-such-lz4-package');
+      setCompressionCodecPackageForTest('ZSTD', 'rocketmq-ts-no-such-zstd-package');
+      await c.start();
+      // the ZLIB ones are consumed; the four others never reach the listener: an error line per codec and batch
+      const errors = () => lines.filter((l) => l.err?.type === 'CompressionCodecUnavailableError');
+      const sentBack = () => errors().reduce((n, l) => n + Number(/: (\d+) message\(s\) sent back for redelivery$/.exec(l.msg)?.[1] ?? 0), 0);
+      await waitFor(() => got.size === 2 && sentBack() === 4, 30_000, 'the ZLIB messages consumed, the others sent back');
+      expect([...got.values()].map((m) => bodies.get(m.msgId)!.type)).to.deep.equal(['ZLIB', 'ZLIB']);
+      for (const l of errors()) {
+        expect(l.err!.packageName).to.equal(`rocketmq-ts-no-such-${l.err!.codec!.toLowerCase()}-package`);
+        expect(l.msg).to.match(/^(LZ4|ZSTD) compression needs the optional dependency "rocketmq-ts-no-such-(lz4|zstd)-package" \(npm install rocketmq-ts-no-such-(lz4|zstd)-package\): \d message\(s\) sent back for redelivery$/);
+      }
+      expect(new Set(errors().map((l) => l.err!.codec))).to.deep.equal(new Set(['LZ4', 'ZSTD']));
+      // with the codecs installed again, the retries (delay level 3: 10 s) are consumed, decompressed
+      setCompressionCodecPackageForTest('LZ4');
+      setCompressionCodecPackageForTest('ZSTD');
+      await waitFor(() => got.size === 6, 40_000, 'the LZ4 and ZSTD messages, redelivered');
+      // each went back once (the first retry, delay level 3), none was lost or sent back twice
+      for (const m of got.values()) if (bodies.get(m.msgId)!.type !== 'ZLIB') expect(m.reconsumeTimes, bodies.get(m.msgId)!.type).to.equal(1);
+    } finally {
+      setCompressionCodecPackageForTest('LZ4');
+      setCompressionCodecPackageForTest('ZSTD');
+      await c.shutdown();
+    }
+  });
+  it('an orderly consumer without the codec holds the queue, in order, and goes on once the codec is there', async () => {
+    const topic = randomName('T_CMPO');
+    await admin.createTopic('TBW102', topic, 1);
+    await waitFor(async () => (await admin.fetchSubscribeMessageQueues(topic).catch(() => [])).length === 1, 20_000, 'the topic route');
+    const order: string[] = [];
+    for (const [i, t] of (['ZLIB', 'LZ4', 'ZLIB'] as const).entries()) {
+      await producers.get(t)!.send(createMessage(topic, bodyOf(t, i, 6000), { keys: `${t}-${i}` }));
+      order.push(`${t}-${i}`);
+    }
+    const got: string[] = [];
+    const lines: Array<{ err?: { type?: string; packageName?: string } }> = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => { lines.push(JSON.parse(line)); } });
+    const c = new DefaultMQPushConsumer({ consumerGroup: randomName('CGO'), namesrvAddr: tc.namesrvAddr, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', instanceName: randomName('co'), logger, suspendCurrentQueueTimeMillis: 200 });
+    c.subscribe(topic, '*');
+    c.registerMessageListenerOrderly((msgs) => {
+      for (const m of msgs) {
+        const key = m.properties.KEYS;
+        const [t, i] = key.split('-');
+        expect(m.body.equals(bodyOf(t, Number(i), 6000)), `${key} decompressed`).to.equal(true);
+        got.push(key);
+      }
+      return ConsumeOrderlyStatus.SUCCESS;
+    });
+    try {
+      setCompressionCodecPackageForTest('LZ4', 'rocketmq-ts-no-such-lz4-package');
+      await c.start();
+      await waitFor(() => got.length === 1 && lines.filter((l) => l.err?.packageName === 'rocketmq-ts-no-such-lz4-package').length >= 2, 30_000, 'the first message, then the LZ4 one held');
+      expect(got).to.deep.equal(['ZLIB-0']);
+      setCompressionCodecPackageForTest('LZ4');
+      await waitFor(() => got.length === 3, 30_000, 'the rest, in order');
+      expect(got).to.deep.equal(order);
+    } finally {
+      setCompressionCodecPackageForTest('LZ4');
       await c.shutdown();
     }
   });

@@ -19,7 +19,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import type * as JsYaml from 'js-yaml';
 import { SERVER_EXCLUDED, calculateSignature } from '../../../protocol/acl/acl-signature';
 import { type DataVersion, dataVersionToJson, newDataVersion } from '../../../protocol/body/data-version';
 import { javaHashOrderKeys } from '../../../protocol/message/java-hash';
@@ -29,6 +29,34 @@ import { ServiceLoop } from '../../util/service-loop';
 import { checkPermission, checkResourcePerms, needAdminPerm, parsePermFromString, parseResourcePerms, Permission } from './permission';
 import { type OwnedAccess, type PlainAccessConfig, type PlainAccessResource, getRetryTopic, isRetryTopic, printStr } from './plain-access-resource';
 import { type RemoteAddressStrategy, getRemoteAddressStrategy } from './remote-address-strategy';
+
+/** The npm package that reads and writes the ACL files: a server-side piece, not installed with the SDK. */
+export const ACL_YAML_PACKAGE = 'js-yaml';
+let aclYamlPackage = ACL_YAML_PACKAGE;
+let jsYaml: typeof JsYaml | undefined;
+
+/**
+ * Tests only: require `packageName` for the ACL files from now on (a name that does not exist simulates a broker
+ * without js-yaml); without a name, back to js-yaml. Forgets the loaded module.
+ * @internal
+ */
+export function setAclYamlPackageForTest(packageName?: string): void {
+  aclYamlPackage = packageName ?? ACL_YAML_PACKAGE;
+  jsYaml = undefined;
+}
+
+/** js-yaml, required on first use (a broker with aclEnable=true): an AclException naming it when it is not installed. */
+function yaml(): typeof JsYaml {
+  if (jsYaml) return jsYaml;
+  try {
+    // A runtime require on purpose: the package is needed by ACL brokers only.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    jsYaml = require(aclYamlPackage) as typeof JsYaml;
+  } catch (err) {
+    throw new AclException(`the ACL files are read with the package ${aclYamlPackage}, which is not installed here (npm install ${aclYamlPackage})`, null, { cause: err });
+  }
+  return jsYaml;
+}
 
 const PPM = 'org.apache.rocketmq.acl.plain.PlainPermissionManager';
 /** The Java frames that throw each refusal (their remark ends with it). */
@@ -145,8 +173,9 @@ export function buildOwnedAccess(c: PlainAccessConfig): OwnedAccess {
 /** Parses one ACL file's text; a YAML error is an AclException naming the file and the line. */
 export function parseAclYaml(text: string, file: string): YamlMap | null {
   let data: unknown;
+  const y = yaml();
   try {
-    data = yaml.load(text, { filename: file });
+    data = y.load(text, { filename: file });
   } catch (err) {
     const e = err as { mark?: { line?: number; column?: number }; reason?: string; message?: string };
     const line = e.mark?.line !== undefined ? e.mark.line + 1 : '?';
@@ -435,7 +464,7 @@ export class PlainPermissionManager {
     data.dataVersion = [{ counter: dv.counter, timestamp: dv.timestamp }];
     const tmp = `${file}.tmp`;
     await fsp.mkdir(path.dirname(file), { recursive: true });
-    await fsp.writeFile(tmp, yaml.dump(data, { lineWidth: -1 }));
+    await fsp.writeFile(tmp, yaml().dump(data, { lineWidth: -1 }));
     await fsp.rename(tmp, file);
   }
 }

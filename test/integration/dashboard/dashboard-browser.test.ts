@@ -28,14 +28,31 @@ import { javaSkipReason, startJavaBroker, startJavaNamesrv, type JavaBroker, typ
 /** The first series colours of the page's charts (lib/dashboard/static/app.js COLORS). */
 const SERIES_COLORS = ['#e8590c', '#1f6feb'];
 
+/**
+ * The box of the element `selector` on the page, found and measured in one step inside the page (one task of its
+ * event loop): the live charts are redrawn (replaced) every interval, so a locate in one round trip and a measure in
+ * the next could meet two different elements, the first already detached (no box). Waits until the element is there
+ * with a non-empty box.
+ */
+async function boxOf(page: Page, selector: string): Promise<{ x: number; y: number; width: number; height: number }> {
+  const handle = await page.waitForFunction(`(() => {
+    const el = document.querySelector(${JSON.stringify(selector)});
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 ? { x: r.x, y: r.y, width: r.width, height: r.height } : null;
+  })()`);
+  const box = await handle.jsonValue() as { x: number; y: number; width: number; height: number } | null;
+  await handle.dispose();
+  if (!box) throw new Error(`${selector} has no box on the page`);
+  return box;
+}
+
 async function shot(page: Page, name: string, selector?: string): Promise<Image> {
-  // An element is shot by its box on the page: the live charts are redrawn (replaced) every interval, so a shot of
-  // the element itself could find it detached.
+  // An element is shot by its box on the page (a clip of the page), not as the element itself: the live charts are
+  // replaced every interval, so a shot of the element could find it detached; the box of the new one is the same.
   let png: Buffer;
   if (selector) {
-    const clip = await page.locator(selector).boundingBox();
-    if (!clip) throw new Error(`${selector} has no box on the page`);
-    png = await page.screenshot({ clip });
+    png = await page.screenshot({ clip: await boxOf(page, selector) });
   } else {
     png = await page.screenshot({ fullPage: true });
   }

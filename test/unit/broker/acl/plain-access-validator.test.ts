@@ -8,6 +8,7 @@ import { encodeHeartbeatData } from '../../../../protocol/body/heartbeat-data';
 import { AclClientRPCHook } from '../../../../lib/client/acl/acl-client-rpc-hook';
 import { AclException } from '../../../../lib/errors';
 import { PlainAccessValidator } from '../../../../lib/broker/acl/plain-access-validator';
+import { setAclYamlPackageForTest } from '../../../../lib/broker/acl/plain-permission-manager';
 import { checkPermission, parsePermFromString, Permission, checkResourcePerms } from '../../../../lib/broker/acl/permission';
 import { getRemoteAddressStrategy } from '../../../../lib/broker/acl/remote-address-strategy';
 import { frameIndex, goldenPath, readFrame } from '../../../helpers/golden';
@@ -269,5 +270,21 @@ describe('lib/broker/acl PlainAccessValidator', () => {
     const hb = signed('RocketMQ', '12345678', RequestCode.HEART_BEAT, {}, Buffer.from('{not json'));
     expect(check(hb)).to.match(/^org\.apache\.rocketmq\.acl\.common\.AclException: .*, org\.apache\.rocketmq\.acl\.plain\.PlainAccessValidator\.parse\(PlainAccessValidator\.java:134\)$/);
     refused(signed('RocketMQ', '12345678', RequestCode.UNREGISTER_CLIENT, {}), 'the custom field <clientID> is null');
+  });
+  it('without js-yaml (a server-side package, not installed with the SDK) loading is an AclException naming it', async () => {
+    const other = new PlainAccessValidator({ fileHome: home });
+    try {
+      setAclYamlPackageForTest('rocketmq-ts-no-such-yaml-package');
+      let err: unknown;
+      await other.aclPlugEngine.load().catch((e: unknown) => { err = e; });
+      expect(err).to.be.instanceOf(AclException);
+      expect((err as Error).message).to.contain('npm install rocketmq-ts-no-such-yaml-package');
+    } finally {
+      setAclYamlPackageForTest();
+      await other.shutdown();
+    }
+    // and with it again, the same files load
+    await validator.aclPlugEngine.load();
+    ok(signed('RocketMQ', '12345678', RequestCode.UNREGISTER_CLIENT, { clientID: 'c', producerGroup: 'PG' }));
   });
 });

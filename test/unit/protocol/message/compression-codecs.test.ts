@@ -4,11 +4,12 @@
  * classes wrote, and our own output round-tripped. The cross-check against the Java classes run live is
  * test/integration/compat/java-compression.test.ts.
  */
+import zlib from 'node:zlib';
 import { expect } from 'chai';
 import { CompressionCodecUnavailableError, ProtocolError } from '../../../../protocol/errors';
 import {
-  CompressionType, MessageSysFlag, compressBody, compressBodyWith, compressionFlag, compressionTypeName, compressionTypeOf,
-  decodeMessage, decompressBody, encodeStoredMessage, getCompressionType, isCompressionAvailable,
+  COMPRESSION_CODEC_PACKAGES, CompressionType, MessageSysFlag, compressBody, compressBodyWith, compressionFlag, compressionTypeName, compressionTypeOf,
+  compressionImplementation, decodeMessage, decompressBody, encodeStoredMessage, getCompressionType, isCompressionAvailable,
   setCompressionCodecPackageForTest,
 } from '../../../../protocol/message/index';
 
@@ -88,10 +89,10 @@ describe('protocol/message compression: LZ4 and ZSTD', () => {
     });
   });
 
-  describe('ZSTD (zstd-napi)', function () {
+  describe(`ZSTD (${compressionImplementation(CompressionType.ZSTD) ?? 'no implementation here'})`, function () {
     before(function () {
       if (!isCompressionAvailable(CompressionType.ZSTD)) {
-        process.stderr.write('      skipped: the optional dependency zstd-napi does not load here\n');
+        process.stderr.write('      skipped: no Zstandard here (the optional dependency @toondepauw/node-zstd, or a Node with zlib.zstdCompressSync)\n');
         this.skip();
       }
     });
@@ -157,11 +158,21 @@ describe('protocol/message compression: LZ4 and ZSTD', () => {
       const e2 = err(() => compressBodyWith(CompressionType.ZSTD, Buffer.from('x'), 5));
       expect(e2).to.be.instanceOf(CompressionCodecUnavailableError);
       expect(e2.codec).to.equal('ZSTD');
+      expect(e2.packageName).to.equal('rocketmq-ts-no-such-zstd-package');
+      expect(compressionImplementation(CompressionType.ZSTD)).to.equal(null);
       // ZLIB needs nothing.
       expect(decompressBody(compressBody(Buffer.from('x')), 0x301).toString()).to.equal('x');
     } finally {
       setCompressionCodecPackageForTest('LZ4');
       setCompressionCodecPackageForTest('ZSTD');
     }
+  });
+
+  it('names the package to install by default, and tells what implements each codec here', () => {
+    expect(COMPRESSION_CODEC_PACKAGES).to.deep.equal({ LZ4: 'lz4-napi', ZSTD: '@toondepauw/node-zstd' });
+    expect(compressionImplementation(CompressionType.ZLIB)).to.equal('node:zlib');
+    const zstd = compressionImplementation(CompressionType.ZSTD);
+    const nodeHasZstd = typeof (zlib as unknown as { zstdCompressSync?: unknown }).zstdCompressSync === 'function';
+    expect(zstd).to.equal(nodeHasZstd ? 'node:zlib' : isCompressionAvailable(CompressionType.ZSTD) ? '@toondepauw/node-zstd' : null);
   });
 });
