@@ -96,7 +96,8 @@ export class ConsumerProcessor {
     if (status !== 'FOUND') return { status, messages: [] };
     const h = PopMessage.responseHeader.decode(r.extFields);
     // Bodies as stored (decompressed per message by the caller, which knows what the client can read).
-    const found = decodeMessages(r.body ?? Buffer.alloc(0), { decompressBody: false, copyBody: true });
+    const parts = r.bodyParts ?? (r.body ? [r.body] : []);
+    const found = parts.flatMap((part) => decodeMessages(part, { decompressBody: false, copyBody: true }));
     const brokerName = this.a.broker.brokerConfig.brokerName;
     const startOffsetInfo = parseStartOffsetInfo(h.startOffsetInfo);
     const msgOffsetInfo = parseMsgOffsetInfo(h.msgOffsetInfo);
