@@ -2,7 +2,7 @@
  * The broker's side of the gRPC endpoint: when grpcServerPort is set (>= 0), lib/grpc is required here, at run
  * time, and its application runs as one of the broker's services; otherwise nothing of lib/grpc or @grpc/grpc-js is
  * loaded. lib/grpc sits above the broker (it calls the processors through its GrpcBrokerPort, which the controller
- * satisfies: lib/grpc/grpc-broker-port.ts checks it at compile time), hence no import of it here.
+ * satisfies: test/unit/grpc/grpc-endpoint.test.ts checks it at compile time), hence no import of it here.
  */
 import type { BrokerService } from './broker-hooks';
 

@@ -11,7 +11,6 @@ import type { SubscriptionGroupManager } from '../broker/subscription/subscripti
 import type { ProducerManager } from '../broker/client-manager/producer-manager';
 import type { ConsumerManager } from '../broker/client-manager/consumer-manager';
 import type { Logger } from '../logger';
-import type { BrokerController } from '../broker/broker-controller';
 
 export interface GrpcBrokerPort {
   readonly brokerConfig: Pick<BrokerConfig, 'brokerName' | 'brokerIP1' | 'brokerClusterName' | 'grpcServerPort' | 'autoCreateSubscriptionGroup'>;
@@ -24,5 +23,3 @@ export interface GrpcBrokerPort {
   readonly processors: ReadonlyMap<number, BrokerProcessor>;
 }
 
-/** The broker controller is the port (lib/broker/grpc-endpoint.ts hands itself over untyped): checked here. */
-export const BROKER_CONTROLLER_IS_A_PORT: BrokerController extends GrpcBrokerPort ? true : never = true;

@@ -70,6 +70,8 @@ export class GrpcMessagingApplication {
   #stopping: Promise<void> | null = null;
 
   constructor(private readonly broker: GrpcBrokerPort, private readonly options: GrpcMessagingApplicationOptions) {
+    // Now, not at start: a broker configured for gRPC without @grpc/grpc-js fails when it is made (ConfigError).
+    loadGrpc();
     this.logger = componentLogger('grpc', options.logger ?? broker.logger);
     this.config = { ...DEFAULT_GRPC_PROXY_CONFIG, ...options.config };
     this.settings = new GrpcClientSettingsManager(broker, this.config);

@@ -25,7 +25,7 @@ import type { ProxyContext } from './proxy-context';
 import { buildStatus } from './response-builder';
 
 /** Guava's Hashing.consistentHash(long, int) (the proxy's queue of a message group). */
-export function consistentHash(input: number, buckets: number): number {
+export function consistentHash(input: number | bigint, buckets: number): number {
   let state = BigInt.asUintN(64, BigInt(input));
   let candidate = 0;
   for (;;) {
