@@ -168,10 +168,7 @@ export interface BrokerConfig {
   metricsPromExporterPort: number;
   /** Shorthand of ours: a port here turns the Prometheus endpoint on at that port (-1: not set). */
   metricsPort: number;
-  /**
-   * Port of the RocketMQ 5.x gRPC endpoint (Java's proxy key; lib/grpc), for 5.x gRPC clients without a proxy.
-   * -1: off (the default; @grpc/grpc-js is then never loaded); 0: any free port.
-   */
+  /** Port of the RocketMQ 5.x gRPC endpoint for 5.x clients, no proxy needed (docs/grpc.md): -1 off (@grpc/grpc-js never loaded), 0 any free port. */
   grpcServerPort: number;
   /** Sends (SEND_MESSAGE, V2, batch, CONSUMER_SEND_MSG_BACK) admitted and not answered, over every connection; the excess gets SYSTEM_BUSY [OVERLOAD]. */
   sendThreadPoolQueueCapacity: number;

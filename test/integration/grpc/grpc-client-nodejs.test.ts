@@ -5,8 +5,9 @@
  * (8 KiB included, which our producer compresses).
  */
 import { expect } from 'chai';
-import { Producer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
-import { ConsumeConcurrentlyStatus, DefaultMQProducer, DefaultMQPushConsumer, createMessage } from '../../../lib/index';
+import { ConsumeResult, Producer, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
+import { ConsumeConcurrentlyStatus, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, createMessage } from '../../../lib/index';
+import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 import { startCluster, type Cluster } from '../../../lib/server';
 import { randomName } from '../../helpers/cluster';
 import { registerLeftover } from '../../helpers/root-hooks';
@@ -145,6 +146,65 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
     await c.ack(again);
     expect(inflight(topic, group, 1)).to.equal(0);
     expect(await c.receive(16, 20_000)).to.deep.equal([]);
+  });
+
+  it('a delay message (topic of type DELAY) waits in the timer wheel, then arrives with its delivery time', async () => {
+    const topic = randomName('GRPCD');
+    await createTopicAndWait(cluster.namesrvAddr, topic, 2);
+    // The client checks the message type against the route's accepted types (Publishing.validate_message_type).
+    cluster.brokers[0].topicConfigManager.selectTopicConfig(topic)!.attributes = new Map([['message.type', 'DELAY']]);
+    const p = await producer(topic);
+    const deliveryTimestamp = new Date(Date.now() + 2000);
+    const { messageId } = await p.send({ topic, tag: 'd', body: body(7), deliveryTimestamp });
+    const store = cluster.brokers[0].messageStore;
+    const queued = () => store.getMaxOffsetInQueue(topic, 0) + store.getMaxOffsetInQueue(topic, 1);
+    expect(queued()).to.equal(0);
+    const c = await simpleConsumer(topic, randomName('GCD'));
+    const [m] = await receiveAll(c, 1);
+    expect(queued()).to.equal(1);
+    expect(m.messageId).to.equal(messageId);
+    expect(m.deliveryTimestamp?.getTime()).to.equal(deliveryTimestamp.getTime());
+    expect(m.body.equals(body(7))).to.equal(true);
+    await c.ack(m);
+  });
+
+  it('the PushConsumer: a failed first attempt comes back as attempt 2; always failing, to %DLQ%group after the group\'s max attempts', async () => {
+    const topic = randomName('GRPCQ');
+    const group = randomName('GPC');
+    await createTopicAndWait(cluster.namesrvAddr, topic, 2);
+    const admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: randomName('adm') });
+    await admin.start();
+    try {
+      await admin.createAndUpdateSubscriptionGroupConfig(cluster.brokers[0].brokerAddr, newSubscriptionGroupConfig(group, { retryMaxTimes: 2 }));
+    } finally {
+      await admin.shutdown();
+    }
+    const p = await producer(topic);
+    const ids = new Map<string, string>();
+    for (const name of ['ok', 'once', 'never']) ids.set((await p.send({ topic, tag: 'p', body: Buffer.from(name) })).messageId, name);
+    const attempts = new Map<string, number[]>();
+    const consumer = new PushConsumer({
+      endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), logger,
+      messageListener: {
+        consume(m: MessageView) {
+          const seen = attempts.get(m.messageId) ?? [];
+          seen.push(m.deliveryAttempt ?? 0);
+          attempts.set(m.messageId, seen);
+          const name = m.body.toString();
+          return name === 'never' || (name === 'once' && seen.length === 1) ? ConsumeResult.FAILURE : ConsumeResult.SUCCESS;
+        },
+      },
+    });
+    await consumer.startup();
+    clients.push(consumer);
+    const dlq = () => cluster.brokers[0].messageStore.getMaxOffsetInQueue(`%DLQ%${group}`, 0);
+    await waitFor(() => dlq() === 1 && attempts.size === 3 && (attempts.get([...ids].find(([, n]) => n === 'once')![0])?.length ?? 0) >= 2,
+      60_000, 'the DLQ message and every attempt');
+    const byName = new Map([...attempts].map(([id, a]) => [ids.get(id), a]));
+    expect(byName.get('ok')).to.deep.equal([1]);
+    expect(byName.get('once')).to.deep.equal([1, 2]);
+    expect(byName.get('never')).to.deep.equal([1, 2, 3]);
+    expect(dlq()).to.equal(1);
   });
 
   it('our remoting producer -> the gRPC SimpleConsumer: bodies intact, 8 KiB (sent compressed) included', async () => {
