@@ -23,6 +23,8 @@ import {
 import { isClientErrorCode } from '../../../protocol/grpc/code';
 import { ProtocolError } from '../../../protocol/errors';
 import type { PbMessage } from '../../../lib/grpc/pb';
+import { parseStartArgs } from '../../../lib/cli/start';
+import { ConfigError } from '../../../lib/errors';
 
 /** Compile-time: the controller is the port lib/broker/grpc-endpoint.ts hands over untyped. */
 const brokerIsPort: BrokerController extends GrpcBrokerPort ? true : never = true;
@@ -189,6 +191,16 @@ describe('grpc: client settings (GrpcClientSettingsManager)', () => {
     expect(combinedStatus([{ code: 'OK', message: '' }, { code: 'OK', message: '' }], 'e')).to.deep.equal({ code: 'OK', message: 'OK' });
     expect(combinedStatus([{ code: 'OK', message: '' }, { code: 'INVALID_RECEIPT_HANDLE', message: '' }], 'e').code).to.equal('MULTIPLE_RESULTS');
     expect(combinedStatus([], 'empty')).to.deep.equal({ code: 'INTERNAL_SERVER_ERROR', message: 'empty' });
+  });
+});
+
+describe('grpc: rocketmq-ts start --grpc-port', () => {
+  it('takes a port (0 included) and refuses anything else', () => {
+    expect(parseStartArgs(['--grpc-port', '8081']).grpcPort).to.equal(8081);
+    expect(parseStartArgs(['--grpc-port', '0']).grpcPort).to.equal(0);
+    expect(parseStartArgs([]).grpcPort).to.equal(undefined);
+    expect(() => parseStartArgs(['--grpc-port', 'x'])).to.throw(ConfigError, 'bad --grpc-port');
+    expect(() => parseStartArgs(['--grpc-port'])).to.throw(ConfigError);
   });
 });
 
