@@ -11,10 +11,15 @@ import { startCluster, type Cluster } from '../../../lib/server';
 import { PROTO_LOADER_OPTIONS, protoRoot } from '../../../lib/grpc/grpc-loader';
 import { registerLeftover } from '../../helpers/root-hooks';
 import { randomName } from '../../helpers/cluster';
+import { waitFor } from '../../helpers/wait-for';
+import { DefaultMQProducer, createMessage } from '../../../lib/index';
 import { createTopicAndWait } from '../pop/pop-scenario';
 
 type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: Record<string, unknown>) => void) => void;
-type Stub = grpc.Client & Record<string, Unary>;
+type Stub = grpc.Client & Record<string, Unary> & {
+  telemetry(md: grpc.Metadata): grpc.ClientDuplexStream<object, Record<string, unknown>>;
+  receiveMessage(req: object, md: grpc.Metadata, options: grpc.CallOptions): grpc.ClientReadableStream<Record<string, unknown>>;
+};
 
 describe('gRPC endpoint: a bare gRPC client', function () {
   this.timeout(60_000);
@@ -76,5 +81,43 @@ describe('gRPC endpoint: a bare gRPC client', function () {
     expect(cluster.brokers[0].messageStore.getMaxOffsetInQueue(topic, 0)).to.equal(2);
     const mismatched = await call('sendMessage', { messages: [msg('01CC', 'x'), { ...msg('01DD', 'y'), topic: { name: `${topic}2` } }] });
     expect((mismatched.status as { code: string }).code).to.equal('MESSAGE_CORRUPTED');
+  });
+
+  it('a receive cancelled while polling: the message it popped is visible again after 1 s, not its invisible time', async () => {
+    const topic = randomName('GRAWC');
+    const group = randomName('GRC');
+    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    const clientId = randomName('raw');
+    // The client's settings first (Telemetry), as every 5.x consumer does.
+    const telemetry = stub.telemetry(md(clientId));
+    const settingsAnswered = new Promise((resolve) => telemetry.once('data', resolve));
+    telemetry.on('error', () => undefined);
+    telemetry.write({
+      settings: {
+        clientType: 'SIMPLE_CONSUMER', requestTimeout: { seconds: 3 },
+        subscription: { group: { name: group }, subscriptions: [{ topic: { name: topic }, expression: { type: 'TAG', expression: '*' } }] },
+      },
+    });
+    await settingsAnswered;
+    const receive = stub.receiveMessage({
+      group: { name: group }, messageQueue: { topic: { name: topic }, id: -1, broker: { name: 'broker-a' } },
+      filterExpression: { type: 'TAG', expression: '*' }, batchSize: 1, invisibleDuration: { seconds: 120 }, longPollingTimeout: { seconds: 20 },
+    }, md(clientId), { deadline: Date.now() + 30_000 });
+    receive.on('error', () => undefined);
+    receive.on('data', () => undefined);
+    const cks = cluster.brokers[0].pop.checkPoints;
+    await waitFor(() => cluster.brokers[0].pop.polling.size === 1, 10_000, 'the receive held');
+    receive.cancel();
+    const p = new DefaultMQProducer({ producerGroup: randomName('RPG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('rp') });
+    await p.start();
+    try {
+      await p.send(createMessage(topic, 'for a client gone'));
+    } finally {
+      await p.shutdown();
+    }
+    // Popped for the cancelled call (a 120 s checkpoint), then made visible again: a 1 s one, then revived.
+    await waitFor(() => cks.inflight(topic, group, 0) === 0 && cluster.brokers[0].messageStore.getMaxOffsetInQueue(`%RETRY%${group}_${topic}`, 0) === 1,
+      30_000, 'the message back in the pop retry topic');
+    telemetry.end();
   });
 });
