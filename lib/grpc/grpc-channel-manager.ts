@@ -12,7 +12,8 @@ export class GrpcChannelManager {
 
   createChannel(ctx: ProxyContext): GrpcClientChannel {
     let c = this.#channels.get(ctx.clientId);
-    if (!c) {
+    // A channel the broker closed (its client managers expired it) is replaced when the client comes back.
+    if (!c || !c.isActive) {
       c = new GrpcClientChannel(ctx.clientId, ctx.remoteAddress, ctx.localAddress);
       this.#channels.set(ctx.clientId, c);
     }

@@ -130,7 +130,10 @@ export class GrpcMessagingApplication {
     this.logger.info({ grpcPort: this.#port }, 'gRPC endpoint shut down');
   }
 
-  /** Drops the settings of consumers their group no longer lists (GrpcClientSettingsManager.onWaitEnd). */
+  /**
+   * Drops the settings of consumers their group no longer lists (GrpcClientSettingsManager.onWaitEnd), and the
+   * channels of clients without settings (gone, or never registered).
+   */
   #cleanSettings(): void {
     for (const clientId of this.settings.clientIds()) {
       const s = this.settings.getRawClientSettings(clientId);
@@ -140,6 +143,9 @@ export class GrpcMessagingApplication {
         this.logger.info({ clientId }, 'remove unused grpc client settings');
         this.settings.removeAndGetRawClientSettings(clientId);
       }
+    }
+    for (const channel of this.channels.channels()) {
+      if (!this.settings.getRawClientSettings(channel.clientId)) this.channels.removeChannel(channel.clientId)?.close();
     }
   }
 

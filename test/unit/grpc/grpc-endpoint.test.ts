@@ -23,6 +23,8 @@ import {
 import { isClientErrorCode } from '../../../protocol/grpc/code';
 import { ProtocolError } from '../../../protocol/errors';
 import type { PbMessage } from '../../../lib/grpc/pb';
+import { GrpcChannelManager } from '../../../lib/grpc/grpc-channel-manager';
+import { isVirtualChannel } from '../../../lib/broker/client-manager/virtual-channel';
 import { parseStartArgs } from '../../../lib/cli/start';
 import { ConfigError } from '../../../lib/errors';
 
@@ -191,6 +193,36 @@ describe('grpc: client settings (GrpcClientSettingsManager)', () => {
     expect(combinedStatus([{ code: 'OK', message: '' }, { code: 'OK', message: '' }], 'e')).to.deep.equal({ code: 'OK', message: 'OK' });
     expect(combinedStatus([{ code: 'OK', message: '' }, { code: 'INVALID_RECEIPT_HANDLE', message: '' }], 'e').code).to.equal('MULTIPLE_RESULTS');
     expect(combinedStatus([], 'empty')).to.deep.equal({ code: 'INTERNAL_SERVER_ERROR', message: 'empty' });
+  });
+});
+
+describe('grpc: client channels (GrpcChannelManager)', () => {
+  const ctx = { clientId: 'c1', language: 'HTTP', clientVersion: '5.0.0', namespace: '', remoteAddress: '1.2.3.4:5', localAddress: '127.0.0.1:8081', deadline: Infinity };
+
+  it('one virtual channel per client; one the broker closed is replaced when the client comes back', () => {
+    const m = new GrpcChannelManager();
+    const a = m.createChannel(ctx);
+    expect(isVirtualChannel(a)).to.equal(true);
+    expect(a.id).to.be.below(0);
+    expect(m.createChannel(ctx)).to.equal(a);
+    a.close();
+    expect(a.isActive).to.equal(false);
+    const b = m.createChannel(ctx);
+    expect(b).to.not.equal(a);
+    expect(b.isActive).to.equal(true);
+    expect(m.removeChannel('c1')).to.equal(b);
+    expect(m.getChannel('c1')).to.equal(undefined);
+  });
+
+  it('writes telemetry commands only while a stream is attached', () => {
+    const c = new GrpcChannelManager().createChannel(ctx);
+    const written: unknown[] = [];
+    expect(c.writeTelemetryCommand({ command: 'settings' })).to.equal(false);
+    c.setClientObserver({ write: (x) => written.push(x) > 0 });
+    expect(c.writeTelemetryCommand({ command: 'settings' })).to.equal(true);
+    c.close();
+    expect(c.writeTelemetryCommand({ command: 'settings' })).to.equal(false);
+    expect(written).to.have.length(1);
   });
 });
 
