@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /** A folder's import patterns: its files and the folder itself (`'../transport'` resolves to its index). */
 const dir = (...names) => names.flatMap((n) => [`**/${n}/**`, `**/${n}`]);
-const SERVER = [...dir('broker', 'ha', 'namesrv', 'store', 'dledger', 'controller'), '**/server'];
+const SERVER = [...dir('broker', 'ha', 'namesrv', 'store', 'dledger', 'controller', 'grpc'), '**/server'];
 const SDK = [...dir('producer', 'consumer', 'admin', 'client'), '**/index'];
 
 function restrict(files, groups, message) {
@@ -39,7 +39,8 @@ export default tseslint.config(
   restrict(['lib/dledger/**/*.ts'], [...dir('broker', 'namesrv', 'store', 'ha'), ...SDK], 'lib/dledger is a Raft log library on lib/transport; it knows nothing of the broker or the store.'),
   restrict(['lib/controller/**/*.ts'], [...dir('broker', 'namesrv', 'store', 'ha'), ...SDK], 'lib/controller is its own server role on lib/dledger; it imports neither the broker, the name server nor the SDK.'),
   restrict(['lib/namesrv/**/*.ts'], [...dir('broker', 'store'), ...SDK], 'lib/namesrv imports neither the SDK nor the broker.'),
-  restrict(['lib/broker/**/*.ts'], [...dir('namesrv'), ...SDK], 'lib/broker never imports the SDK layers.'),
+  restrict(['lib/broker/**/*.ts'], [...dir('namesrv', 'grpc'), ...SDK], 'lib/broker never imports the SDK layers, nor lib/grpc above it (lib/broker/grpc-endpoint.ts requires it at run time).'),
+  restrict(['lib/grpc/**/*.ts'], [...dir('namesrv', 'store', 'ha', 'dledger', 'cli'), ...SDK], 'lib/grpc is an adapter in front of the broker\'s processors: never the store, never the SDK.'),
   restrict(['lib/dashboard/**/*.ts'], [...dir('transport', 'producer', 'consumer', 'cli'), ...SERVER], 'lib/dashboard is a client of any cluster: it goes through lib/admin and lib/client, never the servers.'),
   restrict(['lib/index.ts'], SERVER, 'The main export never pulls the servers in.'),
   restrict(['examples/**/*.ts'], ['../lib/*/**', '../protocol/**', '../protocol'], 'examples import only lib/index and lib/server.'),

@@ -53,6 +53,11 @@ export interface StartClusterOptions {
   /** DLedger timings for the peers (e.g. short heartbeats in failover tests). */
   dledgerConfig?: Partial<DLedgerConfig>;
   /**
+   * Serve the RocketMQ 5.x gRPC protocol from each master too (grpcServerPort 0: a free port; broker.grpcEndpoint.port).
+   * @default false
+   */
+  grpc?: boolean;
+  /**
    * A pino logger for the servers.
    * @default the package's root logger
    */
@@ -141,6 +146,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
           brokerIP1: '127.0.0.1',
           namesrvAddr,
           listenPort: 0,
+          ...(options.grpc ? { grpcServerPort: 0 } : {}),
           ...options.brokerConfig,
           storePathRootDir,
         },
@@ -152,7 +158,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       for (let j = 0; j < perBroker; j++) {
         const slaveRoot = path.join(root, `broker-${i}-s${j + 1}`);
         const conf: Conf = {
-          brokerConfig: { ...configs[i].brokerConfig, brokerId: j + 1, storePathRootDir: slaveRoot },
+          brokerConfig: { ...configs[i].brokerConfig, brokerId: j + 1, storePathRootDir: slaveRoot, grpcServerPort: -1 },
           storeConfig: { ...configs[i].storeConfig, brokerRole: 'SLAVE', storePathRootDir: slaveRoot, storePathCommitLog: '' },
         };
         slaveConfigs.push(conf);

@@ -125,3 +125,15 @@ export class AclException extends RocketMQError {
 
 /** A dashboard request the page sent with a missing or malformed field (answered 400 with the message). */
 export class DashboardInputError extends RocketMQError {}
+
+/**
+ * A gRPC request refused or failed with one of apache.rocketmq.v2.Code's names (ILLEGAL_TOPIC, TOPIC_NOT_FOUND...):
+ * the endpoint answers it as the response's in-band status.
+ *
+ * @see org.apache.rocketmq.proxy.grpc.v2.common.GrpcProxyException
+ */
+export class GrpcProxyError extends RocketMQError {
+  constructor(readonly code: string, message: string, options: RocketMQErrorOptions = {}) {
+    super(message, options);
+  }
+}

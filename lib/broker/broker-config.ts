@@ -168,6 +168,8 @@ export interface BrokerConfig {
   metricsPromExporterPort: number;
   /** Shorthand of ours: a port here turns the Prometheus endpoint on at that port (-1: not set). */
   metricsPort: number;
+  /** Port of the RocketMQ 5.x gRPC endpoint for 5.x clients, no proxy needed (docs/grpc.md): -1 off (@grpc/grpc-js never loaded), 0 any free port. */
+  grpcServerPort: number;
   /** Sends (SEND_MESSAGE, V2, batch, CONSUMER_SEND_MSG_BACK) admitted and not answered, over every connection; the excess gets SYSTEM_BUSY [OVERLOAD]. */
   sendThreadPoolQueueCapacity: number;
   /** Pulls being processed over every connection (a held pull no longer counts); the excess gets SYSTEM_BUSY [OVERLOAD]. */
@@ -233,6 +235,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   metricsPromExporterHost: '',
   metricsPromExporterPort: 5557,
   metricsPort: -1,
+  grpcServerPort: -1,
   sendThreadPoolQueueCapacity: 10000,
   pullThreadPoolQueueCapacity: 100000,
 });

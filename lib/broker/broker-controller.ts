@@ -8,6 +8,7 @@ import type { DLedgerConfig } from '../dledger';
 import { type BrokerConfig, localAddress, prometheusEndpoint, resolveBrokerConfig } from './broker-config';
 import type { BrokerService, ScheduleMessageServiceHook } from './broker-hooks';
 import type { BrokerProcessor } from './processor/broker-processor';
+import { type GrpcEndpoint, createGrpcEndpoint } from './grpc-endpoint';
 import { TopicConfigManager } from './topic/topic-config-manager';
 import { SubscriptionGroupManager } from './subscription/subscription-group-manager';
 import { ConsumerOffsetManager } from './offset/consumer-offset-manager';
@@ -125,6 +126,8 @@ export class BrokerController {
   readonly dledgerCommitLog: DLedgerCommitLog | null;
   /** The optional native pieces found at start (lib/broker/accelerators.ts), logged in one line; empty before start. */
   accelerators: Accelerator[] = [];
+  /** The RocketMQ 5.x gRPC endpoint when grpcServerPort is set (lib/grpc, loaded only then), else null. */
+  readonly grpcEndpoint: GrpcEndpoint | null = null;
   /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
   readonly accessValidator: PlainAccessValidator | null;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
@@ -265,6 +268,11 @@ export class BrokerController {
       ? new PlainAccessValidator({ fileHome: bc.rocketmqHome, ...options.acl, logger: this.logger })
       : null;
     if (this.accessValidator) this.remotingServer.registerRPCHook(this.accessValidator);
+    // Last of the services: started once the processors and POP run, stopped first.
+    if (bc.grpcServerPort >= 0) {
+      this.grpcEndpoint = createGrpcEndpoint(this, bc.grpcServerPort, options.remotingServerConfig?.bindAddress ?? '0.0.0.0');
+      this.services.push(this.grpcEndpoint);
+    }
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
   }
 

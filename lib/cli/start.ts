@@ -14,10 +14,11 @@ import { configureRootLogger } from '../logger';
 import { debugEnabled } from './cli-errors';
 import { untilSignal } from './until-signal';
 
-export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--store DIR] [--dledger N] [-c broker.conf]
+export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--grpc-port G] [--store DIR] [--dledger N] [-c broker.conf]
 
   --namesrv-port P   name server port (default 9876)
   --broker-port Q    broker port (default 10911)
+  --grpc-port G      also serve RocketMQ 5.x gRPC clients on port G (broker.conf grpcServerPort; 0: any free port)
   --store DIR        store root (default ~/store)
   --dledger N        a DLedger group of N broker peers (ports Q, Q+10, ...; peers on 40911, 40912, ...; stores DIR/node00, ...)
   -c FILE            Java broker.conf for everything else
@@ -26,6 +27,8 @@ export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broke
 export interface StartArgs {
   namesrvPort: number;
   brokerPort?: number;
+  /** The gRPC endpoint's port (grpcServerPort). */
+  grpcPort?: number;
   store?: string;
   configFile?: string;
   /** Peers of a DLedger group (0: one plain broker). */
@@ -44,6 +47,7 @@ export function parseStartArgs(argv: string[]): StartArgs {
     const arg = argv[i];
     if (arg === '--namesrv-port') out.namesrvPort = port(argv[++i], arg);
     else if (arg === '--broker-port') out.brokerPort = port(argv[++i], arg);
+    else if (arg === '--grpc-port') out.grpcPort = port(argv[++i], arg);
     else if (arg === '--store') {
       const v = argv[++i];
       if (!v) throw new ConfigError('--store needs a directory');
@@ -72,6 +76,7 @@ export async function runStart(argv: string[]): Promise<number> {
   const props = args.configFile ? await readPropertiesFile(args.configFile) : new Map<string, string>();
   if (args.store) props.set('storePathRootDir', path.resolve(args.store));
   if (args.brokerPort !== undefined) props.set('listenPort', String(args.brokerPort));
+  if (args.grpcPort !== undefined) props.set('grpcServerPort', String(args.grpcPort));
   if (!props.has('brokerIP1')) props.set('brokerIP1', '127.0.0.1');
   if (!props.has('brokerName')) props.set('brokerName', 'broker-a');
   const conf = applyBrokerProperties(props);
@@ -91,8 +96,10 @@ export async function runStart(argv: string[]): Promise<number> {
   for (let k = 0; k < Math.max(1, peers); k++) {
     const root = peers ? path.join(conf.messageStoreConfig.storePathRootDir, `node0${k}`) : conf.messageStoreConfig.storePathRootDir;
     const port = peers ? (args.brokerPort ?? conf.brokerConfig.listenPort) + 10 * k : conf.brokerConfig.listenPort;
+    // The gRPC endpoint: one per peer, on G, G+10, ... like the remoting ports.
+    const grpcServerPort = conf.brokerConfig.grpcServerPort > 0 && peers ? conf.brokerConfig.grpcServerPort + 10 * k : conf.brokerConfig.grpcServerPort;
     brokers.push(new BrokerController({
-      brokerConfig: { ...conf.brokerConfig, listenPort: port, storePathRootDir: root },
+      brokerConfig: { ...conf.brokerConfig, listenPort: port, storePathRootDir: root, grpcServerPort },
       messageStoreConfig: peers
         ? { ...conf.messageStoreConfig, storePathRootDir: root, storePathCommitLog: '', enableDLegerCommitLog: true, dLegerGroup: conf.brokerConfig.brokerName, dLegerPeers, dLegerSelfId: `n${k}` }
         : conf.messageStoreConfig,
@@ -115,7 +122,8 @@ export async function runStart(argv: string[]): Promise<number> {
       `rocketmq-ts is running (${Date.now() - t0} ms)\n` +
       `  name server: ${namesrv.address}   (NAMESRV_ADDR=${namesrv.address})\n` +
       brokers.map((b) => `  broker:      ${b.brokerAddr}   cluster ${conf.brokerConfig.brokerClusterName}, name ${conf.brokerConfig.brokerName}` +
-        `${peers ? `, DLedger ${b.messageStoreConfig.dLegerSelfId}` : ''}\n`).join('') +
+        `${peers ? `, DLedger ${b.messageStoreConfig.dLegerSelfId}` : ''}\n` +
+        (b.grpcEndpoint ? `  gRPC:        ${b.brokerConfig.brokerIP1}:${b.grpcEndpoint.port}   (5.x clients: endpoints=${b.brokerConfig.brokerIP1}:${b.grpcEndpoint.port})\n` : '')).join('') +
       `  store:       ${conf.messageStoreConfig.storePathRootDir}\n`,
     );
   });

@@ -7,6 +7,8 @@ export const OUR_ONLY_BROKER_CONFIG_KEYS: readonly string[] = [
   'channelExpiredTimeout', 'flushConsumerOffsetHistory', 'writeSegmentSize',
   // Java 5.x BrokerConfig keys (5.3.3 prints them, 4.9.8 has no metrics exporter), and our metricsPort shorthand
   'metricsExporterType', 'metricsPromExporterHost', 'metricsPromExporterPort', 'metricsPort',
+  // the gRPC endpoint's port (Java's proxy key, lib/grpc)
+  'grpcServerPort',
   // Java 5.x MessageStoreConfig timer keys (lib/store/timer)
   'timerWheelEnable', 'timerPrecisionMs', 'timerMaxDelaySec', 'mappedFileSizeTimerLog',
   // DLedger keys: Java prints them only once set (their default is null; its batch-push field prints as

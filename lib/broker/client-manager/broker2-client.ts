@@ -3,6 +3,7 @@
  *
  * @see org.apache.rocketmq.broker.client.net.Broker2Client
  */
+import { isVirtualChannel } from './virtual-channel';
 import type { Logger } from '../../logger';
 import type { Channel } from '../../transport/connection';
 import type { RemotingServer } from '../../transport/remoting-server';
@@ -48,6 +49,8 @@ export class Broker2Client {
       this.logger.error('notifyConsumerIdsChanged consumerGroup is null');
       return;
     }
+    // A gRPC client learns of its group's changes through QueryAssignment, not this call.
+    if (isVirtualChannel(channel)) return;
     const request = RemotingCommand.createRequest(
       RequestCode.NOTIFY_CONSUMER_IDS_CHANGED,
       NotifyConsumerIdsChangedRequestHeader.encode({ consumerGroup }),

@@ -43,6 +43,11 @@ describe('lint: layer rules', function () {
     ['lib/producer/x.ts', "import { ControllerManager } from '../controller';"],
     ['lib/index.ts', "export * from './controller';"],
     ['lib/index.ts', "export * from './broker';"],
+    ['lib/index.ts', "export * from './grpc';"],
+    ['lib/broker/x.ts', "import { GrpcMessagingApplication } from '../grpc';"],
+    ['lib/grpc/x.ts', "import { DefaultMessageStore } from '../store/message-store';"],
+    ['lib/grpc/x.ts', "import { DefaultMQProducer } from '../producer';"],
+    ['lib/producer/x.ts', "import { GrpcMessagingApplication } from '../grpc';"],
     ['protocol/x.ts', "import fs from 'node:fs';"],
     ['protocol/x.ts', "import { RemotingClient } from '../lib/transport';"],
   ];
@@ -60,6 +65,7 @@ describe('lint: layer rules', function () {
     expect(await breaches('lib/controller/x.ts', "import { DLedgerServer } from '../dledger';\nexport {};\n")).to.deep.equal([]);
     expect(await breaches('lib/namesrv/x.ts', "import { ControllerManager } from '../controller/controller-manager';\nexport {};\n")).to.deep.equal([]);
     expect(await breaches('lib/client/x.ts', "import { RemotingClient } from '../transport';\nexport {};\n")).to.deep.equal([]);
+    expect(await breaches('lib/grpc/x.ts', "import type { BrokerProcessor } from '../broker/processor/broker-processor';\nexport {};\n")).to.deep.equal([]);
   });
 });
 

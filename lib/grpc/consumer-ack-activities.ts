@@ -1,0 +1,69 @@
+/**
+ * AckMessage (each entry on its own, as Java's proxy without batch ack), ChangeInvisibleDuration (answering the
+ * new receipt handle) and ForwardMessageToDeadLetterQueue, each on the receipt handle a ReceiveMessage gave.
+ *
+ * @see org.apache.rocketmq.proxy.grpc.v2.consumer.AckMessageActivity
+ * @see org.apache.rocketmq.proxy.grpc.v2.consumer.ChangeInvisibleDurationActivity
+ * @see org.apache.rocketmq.proxy.grpc.v2.producer.ForwardMessageToDLQActivity
+ */
+import { ResponseCode } from '../../protocol/code/response-code';
+import type { ActivityContext } from './activity-context';
+import { type ConsumerProcessor, parseReceiptHandle } from './consumer-processor';
+import type { GrpcClientChannel } from './grpc-client-channel';
+import { validateConsumerGroup, validateInvisibleTime, validateTopic } from './grpc-validator';
+import {
+  type AckMessageRequest, type ChangeInvisibleDurationRequest, type ForwardMessageToDeadLetterQueueRequest, type PbStatus, pbToMillis,
+} from './pb';
+import { buildStatus, buildStatusOfError, buildStatusOfResponse } from './response-builder';
+
+interface AckMessageResultEntry { messageId: string; receiptHandle: string; status: PbStatus }
+
+/** One status for several results: the common code, or MULTIPLE_RESULTS. */
+export function combinedStatus(statuses: readonly PbStatus[], emptyMessage: string): PbStatus {
+  const codes = new Set(statuses.map((s) => s.code));
+  if (codes.size > 1) return buildStatus('MULTIPLE_RESULTS', 'MULTIPLE_RESULTS');
+  if (codes.size === 1) {
+    const code = [...codes][0];
+    return buildStatus(code, code);
+  }
+  return buildStatus('INTERNAL_SERVER_ERROR', emptyMessage);
+}
+
+export class ConsumerAckActivities {
+  constructor(private readonly a: ActivityContext, private readonly consumer: ConsumerProcessor) {}
+
+  async ackMessage(req: AckMessageRequest, channel: GrpcClientChannel): Promise<{ status: PbStatus; entries: AckMessageResultEntry[] }> {
+    const topic = validateTopic(req.topic);
+    const group = validateConsumerGroup(req.group);
+    const entries = await Promise.all(req.entries.map(async (e): Promise<AckMessageResultEntry> => {
+      try {
+        const ok = await this.consumer.ackMessage(parseReceiptHandle(e.receiptHandle), group, topic, channel);
+        return {
+          messageId: e.messageId,
+          receiptHandle: e.receiptHandle,
+          status: ok ? buildStatus('OK', 'OK') : buildStatus('INTERNAL_SERVER_ERROR', 'ack failed: status is abnormal'),
+        };
+      } catch (err) {
+        return { messageId: e.messageId, receiptHandle: e.receiptHandle, status: buildStatusOfError(err, this.a.logger) };
+      }
+    }));
+    return { status: combinedStatus(entries.map((e) => e.status), 'ack message result is empty'), entries };
+  }
+
+  async changeInvisibleDuration(req: ChangeInvisibleDurationRequest, channel: GrpcClientChannel): Promise<{ status: PbStatus; receiptHandle: string }> {
+    const topic = validateTopic(req.topic);
+    const group = validateConsumerGroup(req.group);
+    const invisibleTime = pbToMillis(req.invisibleDuration);
+    validateInvisibleTime(invisibleTime, this.a.config);
+    const handle = await this.consumer.changeInvisibleTime(parseReceiptHandle(req.receiptHandle), group, topic, invisibleTime, channel);
+    if (handle === null) return { status: buildStatus('INTERNAL_SERVER_ERROR', 'changeInvisibleDuration failed: status is abnormal'), receiptHandle: '' };
+    return { status: buildStatus('OK', 'OK'), receiptHandle: handle };
+  }
+
+  async forwardMessageToDeadLetterQueue(req: ForwardMessageToDeadLetterQueueRequest, channel: GrpcClientChannel): Promise<{ status: PbStatus }> {
+    const topic = validateTopic(req.topic);
+    const group = validateConsumerGroup(req.group);
+    const code = await this.consumer.forwardMessageToDeadLetterQueue(parseReceiptHandle(req.receiptHandle), req.messageId, group, topic, channel);
+    return { status: code === ResponseCode.SUCCESS ? buildStatus('OK', 'OK') : buildStatusOfResponse(code, null) };
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * The RocketMQ 5.x gRPC endpoint of the broker (apache.rocketmq.v2.MessagingService on grpcServerPort), as Java
+ * 5.3.3's proxy serves it in local mode: every RPC becomes calls of the broker's own processors through
+ * lib/grpc's activities, and errors become in-band statuses of the proxy's codes. Started and stopped by the
+ * broker as one of its services (lib/broker/grpc-endpoint.ts loads it only when grpcServerPort is set).
+ *
+ * @see org.apache.rocketmq.proxy.grpc.v2.GrpcMessagingApplication
+ * @see org.apache.rocketmq.proxy.grpc.v2.DefaultGrpcMessingActivity
+ */
+import type * as GrpcJs from '@grpc/grpc-js';
+import { isClientErrorCode } from '../../protocol/grpc/code';
+import { GrpcProxyError } from '../errors';
+import { componentLogger, type Logger } from '../logger';
+import type { ActivityContext } from './activity-context';
+import { ClientActivity } from './client-activity';
+import { ConsumerAckActivities } from './consumer-ack-activities';
+import { ConsumerProcessor } from './consumer-processor';
+import type { GrpcBrokerPort } from './grpc-broker-port';
+import { GrpcChannelManager } from './grpc-channel-manager';
+import type { GrpcClientChannel } from './grpc-client-channel';
+import { GrpcClientSettingsManager } from './grpc-client-settings-manager';
+import { loadGrpc } from './grpc-loader';
+import { DEFAULT_GRPC_PROXY_CONFIG, type GrpcProxyConfig } from './grpc-proxy-config';
+import { LocalInvoker } from './local-invoker';
+import type { TelemetryCommand } from './pb';
+import type { ProxyContext } from './proxy-context';
+import { ReceiveMessageActivity, type ReceiveMessageResponse } from './receive-message-activity';
+import { buildStatusOfError } from './response-builder';
+import { RouteActivity } from './route-activity';
+import { SendMessageActivity } from './send-message-activity';
+
+export interface GrpcMessagingApplicationOptions {
+  /** The port to listen on (0: any free port). */
+  port: number;
+  /** @default "0.0.0.0" */
+  bindAddress?: string;
+  config?: Partial<GrpcProxyConfig>;
+  logger?: Logger;
+  /** How often settings of consumers no longer in their group are dropped (GrpcClientSettingsManager's cleaner). */
+  settingsCleanIntervalMillis?: number;
+}
+
+
+function header(metadata: GrpcJs.Metadata, key: string): string {
+  const v = metadata.get(key)[0];
+  return v === undefined ? '' : String(v);
+}
+
+/** "ipv4:1.2.3.4:5" / "1.2.3.4:5" / "[::1]:5" → "1.2.3.4:5". */
+function peerAddress(peer: string): string {
+  return peer.replace(/^ipv[46]:/, '');
+}
+
+export class GrpcMessagingApplication {
+  readonly logger: Logger;
+  readonly config: GrpcProxyConfig;
+  readonly settings: GrpcClientSettingsManager;
+  readonly channels = new GrpcChannelManager();
+  readonly #a: ActivityContext;
+  readonly #route: RouteActivity;
+  readonly #client: ClientActivity;
+  readonly #send: SendMessageActivity;
+  readonly #receive: ReceiveMessageActivity;
+  readonly #ack: ConsumerAckActivities;
+  readonly #telemetryCalls = new Set<GrpcJs.ServerDuplexStream<TelemetryCommand, TelemetryCommand>>();
+  #server: GrpcJs.Server | null = null;
+  #port = 0;
+  #cleaner: NodeJS.Timeout | null = null;
+  #starting: Promise<void> | null = null;
+  #stopping: Promise<void> | null = null;
+
+  constructor(private readonly broker: GrpcBrokerPort, private readonly options: GrpcMessagingApplicationOptions) {
+    // Now, not at start: a broker configured for gRPC without @grpc/grpc-js fails when it is made (ConfigError).
+    loadGrpc();
+    this.logger = componentLogger('grpc', options.logger ?? broker.logger);
+    this.config = { ...DEFAULT_GRPC_PROXY_CONFIG, ...options.config };
+    this.settings = new GrpcClientSettingsManager(broker, this.config);
+    this.#a = {
+      broker, config: this.config, settings: this.settings, channels: this.channels, invoker: new LocalInvoker(broker),
+      logger: this.logger, grpcPort: () => this.#port,
+    };
+    const consumer = new ConsumerProcessor(this.#a);
+    this.#route = new RouteActivity(this.#a);
+    this.#client = new ClientActivity(this.#a);
+    this.#send = new SendMessageActivity(this.#a);
+    this.#receive = new ReceiveMessageActivity(this.#a, consumer);
+    this.#ack = new ConsumerAckActivities(this.#a, consumer);
+  }
+
+  /** The port listened on (0 before start). */
+  get port(): number {
+    return this.#port;
+  }
+
+  start(): Promise<void> {
+    this.#starting ??= this.#start();
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
+    const { grpc, messagingService } = loadGrpc();
+    const server = new grpc.Server({ 'grpc.max_receive_message_length': this.config.maxMessageSize + 1024 * 1024 });
+    server.addService(messagingService, this.#handlers());
+    const bind = `${this.options.bindAddress ?? '0.0.0.0'}:${this.options.port}`;
+    this.#port = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(bind, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    });
+    this.#server = server;
+    const interval = this.options.settingsCleanIntervalMillis ?? 5000;
+    this.#cleaner = setInterval(() => this.#cleanSettings(), interval);
+    this.#cleaner.unref();
+    this.logger.info({ grpcPort: this.#port }, 'gRPC endpoint started');
+  }
+
+  shutdown(): Promise<void> {
+    this.#stopping ??= this.#shutdown();
+    return this.#stopping;
+  }
+
+  async #shutdown(): Promise<void> {
+    await this.#starting?.catch(() => undefined);
+    if (this.#cleaner) clearInterval(this.#cleaner);
+    this.#cleaner = null;
+    for (const call of this.#telemetryCalls) call.end();
+    this.#telemetryCalls.clear();
+    for (const c of this.channels.channels()) c.close();
+    // Held receives are cancelled: the broker's POP long polling answers them as it stops.
+    this.#server?.forceShutdown();
+    this.#server = null;
+    this.logger.info({ grpcPort: this.#port }, 'gRPC endpoint shut down');
+  }
+
+  /**
+   * Drops the settings of consumers their group no longer lists (GrpcClientSettingsManager.onWaitEnd), and the
+   * channels of clients without settings (gone, or never registered).
+   */
+  #cleanSettings(): void {
+    for (const clientId of this.settings.clientIds()) {
+      const s = this.settings.getRawClientSettings(clientId);
+      if (!s || (s.clientType !== 'PUSH_CONSUMER' && s.clientType !== 'SIMPLE_CONSUMER')) continue;
+      const info = this.broker.consumerManager.getConsumerGroupInfo(s.subscription?.group?.name ?? '');
+      if (!info || !info.findChannel(clientId)) {
+        this.logger.info({ clientId }, 'remove unused grpc client settings');
+        this.settings.removeAndGetRawClientSettings(clientId);
+      }
+    }
+    for (const channel of this.channels.channels()) {
+      if (!this.settings.getRawClientSettings(channel.clientId)) this.channels.removeChannel(channel.clientId)?.close();
+    }
+  }
+
+  #context(call: { metadata: GrpcJs.Metadata; getPeer(): string; getDeadline(): GrpcJs.Deadline }): ProxyContext {
+    const deadline = call.getDeadline();
+    const d = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+    return {
+      clientId: header(call.metadata, 'x-mq-client-id'),
+      language: header(call.metadata, 'x-mq-language'),
+      clientVersion: header(call.metadata, 'x-mq-client-version'),
+      namespace: header(call.metadata, 'x-mq-namespace'),
+      remoteAddress: peerAddress(call.getPeer()),
+      localAddress: `${this.broker.brokerConfig.brokerIP1}:${this.#port}`,
+      deadline: Number.isFinite(d) ? d : Infinity,
+    };
+  }
+
+  /** GrpcMessagingApplication.validateContext: every RPC names its client. */
+  #validateContext(ctx: ProxyContext): void {
+    if (!ctx.clientId.trim()) throw new GrpcProxyError('CLIENT_ID_REQUIRED', 'rpc header x-mq-client-id is required');
+  }
+
+  #channel(ctx: ProxyContext): GrpcClientChannel {
+    return this.channels.getChannel(ctx.clientId) ?? this.channels.createChannel(ctx);
+  }
+
+  /** A unary RPC: its answer, or on failure the same response type carrying the error's status. */
+  #unary<Req>(name: string, run: (ctx: ProxyContext, req: Req) => Promise<object> | object): GrpcJs.handleUnaryCall<Req, object> {
+    return (call, callback) => {
+      let ctx: ProxyContext;
+      Promise.resolve().then(() => {
+        ctx = this.#context(call);
+        this.#validateContext(ctx);
+        return run(ctx, call.request);
+      }).then((response) => callback(null, response), (err: unknown) => {
+        this.logger.debug({ err, rpc: name }, 'gRPC request failed');
+        callback(null, { status: buildStatusOfError(err, this.logger) });
+      });
+    };
+  }
+
+  #handlers(): GrpcJs.UntypedServiceImplementation {
+    const handlers: Record<string, unknown> = {
+      queryRoute: this.#unary('QueryRoute', (_ctx, req: Parameters<RouteActivity['queryRoute']>[0]) => this.#route.queryRoute(req)),
+      heartbeat: this.#unary('Heartbeat', (ctx, req: Parameters<ClientActivity['heartbeat']>[1]) => this.#client.heartbeat(ctx, req)),
+      sendMessage: this.#unary('SendMessage', (ctx, req: Parameters<SendMessageActivity['sendMessage']>[1]) =>
+        this.#send.sendMessage(ctx, req, this.#channel(ctx))),
+      queryAssignment: this.#unary('QueryAssignment', (_ctx, req: Parameters<RouteActivity['queryAssignment']>[0]) =>
+        this.#route.queryAssignment(req)),
+      receiveMessage: (call: GrpcJs.ServerWritableStream<Parameters<ReceiveMessageActivity['receiveMessage']>[1], ReceiveMessageResponse>) => {
+        const stream = {
+          write: (r: ReceiveMessageResponse) => call.write(r),
+          end: () => call.end(),
+          get cancelled() {
+            return call.cancelled;
+          },
+        };
+        let ctx: ProxyContext;
+        try {
+          ctx = this.#context(call);
+          this.#validateContext(ctx);
+        } catch (err) {
+          stream.write({ status: buildStatusOfError(err, this.logger) });
+          stream.end();
+          return;
+        }
+        void this.#receive.receiveMessage(ctx, call.request, stream, this.#channel(ctx));
+      },
+      ackMessage: this.#unary('AckMessage', (ctx, req: Parameters<ConsumerAckActivities['ackMessage']>[0]) =>
+        this.#ack.ackMessage(req, this.#channel(ctx))),
+      forwardMessageToDeadLetterQueue: this.#unary('ForwardMessageToDeadLetterQueue',
+        (ctx, req: Parameters<ConsumerAckActivities['forwardMessageToDeadLetterQueue']>[0]) => this.#ack.forwardMessageToDeadLetterQueue(req, this.#channel(ctx))),
+      changeInvisibleDuration: this.#unary('ChangeInvisibleDuration',
+        (ctx, req: Parameters<ConsumerAckActivities['changeInvisibleDuration']>[0]) => this.#ack.changeInvisibleDuration(req, this.#channel(ctx))),
+      notifyClientTermination: this.#unary('NotifyClientTermination',
+        (ctx, req: Parameters<ClientActivity['notifyClientTermination']>[1]) => this.#client.notifyClientTermination(ctx, req)),
+      endTransaction: this.#unary('EndTransaction', () => {
+        throw new GrpcProxyError('NOT_IMPLEMENTED', 'EndTransaction is not served by this endpoint yet');
+      }),
+      recallMessage: this.#unary('RecallMessage', () => {
+        throw new GrpcProxyError('NOT_IMPLEMENTED', 'recall message is not supported');
+      }),
+      telemetry: (call: GrpcJs.ServerDuplexStream<TelemetryCommand, TelemetryCommand>) => this.#telemetry(call),
+    };
+    return handlers as GrpcJs.UntypedServiceImplementation;
+  }
+
+  #telemetry(call: GrpcJs.ServerDuplexStream<TelemetryCommand, TelemetryCommand>): void {
+    this.#telemetryCalls.add(call);
+    const { grpc } = loadGrpc();
+    let ctx: ProxyContext;
+    try {
+      ctx = this.#context(call);
+      this.#validateContext(ctx);
+    } catch (err) {
+      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: (err as Error).message });
+      return;
+    }
+    let open = true;
+    const writer = { write: (c: TelemetryCommand) => (open ? call.write(c) : false) };
+    call.on('data', (cmd: TelemetryCommand) => {
+      try {
+        this.#client.onTelemetryCommand(ctx, cmd, writer);
+      } catch (err) {
+        // ClientActivity.processTelemetryException: a client error (40000-49999) is INVALID_ARGUMENT, the rest INTERNAL.
+        const code = err instanceof GrpcProxyError && isClientErrorCode(err.code) ? grpc.status.INVALID_ARGUMENT : grpc.status.INTERNAL;
+        if (code === grpc.status.INTERNAL) this.logger.warn({ err, clientId: ctx.clientId }, 'process client telemetryCommand failed');
+        open = false;
+        call.emit('error', { code, details: `process client telemetryCommand failed. ${(err as Error).message}` });
+      }
+    });
+    const close = () => {
+      if (!open) return;
+      open = false;
+      this.#telemetryCalls.delete(call);
+      const channel = this.channels.getChannel(ctx.clientId);
+      if (channel) channel.setClientObserver(null);
+    };
+    call.on('end', () => {
+      close();
+      call.end();
+    });
+    call.on('cancelled', close);
+    call.on('error', (err: Error) => {
+      this.logger.debug({ err, clientId: ctx.clientId }, 'telemetry on error');
+      close();
+    });
+  }
+}

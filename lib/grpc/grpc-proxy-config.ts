@@ -1,0 +1,54 @@
+/**
+ * The settings of the gRPC endpoint: Java 5.3.3 ProxyConfig's names and defaults for what a proxy in local mode
+ * applies to gRPC clients (the backoff and body size sent in Settings, the polling and invisible-time bounds of
+ * ReceiveMessage, the limits SendMessage checks).
+ *
+ * @see org.apache.rocketmq.proxy.config.ProxyConfig
+ */
+export interface GrpcProxyConfig {
+  /** The most bytes of one message body (also sent to producers as Publishing.max_body_size). */
+  maxMessageSize: number;
+  enableMessageBodyEmptyCheck: boolean;
+  maxUserPropertySize: number;
+  userPropertyMaxNum: number;
+  maxMessageGroupSize: number;
+  /** Invisible time of a message received with auto_renew (the endpoint renews it). */
+  defaultInvisibleTimeMills: number;
+  minInvisibleTimeMillsForRecv: number;
+  maxInvisibleTimeMills: number;
+  maxDelayTimeMills: number;
+  enableTopicMessageTypeCheck: boolean;
+  grpcClientProducerMaxAttempts: number;
+  grpcClientProducerBackoffInitialMillis: number;
+  grpcClientProducerBackoffMaxMillis: number;
+  grpcClientProducerBackoffMultiplier: number;
+  grpcClientConsumerMinLongPollingTimeoutMillis: number;
+  grpcClientConsumerMaxLongPollingTimeoutMillis: number;
+  grpcClientConsumerLongPollingBatchSize: number;
+  /** The most messages one POP asks for (ProxyUtils.MAX_MSG_NUMS_FOR_POP_REQUEST). */
+  maxMsgNumsForPopRequest: number;
+  /** Invisible time of a message the endpoint could not deliver (ReceiveMessageResponseStreamWriter.NACK_INVISIBLE_TIME). */
+  nackInvisibleTimeMills: number;
+}
+
+export const DEFAULT_GRPC_PROXY_CONFIG: Readonly<GrpcProxyConfig> = Object.freeze({
+  maxMessageSize: 4 * 1024 * 1024,
+  enableMessageBodyEmptyCheck: true,
+  maxUserPropertySize: 16 * 1024,
+  userPropertyMaxNum: 128,
+  maxMessageGroupSize: 64,
+  defaultInvisibleTimeMills: 60_000,
+  minInvisibleTimeMillsForRecv: 10_000,
+  maxInvisibleTimeMills: 12 * 3600_000,
+  maxDelayTimeMills: 24 * 3600_000,
+  enableTopicMessageTypeCheck: true,
+  grpcClientProducerMaxAttempts: 3,
+  grpcClientProducerBackoffInitialMillis: 10,
+  grpcClientProducerBackoffMaxMillis: 1000,
+  grpcClientProducerBackoffMultiplier: 2,
+  grpcClientConsumerMinLongPollingTimeoutMillis: 5000,
+  grpcClientConsumerMaxLongPollingTimeoutMillis: 20_000,
+  grpcClientConsumerLongPollingBatchSize: 32,
+  maxMsgNumsForPopRequest: 32,
+  nackInvisibleTimeMills: 1000,
+});

@@ -1,0 +1,42 @@
+/**
+ * Runs a remoting request through the broker's own processor for its code, in process, and answers its response:
+ * what Java's proxy in local mode does with a LocalRemotingCommand and a SimpleChannel (LocalMessageService). A
+ * processor that holds the request (POP long polling) answers later through the context's writeResponse.
+ *
+ * @see org.apache.rocketmq.proxy.service.message.LocalMessageService
+ */
+import { RemotingCommand } from '../../protocol/remoting-command';
+import { GrpcProxyError } from '../errors';
+import type { RemotingContext } from '../transport/processor';
+import type { Channel } from '../transport/connection';
+import type { GrpcBrokerPort } from './grpc-broker-port';
+
+export class LocalInvoker {
+  constructor(private readonly broker: Pick<GrpcBrokerPort, 'processors'>) {}
+
+  invoke(request: RemotingCommand, channel: Channel): Promise<RemotingCommand> {
+    const processor = this.broker.processors.get(request.code);
+    if (!processor) return Promise.reject(new GrpcProxyError('NOT_IMPLEMENTED', `request code ${request.code} is not served by this broker`));
+    return new Promise<RemotingCommand>((resolve, reject) => {
+      let answered = false;
+      const ctx: RemotingContext = {
+        channel,
+        remoteAddress: channel.remoteAddress,
+        writeResponse(response: RemotingCommand): boolean {
+          if (answered) return false;
+          answered = true;
+          resolve(response);
+          return true;
+        },
+      };
+      processor.processRequest(request, ctx).then((response) => {
+        if (response) ctx.writeResponse(response);
+      }, (err: unknown) => {
+        if (answered) return;
+        answered = true;
+        reject(err);
+      });
+    });
+  }
+}
+
