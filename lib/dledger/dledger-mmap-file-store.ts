@@ -312,6 +312,13 @@ export class DLedgerMmapFileStore {
     });
   }
 
+  /** The entry at `index` when it is among the last appended (no read), else undefined. */
+  cached(index: number): DLedgerEntry | undefined {
+    const s = this.slot(index);
+    const cached = s ? this.#recent.get(index) : undefined;
+    return cached && cached.pos === s!.pos ? cached : undefined;
+  }
+
   async get(index: number): Promise<DLedgerEntry> {
     const s = this.slot(index);
     if (!s) throw new MessageStoreError(`INDEX_OUT_OF_RANGE ${index} not in [${this.ledgerBeginIndex}, ${this.ledgerEndIndex}]`);
