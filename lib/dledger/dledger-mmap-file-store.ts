@@ -106,6 +106,23 @@ class FileList {
 
 interface Slot { pos: number; size: number; term: number }
 
+/** Appends written together: data pieces and index units in order, and the promise their callers wait on. */
+interface WriteBatch { data: { at: number; buf: Buffer }[]; index: { at: number; buf: Buffer }[]; done: Promise<void> }
+
+/** Adjacent pieces joined: one buffer per run of contiguous offsets. */
+function runsOf(pieces: { at: number; buf: Buffer }[]): { at: number; buf: Buffer }[] {
+  const out: { at: number; buf: Buffer }[] = [];
+  let i = 0;
+  while (i < pieces.length) {
+    let j = i + 1;
+    let end = pieces[i].at + pieces[i].buf.length;
+    while (j < pieces.length && pieces[j].at === end) end += pieces[j++].buf.length;
+    out.push({ at: pieces[i].at, buf: j - i === 1 ? pieces[i].buf : Buffer.concat(pieces.slice(i, j).map((p) => p.buf)) });
+    i = j;
+  }
+  return out;
+}
+
 export class DLedgerMmapFileStore {
   readonly dataFileList: FileList;
   readonly indexFileList: FileList;
@@ -121,6 +138,8 @@ export class DLedgerMmapFileStore {
   #dirty = false;
   /** The last appended entries by index (the pusher reads them right after the append). */
   #recent = new Map<number, DLedgerEntry>();
+  /** Appends not yet written, taken by one link of the write chain: one write per run of adjacent bytes. */
+  #batch: WriteBatch | null = null;
 
   constructor(private readonly config: DLedgerConfig, private readonly log: Logger) {
     this.dataFileList = new FileList(dataStorePath(config), config.mappedFileSizeForEntryData);
@@ -275,11 +294,22 @@ export class DLedgerMmapFileStore {
     this.writePos = entry.pos + encoded.length;
     this.#dirty = true;
     const unit = encodeIndexUnit(entry.pos, encoded.length, entry.magic, entry.index, entry.term);
-    return this.#serial(async () => {
-      if (place.blank) await this.dataFileList.write(place.blankAt, place.blank);
-      await this.dataFileList.write(entry.pos, encoded);
-      await this.indexFileList.write(entry.index * INDEX_UNIT_SIZE, unit);
-    });
+    // Appends made while the chain is busy are written together by the next link: one write per run of adjacent
+    // bytes (the data, then the index units) instead of two per entry.
+    let batch = this.#batch;
+    if (!batch) {
+      const b: WriteBatch = { data: [], index: [], done: Promise.resolve() };
+      b.done = this.#serial(async () => {
+        if (this.#batch === b) this.#batch = null;
+        for (const r of runsOf(b.data)) await this.dataFileList.write(r.at, r.buf);
+        for (const r of runsOf(b.index)) await this.indexFileList.write(r.at, r.buf);
+      });
+      batch = this.#batch = b;
+    }
+    if (place.blank) batch.data.push({ at: place.blankAt, buf: place.blank });
+    batch.data.push({ at: entry.pos, buf: encoded });
+    batch.index.push({ at: entry.index * INDEX_UNIT_SIZE, buf: unit });
+    return batch.done;
   }
 
   /**
@@ -306,6 +336,8 @@ export class DLedgerMmapFileStore {
     this.ledgerEndIndex = this.#slots.length ? index : -1;
     this.ledgerEndTerm = this.#slots.length ? this.#slots[this.#slots.length - 1].term : -1;
     this.writePos = pos;
+    // Appends after the truncation go in a batch written after it.
+    this.#batch = null;
     return this.#serial(async () => {
       await this.dataFileList.truncate(pos, Math.max(oldEnd, pos));
       await this.indexFileList.truncate((index + 1) * INDEX_UNIT_SIZE, oldIdxEnd);
