@@ -40,7 +40,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One broker of ours in a child process; resolves once it printed READY. */
 async function ourBroker(opts: Record<string, unknown>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'test', 'helpers', 'dledger-peer-child.js'), JSON.stringify(opts)], {
+  // REPL_BENCH_NODE_ARGS: extra node options for our broker processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.REPL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, '..', 'test', 'helpers', 'dledger-peer-child.js'), JSON.stringify(opts)], {
     stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROCKETMQ_LOG_LEVEL: 'error' },
   });
   await new Promise<void>((resolve, reject) => {
