@@ -31,6 +31,9 @@ import {
 
 export const TERM_PERSIST_FILE = 'currterm';
 
+/** Entries waiting to be pushed that send a second push beside one in flight (see #pushEntries). */
+export const PIPELINE_MIN_ENTRIES = 32;
+
 export type Role = 'CANDIDATE' | 'LEADER' | 'FOLLOWER';
 
 /** A DLedger failure with its DLedgerResponseCode. */
@@ -724,14 +727,18 @@ export class DLedgerServer {
 
   /**
    * Java's EntryDispatcher.doAppend: entries the leader wrote go out without waiting for earlier answers, up to
-   * maxInflightPushNum pushes and maxPendingRequestsNum unanswered entries per follower; what piled up behind them
-   * goes in one batch push (batchEntry, up to maxBatchPushSize bytes). With nothing to send and nothing in flight,
-   * a COMMIT push brings the follower's commit index up to ours: at once when it moved, else once a second.
+   * maxInflightPushNum pushes and maxPendingRequestsNum unanswered entries per follower, and what piled up behind
+   * them goes in one batch push (batchEntry, up to maxBatchPushSize bytes). A push leaves at once when the follower
+   * has none to answer; beside one in flight, only once PIPELINE_MIN_ENTRIES piled up (each push costs its JSON,
+   * a write and a read on both sides: a follower that keeps up gets few large pushes, not many of one entry each).
+   * With nothing to send and nothing in flight, a COMMIT push brings the follower's commit index up to ours: at
+   * once when it moved, else once a second.
    */
   async #pushEntries(st: PeerState, byTimer: boolean): Promise<void> {
     const epoch = st.epoch;
     const c = this.config;
     while (st.inflight < c.maxInflightPushNum && st.nextIndex <= this.#selfWritten && st.nextIndex - st.matchIndex - 1 < c.maxPendingRequestsNum) {
+      if (st.inflight > 0 && c.enableBatchPush && this.#selfWritten - st.nextIndex + 1 < PIPELINE_MIN_ENTRIES) break;
       const end = Math.min(this.#selfWritten, st.matchIndex + c.maxPendingRequestsNum);
       const batch: DLedgerEntry[] = [];
       let bytes = 0;
