@@ -72,6 +72,8 @@ export interface PusherStats {
   entriesPushedByTimer: number;
   /** Most pushes in flight at once. */
   maxInflight: number;
+  /** The last index the follower acknowledged. */
+  matchIndex: number;
 }
 
 /** One follower's dispatcher (Java's EntryDispatcher). */
@@ -455,7 +457,7 @@ export class DLedgerServer {
       const st: PeerState = {
         id, term, mode: 'COMPARE', nextIndex: -1, matchIndex: -1, compareIndex: -1, lastCommitSent: -2, lastPushTime: 0, epoch: 0, inflight: 0,
         busy: false, again: false, running: Promise.resolve(), notBefore: 0, timer: null, timerAt: 0,
-        stats: { appendPushes: 0, commitPushes: 0, entriesPushed: 0, timerTurns: 0, entriesPushedByTimer: 0, maxInflight: 0 },
+        stats: { appendPushes: 0, commitPushes: 0, entriesPushed: 0, timerTurns: 0, entriesPushedByTimer: 0, maxInflight: 0, matchIndex: -1 },
       };
       this.#peerStates.set(id, st);
       this.#wakePusher(st, false);
@@ -637,7 +639,7 @@ export class DLedgerServer {
   /** Per follower: what the pusher sent, and what woke it (see {@link DLedgerServer.pusherStats}). */
   pusherStats(): Map<string, PusherStats> {
     const out = new Map<string, PusherStats>();
-    for (const [id, st] of this.#peerStates) out.set(id, { ...st.stats });
+    for (const [id, st] of this.#peerStates) out.set(id, { ...st.stats, matchIndex: st.matchIndex });
     return out;
   }
 
