@@ -99,7 +99,8 @@ interface PeerState {
   stats: PusherStats;
 }
 
-interface Pending { resolve: (v: { index: number; result: unknown }) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+/** An append waiting for its quorum; `deadline` (maxWaitAckTimeMs after it) is checked by the maintain loop. */
+interface Pending { resolve: (v: { index: number; result: unknown }) => void; reject: (e: Error) => void; deadline: number }
 
 export class DLedgerServer {
   readonly config: DLedgerConfig;
@@ -313,6 +314,7 @@ export class DLedgerServer {
 
   #maintain(): void {
     const now = this.#now();
+    if (this.#pending.size > 0) this.#expirePending(now);
     if (this.role === 'LEADER') {
       if (this.#lastSendHeartBeatTime < 0 || now - this.#lastSendHeartBeatTime >= this.config.heartBeatTimeIntervalMs) void this.#sendHeartbeats();
       this.#checkPreferredLeader();
@@ -563,13 +565,9 @@ export class DLedgerServer {
     prepare?.(body);
     const { entry, written } = this.store.appendAsLeader(body, this.currTerm, this.#appendHook);
     const index = entry.index;
+    const deadline = this.#now() + this.config.maxWaitAckTimeMs;
     const p = new Promise<{ index: number; result: unknown }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(index);
-        reject(new DLedgerError(DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT, `entry ${index} not acknowledged by a quorum in ${this.config.maxWaitAckTimeMs} ms`));
-      }, this.config.maxWaitAckTimeMs);
-      timer.unref();
-      this.#pending.set(index, { resolve, reject, timer });
+      this.#pending.set(index, { resolve, reject, deadline });
     });
     // The pushers send only what the leader wrote itself (Java pushes what its store holds): the end of this write,
     // not the append, is what wakes them.
@@ -588,9 +586,21 @@ export class DLedgerServer {
     const p = this.#pending.get(index);
     if (!p) return;
     this.#pending.delete(index);
-    clearTimeout(p.timer);
     if (err) p.reject(err);
     else p.resolve({ index, result });
+  }
+
+  /**
+   * Fails the appends whose quorum did not come in maxWaitAckTimeMs (Java's TimeoutFuture, checked by
+   * QuorumAckChecker): one check every maintain turn instead of a timer per append. Appends are pending in index
+   * order, so the first one not yet due ends the scan.
+   */
+  #expirePending(now: number): void {
+    for (const [index, p] of this.#pending) {
+      if (p.deadline > now) break;
+      this.#pending.delete(index);
+      p.reject(new DLedgerError(DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT, `entry ${index} not acknowledged by a quorum in ${this.config.maxWaitAckTimeMs} ms`));
+    }
   }
 
   #failPending(code: number, why: string): void {
@@ -614,7 +624,7 @@ export class DLedgerServer {
     try {
       while (!this.#stopped && this.appliedIndex < this.store.committedIndex) {
         const index = this.appliedIndex + 1;
-        const entry = await this.store.get(index);
+        const entry = this.store.cached(index) ?? await this.store.get(index);
         let result: unknown;
         try {
           result = this.#stateMachine ? await this.#stateMachine.apply(entry) : undefined;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DLedgerServer, type DLedgerConfig, type DLedgerEntry, decodeEntry, decodeIndexUnit } from '../../../lib/dledger';
+import { DLedgerError, DLedgerResponseCode, DLedgerServer, type DLedgerConfig, type DLedgerEntry, decodeEntry, decodeIndexUnit } from '../../../lib/dledger';
 import { freePort } from '../../helpers/javaref';
 import { waitFor } from '../../helpers/cluster';
 
@@ -170,6 +170,15 @@ describe('dledger: the entry pusher is woken by the leader\'s write, pipelines a
     // Each follower learns the commit of the last entry by a COMMIT push, not by the next heartbeat.
     await waitFor(() => followers.every((f) => f.committedIndex === N), 10000, 'the last commit on the followers');
     expect(beats).to.be.below(N / 4);
+  });
+
+  it('an append no quorum acknowledges fails with WAIT_QUORUM_ACK_TIMEOUT (the maintain loop checks the deadlines)', async () => {
+    const l = await start({ maxWaitAckTimeMs: 200 });
+    await l.append(Buffer.from('ok'));
+    for (const f of servers.filter((s) => s !== l)) await f.shutdown();
+    const errs = await Promise.all([0, 1, 2].map((i) => l.append(Buffer.from(`lost${i}`)).then(() => null, (e: unknown) => e)));
+    for (const e of errs) expect((e as DLedgerError).code).to.equal(DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT);
+    expect(l.isLeader).to.equal(true);
   });
 
   it('pipelines pushes up to maxInflightPushNum and batches what piles up behind them; every entry goes out once', async () => {
