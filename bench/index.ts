@@ -2,8 +2,9 @@
  * Benchmark runner: `node dist/bench/index.js [scenario...]` (or `npm run bench -- [scenario...]`) runs the named
  * scenarios (all when none) and prints one table at the end; `--list` prints the names. Scenarios: codec, store,
  * namesrv, filter, broker (raw client, cold start), coldstart (precise, median of 5), producer and consumer (ours vs ali-ons against a broker child
- * process), matrix (ours, ali-ons and the Java client against the Java broker and ours, with ratios), scale (cost against
- * size; long, so it runs only when named). Each scenario module is loaded only when it runs.
+ * process), matrix (ours, ali-ons and the Java client against the Java broker and ours, with ratios), replicated (our replicated
+ * groups beside Java's, a process per peer), scale (cost against size; long, so it runs only when named). Each scenario
+ * module is loaded only when it runs.
  */
 import { formatResults, type BenchResult } from './bench-util';
 
@@ -99,6 +100,10 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
   dledger: {
     about: 'DLedger 3-peer group vs single master: sync x16 / async x256 (1 KiB); failover time over 20 leader kills',
     run: async () => (await import('./dledger')).runDLedgerBench(),
+  },
+  replicated: {
+    about: 'ours beside Java 4.9.8, one broker process per peer: DLedger 3 peers, SYNC_MASTER + SLAVE, single master; sync x16 / async x256 (1 KiB, 8 queues)',
+    run: async () => (await import('./replicated')).runReplicatedBench(),
   },
   security: {
     about: 'cost of ACL and of TLS: async x256 1 KiB sends with each on and off',

@@ -20,6 +20,18 @@ export interface DLedgerConfig {
   maxPendingRequestsNum: number;
   maxWaitAckTimeMs: number;
   maxPushTimeOutMs: number;
+  /**
+   * Push several entries in one PUSH (batchEntry) when a follower is behind (Java's isEnableBatchPush; Java 0.3.1.2
+   * defaults it to false, ours to true: a Java 0.3.1.2 follower takes both forms).
+   */
+  enableBatchPush: boolean;
+  /** Bytes of entries in one batch push (Java's maxBatchPushSize; Java's default is 4 KiB, ours 256 KiB). */
+  maxBatchPushSize: number;
+  /**
+   * PUSH requests in flight to one follower (ours; Java bounds a follower's unanswered entries by
+   * maxPendingRequestsNum only, which bounds ours too).
+   */
+  maxInflightPushNum: number;
   heartBeatTimeIntervalMs: number;
   maxHeartBeatLeak: number;
   minVoteIntervalMs: number;
@@ -48,6 +60,9 @@ export const DEFAULT_DLEDGER_CONFIG: Readonly<DLedgerConfig> = Object.freeze({
   maxPendingRequestsNum: 10000,
   maxWaitAckTimeMs: 2500,
   maxPushTimeOutMs: 1000,
+  enableBatchPush: true,
+  maxBatchPushSize: 256 * 1024,
+  maxInflightPushNum: 8,
   heartBeatTimeIntervalMs: 2000,
   maxHeartBeatLeak: 3,
   minVoteIntervalMs: 300,

@@ -92,6 +92,20 @@ function entryToJson(e: DLedgerEntry): Json {
   };
 }
 
+/**
+ * An entry's JSON, made once per entry object: the leader sends the same entries to every follower (the base64 of
+ * the body is most of the work).
+ */
+const entryJsonCache = new WeakMap<DLedgerEntry, string>();
+function entryJson(e: DLedgerEntry): string {
+  let j = entryJsonCache.get(e);
+  if (j === undefined) {
+    j = JSON.stringify(entryToJson(e));
+    entryJsonCache.set(e, j);
+  }
+  return j;
+}
+
 function entryFromJson(j: Json | null | undefined): DLedgerEntry | null {
   if (!j) return null;
   return {
@@ -118,8 +132,14 @@ export function encodeBody(o: RequestOrResponse & Json): Buffer {
     src.firstEntryIndex = batch.length > 0 ? batch[0].index : p.entry ? p.entry.index : -1;
     src.lastEntryIndex = batch.length > 0 ? batch[batch.length - 1].index : p.entry ? p.entry.index : -1;
     src.totalSize = batch.reduce((s, e) => s + e.size, 0);
-    src.entry = p.entry ? entryToJson(p.entry) : null;
-    src.batchEntry = batch.map(entryToJson);
+    // The entries' JSON is spliced in as made once per entry (the same text JSON.stringify would write).
+    const parts: string[] = [];
+    for (const k of Object.keys(src).sort()) {
+      const v = k === 'entry' ? (p.entry ? entryJson(p.entry) : null) : k === 'batchEntry' ? `[${batch.map(entryJson).join(',')}]` : src[k];
+      if (v === null || v === undefined) continue;
+      parts.push(`${JSON.stringify(k)}:${k === 'entry' || k === 'batchEntry' ? (v as string) : JSON.stringify(v)}`);
+    }
+    return Buffer.from(`{${parts.join(',')}}`);
   }
   for (const k of Object.keys(src).sort()) if (src[k] !== null && src[k] !== undefined) out[k] = src[k];
   return Buffer.from(JSON.stringify(out));

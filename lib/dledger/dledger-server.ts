@@ -31,6 +31,9 @@ import {
 
 export const TERM_PERSIST_FILE = 'currterm';
 
+/** Entries waiting to be pushed that send a second push beside one in flight (see #pushEntries). */
+export const PIPELINE_MIN_ENTRIES = 32;
+
 export type Role = 'CANDIDATE' | 'LEADER' | 'FOLLOWER';
 
 /** A DLedger failure with its DLedgerResponseCode. */
@@ -55,9 +58,49 @@ export interface DLedgerServerOptions {
   now?: () => number;
 }
 
-interface PeerState { mode: 'COMPARE' | 'APPEND'; nextIndex: number; matchIndex: number; compareIndex: number; lastCommitSent: number; lastPushTime: number }
+/** What a follower's dispatcher sent, and how often its own timer woke it (a wake that no event gave). */
+export interface PusherStats {
+  /** APPEND pushes sent (one entry or a batch). */
+  appendPushes: number;
+  /** COMMIT pushes sent. */
+  commitPushes: number;
+  /** Entries sent in APPEND pushes. */
+  entriesPushed: number;
+  /** Turns the dispatcher's timer started (retries after a failure, the idle COMMIT once a second). */
+  timerTurns: number;
+  /** Entries sent by a turn the timer started: each one waited for a timer instead of being woken. */
+  entriesPushedByTimer: number;
+  /** Most pushes in flight at once. */
+  maxInflight: number;
+  /** The last index the follower acknowledged. */
+  matchIndex: number;
+}
 
-interface Pending { resolve: (v: { index: number; result: unknown }) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+/** One follower's dispatcher (Java's EntryDispatcher). */
+interface PeerState {
+  id: string;
+  term: number;
+  mode: 'COMPARE' | 'APPEND';
+  /** Next index to push (Java's writeIndex). */
+  nextIndex: number;
+  matchIndex: number;
+  compareIndex: number;
+  lastCommitSent: number;
+  lastPushTime: number;
+  /** Bumped when the mode turns to COMPARE: answers to pushes of an earlier epoch are ignored. */
+  epoch: number;
+  inflight: number;
+  busy: boolean;
+  again: boolean;
+  running: Promise<void>;
+  notBefore: number;
+  timer: NodeJS.Timeout | null;
+  timerAt: number;
+  stats: PusherStats;
+}
+
+/** An append waiting for its quorum; `deadline` (maxWaitAckTimeMs after it) is checked by the maintain loop. */
+interface Pending { resolve: (v: { index: number; result: unknown }) => void; reject: (e: Error) => void; deadline: number }
 
 export class DLedgerServer {
   readonly config: DLedgerConfig;
@@ -85,7 +128,6 @@ export class DLedgerServer {
   #lastSuccHeartBeatTime = 0;
   #heartbeating = false;
   #peerStates = new Map<string, PeerState>();
-  #pushWake = new Map<string, () => void>();
   #pending = new Map<number, Pending>();
   #selfWritten = -1;
   #pushChain: Promise<unknown> = Promise.resolve();
@@ -176,9 +218,10 @@ export class DLedgerServer {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#failPending(DLedgerResponseCode.TERM_CHANGED, 'server shut down');
-    for (const w of this.#pushWake.values()) w();
+    this.#stopPushers();
     await this.#server.shutdown();
     await this.#client.shutdown();
+    for (const st of this.#peerStates.values()) await st.running;
     await this.#pushChain.catch(() => undefined);
     while (this.#applying) await new Promise((r) => setTimeout(r, 5));
     await this.store.shutdown();
@@ -223,7 +266,7 @@ export class DLedgerServer {
     this.leaderId = leaderId;
     if (was === 'LEADER' && role !== 'LEADER') {
       this.#failPending(DLedgerResponseCode.TERM_CHANGED, 'leadership lost');
-      for (const w of this.#pushWake.values()) w();
+      this.#stopPushers();
     }
     if (was !== role || wasLeaderId !== leaderId) {
       this.log.info({ role, term: this.currTerm, leaderId }, 'dledger role change');
@@ -278,6 +321,7 @@ export class DLedgerServer {
 
   #maintain(): void {
     const now = this.#now();
+    if (this.#pending.size > 0) this.#expirePending(now);
     if (this.role === 'LEADER') {
       if (this.#lastSendHeartBeatTime < 0 || now - this.#lastSendHeartBeatTime >= this.config.heartBeatTimeIntervalMs) void this.#sendHeartbeats();
       this.#checkPreferredLeader();
@@ -415,11 +459,17 @@ export class DLedgerServer {
     this.#lastSendHeartBeatTime = -1;
     this.#lastSuccHeartBeatTime = this.#now();
     this.#changeRole('LEADER', term, this.selfId);
+    this.#stopPushers();
     this.#peerStates.clear();
     for (const id of this.peers.keys()) {
       if (id === this.selfId) continue;
-      this.#peerStates.set(id, { mode: 'COMPARE', nextIndex: -1, matchIndex: -1, compareIndex: -1, lastCommitSent: -2, lastPushTime: 0 });
-      void this.#pushLoop(id, term);
+      const st: PeerState = {
+        id, term, mode: 'COMPARE', nextIndex: -1, matchIndex: -1, compareIndex: -1, lastCommitSent: -2, lastPushTime: 0, epoch: 0, inflight: 0,
+        busy: false, again: false, running: Promise.resolve(), notBefore: 0, timer: null, timerAt: 0,
+        stats: { appendPushes: 0, commitPushes: 0, entriesPushed: 0, timerTurns: 0, entriesPushedByTimer: 0, maxInflight: 0, matchIndex: -1 },
+      };
+      this.#peerStates.set(id, st);
+      this.#wakePusher(st, false);
     }
     void this.#sendHeartbeats();
   }
@@ -522,22 +572,20 @@ export class DLedgerServer {
     prepare?.(body);
     const { entry, written } = this.store.appendAsLeader(body, this.currTerm, this.#appendHook);
     const index = entry.index;
+    const deadline = this.#now() + this.config.maxWaitAckTimeMs;
     const p = new Promise<{ index: number; result: unknown }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(index);
-        reject(new DLedgerError(DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT, `entry ${index} not acknowledged by a quorum in ${this.config.maxWaitAckTimeMs} ms`));
-      }, this.config.maxWaitAckTimeMs);
-      timer.unref();
-      this.#pending.set(index, { resolve, reject, timer });
+      this.#pending.set(index, { resolve, reject, deadline });
     });
+    // The pushers send only what the leader wrote itself (Java pushes what its store holds): the end of this write,
+    // not the append, is what wakes them.
     written.then(() => {
       if (index > this.#selfWritten) this.#selfWritten = index;
       this.#updateCommitIndex();
+      this.#wakePushers();
     }, (err) => {
       this.log.error({ err, index }, 'dledger append write failed');
       this.#settle(index, new DLedgerError(DLedgerResponseCode.DISK_ERROR, String(err)));
     });
-    for (const w of this.#pushWake.values()) w();
     return p;
   }
 
@@ -545,9 +593,21 @@ export class DLedgerServer {
     const p = this.#pending.get(index);
     if (!p) return;
     this.#pending.delete(index);
-    clearTimeout(p.timer);
     if (err) p.reject(err);
     else p.resolve({ index, result });
+  }
+
+  /**
+   * Fails the appends whose quorum did not come in maxWaitAckTimeMs (Java's TimeoutFuture, checked by
+   * QuorumAckChecker): one check every maintain turn instead of a timer per append. Appends are pending in index
+   * order, so the first one not yet due ends the scan.
+   */
+  #expirePending(now: number): void {
+    for (const [index, p] of this.#pending) {
+      if (p.deadline > now) break;
+      this.#pending.delete(index);
+      p.reject(new DLedgerError(DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT, `entry ${index} not acknowledged by a quorum in ${this.config.maxWaitAckTimeMs} ms`));
+    }
   }
 
   #failPending(code: number, why: string): void {
@@ -561,7 +621,7 @@ export class DLedgerServer {
     if (quorumIndex > this.store.committedIndex) {
       this.store.updateCommittedIndex(quorumIndex);
       void this.#applyCommitted();
-      for (const w of this.#pushWake.values()) w();
+      this.#wakePushers();
     }
   }
 
@@ -571,7 +631,7 @@ export class DLedgerServer {
     try {
       while (!this.#stopped && this.appliedIndex < this.store.committedIndex) {
         const index = this.appliedIndex + 1;
-        const entry = await this.store.get(index);
+        const entry = this.store.cached(index) ?? await this.store.get(index);
         let result: unknown;
         try {
           result = this.#stateMachine ? await this.#stateMachine.apply(entry) : undefined;
@@ -591,38 +651,172 @@ export class DLedgerServer {
     if (!this.#stopped && this.appliedIndex < this.store.committedIndex) setTimeout(() => void this.#applyCommitted(), 50).unref();
   }
 
-  // ---- entry pusher (leader side, one loop per follower) ----
+  // ---- entry pusher (leader side, one dispatcher per follower) ----
 
-  async #pushLoop(peerId: string, term: number): Promise<void> {
-    const alive = () => !this.#stopped && this.role === 'LEADER' && this.currTerm === term;
-    const wait = (ms: number) => new Promise<void>((resolve) => {
-      const t = setTimeout(done, ms);
-      t.unref();
-      function done() {
-        clearTimeout(t);
-        resolve();
-      }
-      this.#pushWake.set(peerId, done);
-    });
-    while (alive()) {
-      const st = this.#peerStates.get(peerId)!;
-      try {
-        if (st.mode === 'COMPARE') await this.#doCompare(peerId, term, st, wait);
-        else await this.#doAppend(peerId, term, st, wait);
-      } catch (err) {
-        this.log.warn({ err, peerId }, 'push failed');
-        st.mode = 'COMPARE';
-        await wait(100);
-      }
+  /** Per follower: what the pusher sent, and what woke it (see {@link DLedgerServer.pusherStats}). */
+  pusherStats(): Map<string, PusherStats> {
+    const out = new Map<string, PusherStats>();
+    for (const [id, st] of this.#peerStates) out.set(id, { ...st.stats, matchIndex: st.matchIndex });
+    return out;
+  }
+
+  #pusherAlive(st: PeerState): boolean {
+    return !this.#stopped && this.role === 'LEADER' && this.currTerm === st.term && this.#peerStates.get(st.id) === st;
+  }
+
+  #wakePushers(): void {
+    for (const st of this.#peerStates.values()) this.#wakePusher(st, false);
+  }
+
+  /**
+   * Runs a turn of the follower's dispatcher now, or once more right after the running turn: a wake that comes
+   * while a turn runs is kept, never lost. Woken by the leader's own write of an entry, an answered push, the
+   * commit index moving, and by its timer only for a retry after a failure and the idle COMMIT once a second.
+   */
+  #wakePusher(st: PeerState, byTimer: boolean): void {
+    if (!this.#pusherAlive(st)) return;
+    if (byTimer) st.stats.timerTurns++;
+    if (st.busy) {
+      st.again = true;
+      return;
     }
-    this.#pushWake.delete(peerId);
+    st.busy = true;
+    st.running = this.#runPusher(st, byTimer);
+  }
+
+  async #runPusher(st: PeerState, byTimer: boolean): Promise<void> {
+    try {
+      do {
+        st.again = false;
+        await this.#pusherTurn(st, byTimer);
+        byTimer = false;
+      } while (st.again && this.#pusherAlive(st));
+    } catch (err) {
+      this.log.warn({ err, peerId: st.id }, 'push failed');
+      if (this.#pusherAlive(st)) this.#toCompare(st, 100);
+    } finally {
+      st.busy = false;
+    }
+  }
+
+  /** Wakes the dispatcher after `ms` (a pending earlier timer stays). */
+  #pusherTimer(st: PeerState, ms: number): void {
+    const at = this.#now() + ms;
+    if (st.timer && st.timerAt <= at) return;
+    if (st.timer) clearTimeout(st.timer);
+    st.timerAt = at;
+    st.timer = setTimeout(() => {
+      st.timer = null;
+      this.#wakePusher(st, true);
+    }, Math.max(0, ms));
+    st.timer.unref();
+  }
+
+  #stopPushers(): void {
+    for (const st of this.#peerStates.values()) {
+      if (st.timer) clearTimeout(st.timer);
+      st.timer = null;
+    }
+  }
+
+  /** Back to COMPARE (answers to pushes sent before are ignored), not before `pauseMs`. */
+  #toCompare(st: PeerState, pauseMs: number): void {
+    st.epoch++;
+    st.mode = 'COMPARE';
+    st.compareIndex = -1;
+    st.nextIndex = st.matchIndex + 1;
+    st.notBefore = this.#now() + pauseMs;
+  }
+
+  async #pusherTurn(st: PeerState, byTimer: boolean): Promise<void> {
+    if (!this.#pusherAlive(st)) return;
+    const now = this.#now();
+    if (now < st.notBefore) {
+      this.#pusherTimer(st, st.notBefore - now);
+      return;
+    }
+    if (st.mode === 'COMPARE') {
+      // Answers to the pushes of the APPEND mode left are awaited first (the last one wakes us).
+      if (st.inflight > 0) return;
+      await this.#doCompare(st);
+      if ((st.mode as PeerState['mode']) !== 'APPEND' || !this.#pusherAlive(st)) return;
+    }
+    await this.#pushEntries(st, byTimer);
+  }
+
+  /**
+   * Java's EntryDispatcher.doAppend: entries the leader wrote go out without waiting for earlier answers, up to
+   * maxInflightPushNum pushes and maxPendingRequestsNum unanswered entries per follower, and what piled up behind
+   * them goes in one batch push (batchEntry, up to maxBatchPushSize bytes). A push leaves at once when the follower
+   * has none to answer; beside one in flight, only once PIPELINE_MIN_ENTRIES piled up (each push costs its JSON,
+   * a write and a read on both sides: a follower that keeps up gets few large pushes, not many of one entry each).
+   * With nothing to send and nothing in flight, a COMMIT push brings the follower's commit index up to ours: at
+   * once when it moved, else once a second.
+   */
+  async #pushEntries(st: PeerState, byTimer: boolean): Promise<void> {
+    const epoch = st.epoch;
+    const c = this.config;
+    while (st.inflight < c.maxInflightPushNum && st.nextIndex <= this.#selfWritten && st.nextIndex - st.matchIndex - 1 < c.maxPendingRequestsNum) {
+      if (st.inflight > 0 && c.enableBatchPush && this.#selfWritten - st.nextIndex + 1 < PIPELINE_MIN_ENTRIES) break;
+      const end = Math.min(this.#selfWritten, st.matchIndex + c.maxPendingRequestsNum);
+      const batch: DLedgerEntry[] = [];
+      let bytes = 0;
+      for (let i = st.nextIndex; i <= end; i++) {
+        const e = this.store.cached(i) ?? await this.store.get(i);
+        if (batch.length > 0 && bytes + e.size > c.maxBatchPushSize) break;
+        batch.push(e);
+        bytes += e.size;
+        if (!c.enableBatchPush) break;
+      }
+      if (!this.#pusherAlive(st) || st.epoch !== epoch || batch.length === 0 || batch[0].index !== st.nextIndex) return;
+      this.#sendPush(st, 'APPEND', batch);
+      if (byTimer) st.stats.entriesPushedByTimer += batch.length;
+    }
+    if (st.inflight > 0 || st.nextIndex <= this.#selfWritten) return;
+    const since = this.#now() - st.lastPushTime;
+    if (st.lastCommitSent !== this.store.committedIndex || since >= 1000) this.#sendPush(st, 'COMMIT', []);
+    else this.#pusherTimer(st, 1000 - since);
+  }
+
+  #sendPush(st: PeerState, type: 'APPEND' | 'COMMIT', batch: DLedgerEntry[]): void {
+    const epoch = st.epoch;
+    const req = type === 'COMMIT' || batch.length === 1
+      ? this.#pushRequest(st.id, st.term, type, batch[0] ?? null)
+      : this.#pushRequest(st.id, st.term, 'APPEND', null, batch);
+    st.inflight++;
+    if (st.inflight > st.stats.maxInflight) st.stats.maxInflight = st.inflight;
+    st.lastPushTime = this.#now();
+    st.lastCommitSent = this.store.committedIndex;
+    if (type === 'APPEND') {
+      st.nextIndex = batch[batch.length - 1].index + 1;
+      st.stats.appendPushes++;
+      st.stats.entriesPushed += batch.length;
+    } else st.stats.commitPushes++;
+    void this.#invoke(st.id, DLedgerRequestCode.PUSH, req, decodePushEntryResponse, this.config.maxPushTimeOutMs * 3).then((r) => {
+      st.inflight--;
+      if (!this.#pusherAlive(st)) return;
+      if (st.epoch === epoch && this.#checkResponseTerm(r, st.term)) {
+        if (r.code === DLedgerResponseCode.SUCCESS) {
+          if (type === 'APPEND') {
+            st.matchIndex = Math.max(st.matchIndex, batch[batch.length - 1].index);
+            this.#updateCommitIndex();
+          }
+        } else {
+          // Java turns to COMPARE on INCONSISTENT_STATE and resends other failures after maxPushTimeOutMs; here
+          // COMPARE finds where the follower ends either way, at once or after a pause for the network.
+          this.log.debug({ peerId: st.id, code: r.code, type }, 'push refused; comparing');
+          this.#toCompare(st, r.code === DLedgerResponseCode.INCONSISTENT_STATE ? 0 : 100);
+        }
+      }
+      this.#wakePusher(st, false);
+    });
   }
 
   #pushRequest(peerId: string, term: number, type: PushEntryRequest['type'], entry: DLedgerEntry | null, batch: DLedgerEntry[] = []): PushEntryRequest & Record<string, unknown> {
     return { ...this.#base(peerId), leaderId: this.selfId, term, commitIndex: this.store.committedIndex, type, entry, batchEntry: batch };
   }
 
-  async #checkResponseTerm(r: PushEntryResponse, term: number): Promise<boolean> {
+  #checkResponseTerm(r: PushEntryResponse, term: number): boolean {
     if (r.code === DLedgerResponseCode.EXPIRED_TERM || r.term > term) {
       if (r.term > this.currTerm) this.#changeRoleToCandidate(r.term);
       return false;
@@ -630,7 +824,9 @@ export class DLedgerServer {
     return true;
   }
 
-  async #doCompare(peerId: string, term: number, st: PeerState, wait: (ms: number) => Promise<void>): Promise<void> {
+  /** Java's EntryDispatcher.doCompare / doTruncate: finds the last entry the follower shares with us. */
+  async #doCompare(st: PeerState): Promise<void> {
+    const { id: peerId, term } = st;
     const begin = this.store.ledgerBeginIndex;
     const end = this.store.ledgerEndIndex;
     if (end === -1) {
@@ -649,8 +845,7 @@ export class DLedgerServer {
       }
       const entry = await this.store.get(compareIndex);
       const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, this.#pushRequest(peerId, term, 'COMPARE', entry), decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
-      if (this.role !== 'LEADER' || this.currTerm !== term) return;
-      if (!(await this.#checkResponseTerm(r, term))) return;
+      if (!this.#pusherAlive(st) || !this.#checkResponseTerm(r, term)) return;
       if (r.code === DLedgerResponseCode.SUCCESS) {
         if (compareIndex === r.endIndex) {
           st.mode = 'APPEND';
@@ -667,84 +862,58 @@ export class DLedgerServer {
         else if (compareIndex > r.endIndex) compareIndex = r.endIndex;
         else compareIndex--;
       } else {
-        await wait(Math.min(200, this.config.heartBeatTimeIntervalMs));
+        st.notBefore = this.#now() + Math.min(200, this.config.heartBeatTimeIntervalMs);
+        this.#pusherTimer(st, st.notBefore - this.#now());
         return;
       }
     }
     const entry = await this.store.get(truncateIndex);
     const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, this.#pushRequest(peerId, term, 'TRUNCATE', entry), decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
-    if (!(await this.#checkResponseTerm(r, term))) return;
+    if (!this.#pusherAlive(st) || !this.#checkResponseTerm(r, term)) return;
     if (r.code === DLedgerResponseCode.SUCCESS) {
       st.mode = 'APPEND';
       st.matchIndex = truncateIndex;
       st.nextIndex = truncateIndex + 1;
       st.compareIndex = -1;
       this.#updateCommitIndex();
-    } else await wait(100);
-  }
-
-  async #doAppend(peerId: string, term: number, st: PeerState, wait: (ms: number) => Promise<void>): Promise<void> {
-    const end = Math.min(this.store.ledgerEndIndex, this.#selfWritten);
-    if (st.nextIndex > end) {
-      const now = this.#now();
-      if (st.lastCommitSent !== this.store.committedIndex || now - st.lastPushTime > 1000) {
-        st.lastCommitSent = this.store.committedIndex;
-        st.lastPushTime = now;
-        const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, this.#pushRequest(peerId, term, 'COMMIT', null), decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
-        await this.#checkResponseTerm(r, term);
-        if (r.code !== DLedgerResponseCode.SUCCESS && r.code !== DLedgerResponseCode.NETWORK_ERROR) st.mode = 'COMPARE';
-        if (r.code === DLedgerResponseCode.NETWORK_ERROR) await wait(100);
-        return;
-      }
-      await wait(Math.min(1000, this.config.heartBeatTimeIntervalMs));
-      return;
+    } else {
+      st.notBefore = this.#now() + 100;
+      this.#pusherTimer(st, 100);
     }
-    const batch: DLedgerEntry[] = [];
-    let bytes = 0;
-    for (let i = st.nextIndex; i <= end && batch.length < 256 && bytes < 1024 * 1024; i++) {
-      const e = await this.store.get(i);
-      batch.push(e);
-      bytes += e.size;
-    }
-    const req = batch.length === 1 ? this.#pushRequest(peerId, term, 'APPEND', batch[0]) : this.#pushRequest(peerId, term, 'APPEND', null, batch);
-    st.lastPushTime = this.#now();
-    st.lastCommitSent = this.store.committedIndex;
-    const r = await this.#invoke(peerId, DLedgerRequestCode.PUSH, req, decodePushEntryResponse, this.config.maxPushTimeOutMs * 3);
-    if (this.role !== 'LEADER' || this.currTerm !== term) return;
-    if (!(await this.#checkResponseTerm(r, term))) return;
-    if (r.code === DLedgerResponseCode.SUCCESS) {
-      const last = batch[batch.length - 1].index;
-      st.matchIndex = Math.max(st.matchIndex, last);
-      st.nextIndex = last + 1;
-      this.#updateCommitIndex();
-    } else if (r.code === DLedgerResponseCode.NETWORK_ERROR) {
-      await wait(100);
-    } else st.mode = 'COMPARE';
   }
 
   // ---- push handling (follower side) ----
 
+  /**
+   * Pushes are admitted one at a time in arrival order (the leader pipelines them over one connection); an APPEND
+   * is admitted once its entries are in the log's bookkeeping, so the next push is checked while its write runs.
+   */
   #serialPush(req: PushEntryRequest): Promise<PushEntryResponse> {
-    const run = this.#pushChain.then(() => this.handlePush(req));
-    this.#pushChain = run.catch(() => undefined);
-    return run;
+    const admitted = this.#pushChain.then(() => this.#admitPush(req));
+    this.#pushChain = admitted.catch(() => undefined);
+    return admitted.then((a) => a.done);
   }
 
   async handlePush(req: PushEntryRequest): Promise<PushEntryResponse> {
+    return (await this.#admitPush(req)).done;
+  }
+
+  async #admitPush(req: PushEntryRequest): Promise<{ done: Promise<PushEntryResponse> }> {
     const res = (code: number, index: number | null = null): PushEntryResponse => ({
       group: req.group, remoteId: req.localId, localId: this.selfId, code, leaderId: this.leaderId, term: this.currTerm, index,
       beginIndex: this.store.ledgerBeginIndex, endIndex: this.store.ledgerEndIndex, count: 0,
     });
-    if (this.#stopped) return res(DLedgerResponseCode.INTERNAL_ERROR);
-    if (req.term < this.currTerm) return res(DLedgerResponseCode.EXPIRED_TERM);
+    const now = (code: number, index: number | null = null) => ({ done: Promise.resolve(res(code, index)) });
+    if (this.#stopped) return now(DLedgerResponseCode.INTERNAL_ERROR);
+    if (req.term < this.currTerm) return now(DLedgerResponseCode.EXPIRED_TERM);
     if (req.term > this.currTerm) {
       this.#changeRoleToCandidate(req.term);
       this.#needIncreaseTermImmediately = true;
-      return res(DLedgerResponseCode.TERM_NOT_READY);
+      return now(DLedgerResponseCode.TERM_NOT_READY);
     }
     if (this.role === 'CANDIDATE' && this.leaderId === null && req.leaderId && req.leaderId !== this.selfId) this.#changeRoleToFollower(req.term, req.leaderId);
-    if (this.role !== 'FOLLOWER') return res(DLedgerResponseCode.NOT_FOLLOWER);
-    if (req.leaderId !== this.leaderId) return res(DLedgerResponseCode.INCONSISTENT_LEADER);
+    if (this.role !== 'FOLLOWER') return now(DLedgerResponseCode.NOT_FOLLOWER);
+    if (req.leaderId !== this.leaderId) return now(DLedgerResponseCode.INCONSISTENT_LEADER);
     this.#lastLeaderHeartBeatTime = this.#now();
     const commit = () => {
       const c = Math.min(req.commitIndex, this.store.ledgerEndIndex);
@@ -756,49 +925,57 @@ export class DLedgerServer {
     switch (req.type) {
       case 'APPEND': {
         const entries = req.batchEntry.length ? req.batchEntry : req.entry ? [req.entry] : [];
+        const writes: Promise<void>[] = [];
         for (const e of entries) {
           if (e.index <= this.store.ledgerEndIndex) {
             if (this.store.termAt(e.index) === e.term) continue;
-            return res(DLedgerResponseCode.INCONSISTENT_STATE);
+            return now(DLedgerResponseCode.INCONSISTENT_STATE);
           }
-          if (e.index !== this.store.ledgerEndIndex + 1) return res(DLedgerResponseCode.INCONSISTENT_STATE);
+          if (e.index !== this.store.ledgerEndIndex + 1) return now(DLedgerResponseCode.INCONSISTENT_STATE);
           try {
-            await this.store.appendAsFollower(e);
+            writes.push(this.store.appendAsFollower(e));
           } catch (err) {
             this.log.warn({ err, index: e.index }, 'append as follower failed');
-            return res(DLedgerResponseCode.INCONSISTENT_STATE);
+            return now(DLedgerResponseCode.INCONSISTENT_STATE);
           }
         }
-        this.#selfWritten = this.store.ledgerEndIndex;
-        commit();
-        return { ...res(DLedgerResponseCode.SUCCESS, entries.length ? entries[entries.length - 1].index : null), count: entries.length };
+        const last = entries.length ? entries[entries.length - 1].index : null;
+        const done = Promise.all(writes).then(() => {
+          if (last !== null && last > this.#selfWritten) this.#selfWritten = last;
+          commit();
+          return { ...res(DLedgerResponseCode.SUCCESS, last), count: entries.length };
+        }, (err: unknown) => {
+          this.log.warn({ err, index: entries[0]?.index }, 'append as follower failed');
+          return res(DLedgerResponseCode.INCONSISTENT_STATE);
+        });
+        return { done };
       }
       case 'COMMIT':
         commit();
-        return res(DLedgerResponseCode.SUCCESS);
+        return now(DLedgerResponseCode.SUCCESS);
       case 'COMPARE': {
         const e = req.entry;
-        if (!e) return res(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
+        if (!e) return now(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
         const s = this.store.slot(e.index);
         const same = !!s && s.term === e.term && s.pos === e.pos && s.size === e.size;
-        return res(same ? DLedgerResponseCode.SUCCESS : DLedgerResponseCode.INCONSISTENT_STATE, e.index);
+        return now(same ? DLedgerResponseCode.SUCCESS : DLedgerResponseCode.INCONSISTENT_STATE, e.index);
       }
       case 'TRUNCATE': {
         const e = req.entry;
-        if (!e) return res(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
+        if (!e) return now(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
         try {
           await this.store.truncate(e);
         } catch (err) {
           this.log.error({ err, index: e.index }, 'truncate failed');
-          return res(DLedgerResponseCode.INCONSISTENT_STATE);
+          return now(DLedgerResponseCode.INCONSISTENT_STATE);
         }
         this.#selfWritten = this.store.ledgerEndIndex;
         this.log.info({ index: e.index, ledgerEndIndex: this.store.ledgerEndIndex }, 'truncated to the leader');
         commit();
-        return res(DLedgerResponseCode.SUCCESS, e.index);
+        return now(DLedgerResponseCode.SUCCESS, e.index);
       }
       default:
-        return res(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
+        return now(DLedgerResponseCode.UNEXPECTED_ARGUMENT);
     }
   }
 }

@@ -160,12 +160,16 @@ export class DLedgerCommitLog {
     return r;
   }
 
+  /**
+   * Saves the applied index a second after an apply (a save is five file operations; what was applied after the
+   * saved point is found again at start by reading the commit log beyond it).
+   */
   #scheduleSave(): void {
     if (this.#saveTimer || this.#stopped) return;
     this.#saveTimer = setTimeout(() => {
       this.#saveTimer = null;
       void this.#saveApplied();
-    }, 200);
+    }, 1000);
     this.#saveTimer.unref();
   }
 

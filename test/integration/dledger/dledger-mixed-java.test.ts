@@ -3,6 +3,7 @@
  * and PUSH with fastjson bodies over the remoting protocol.
  */
 import { expect } from 'chai';
+import { createMessage } from '../../../protocol/message/message';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
@@ -86,6 +87,53 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
       const more = Array.from({ length: 10 }, (_, i) => `mix2-${i}`);
       await sendAll(more);
       await waitFor(() => server.committedIndex >= bodies.length + more.length - 1 && server.appliedIndex === server.committedIndex, 30_000, 'the new entries committed on our peer');
+    }
+  });
+
+  it('our peer leads 2 Java followers (preferredLeaderId): pipelined and batch pushes of a burst commit on both', async () => {
+    const dir = makeRunDir('dlmix2-');
+    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
+    const n = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
+    await n.start();
+    cleanups.push(() => n.shutdown());
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const dLegerPeers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+    for (const i of [0, 1]) {
+      const runDir = path.join(dir, `j${i}`);
+      await fs.mkdir(runDir, { recursive: true });
+      const j = await startJavaBroker('4.9.8', {
+        namesrvAddr: n.address, runDir, storeDir: path.join(runDir, 'store'), brokerName: 'mix-b', brokerId: i + 1,
+        conf: { enableDLegerCommitLog: true, dLegerGroup: 'mix-b', dLegerPeers, dLegerSelfId: `n${i}`, mappedFileSizeCommitLog: FILE, preferredLeaderId: 'n2' },
+      });
+      cleanups.push(() => j.stop());
+    }
+    const storeDir = path.join(dir, 'ours');
+    const b = new BrokerController({
+      brokerConfig: { brokerName: 'mix-b', brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr: n.address, storePathRootDir: storeDir },
+      messageStoreConfig: { storePathRootDir: storeDir, mappedFileSizeCommitLog: FILE, enableDLegerCommitLog: true, dLegerGroup: 'mix-b', dLegerPeers, dLegerSelfId: 'n2', preferredLeaderId: 'n2' },
+      remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 },
+    });
+    await b.start();
+    cleanups.push(() => b.shutdown());
+    const server = b.dledgerCommitLog!.server;
+    await waitFor(() => server.isLeader && b.messageStoreConfig.brokerRole !== 'SLAVE', 120_000, 'our peer leading (preferredLeaderId n2)');
+    const topic = randomName('MIXB');
+    const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: n.address, instanceName: randomName('p'), pollNameServerInterval: 200, sendMsgTimeout: 10_000 });
+    await p.start();
+    cleanups.push(() => p.shutdown());
+    await sendUntilAccepted(p, topic, 'first', 60_000);
+    const before = server.pusherStats();
+    // 300 sends at once: the Java 0.3.1.2 followers get pipelined pushes, most of them batches (batchEntry); each
+    // entry commits only once one of them wrote it.
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => p.send(createMessage(topic, Buffer.from(`mixb-${i}`)))));
+    expect(results.filter((r) => r.sendStatus === 'SEND_OK')).to.have.length(300);
+    // every Java follower acknowledges every entry
+    await waitFor(() => [...server.pusherStats().values()].every((s) => s.matchIndex === server.ledgerEndIndex), 30_000, 'both Java followers holding all entries');
+    for (const [id, st] of server.pusherStats()) {
+      const was = before.get(id)!;
+      console.log(`      to the Java follower ${id}: ${st.entriesPushed - was.entriesPushed} entries in ${st.appendPushes - was.appendPushes} APPEND pushes, most ${st.maxInflight} in flight`);
+      expect(st.entriesPushed - was.entriesPushed, `${id}: entries pushed`).to.be.at.least(300);
+      expect(st.appendPushes - was.appendPushes, `${id}: APPEND pushes`).to.be.below(300);
     }
   });
 });

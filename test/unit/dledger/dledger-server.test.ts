@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DLedgerServer, type DLedgerConfig, type DLedgerEntry, decodeEntry, decodeIndexUnit } from '../../../lib/dledger';
+import { DLedgerError, DLedgerResponseCode, DLedgerServer, type DLedgerConfig, type DLedgerEntry, decodeEntry, decodeIndexUnit } from '../../../lib/dledger';
 import { freePort } from '../../helpers/javaref';
 import { waitFor } from '../../helpers/cluster';
 
@@ -116,5 +116,82 @@ describe('dledger: DLedgerServer (3 peers over real sockets and files)', functio
     await servers[i]!.start();
     await waitFor(() => machines[i].applied.length === 2 && servers[i]!.ledgerEndIndex === 1, 10000, 'old leader truncated and caught up');
     expect(machines[i].applied.map((e) => e.body.toString())).to.deep.equal(['committed', 'new']);
+  });
+});
+
+describe('dledger: the entry pusher is woken by the leader\'s write, pipelines and batches (counted)', function () {
+  this.timeout(120000);
+  let root: string;
+  let servers: DLedgerServer[] = [];
+  // Heartbeats once a second and followers that tolerate ten missed ones: a pusher that waits for a paced turn
+  // (the heartbeat interval, or a one-second timer) shows up as heartbeats counted during the appends.
+  const SLOW_BEAT: Partial<DLedgerConfig> = { ...FAST, heartBeatTimeIntervalMs: 1000, maxHeartBeatLeak: 10, maxWaitAckTimeMs: 30000 };
+
+  const start = async (extra: Partial<DLedgerConfig> = {}): Promise<DLedgerServer> => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'dledger-push-'));
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const peers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+    servers = [0, 1, 2].map((i) => new DLedgerServer({ ...SLOW_BEAT, group: 'g', selfId: `n${i}`, peers, storeBaseDir: root, ...extra }, { stateMachine: new Recorder() }));
+    await Promise.all(servers.map((s) => s.start()));
+    await waitFor(() => servers.filter((s) => s.isLeader).length === 1 && servers.every((s) => s.leaderId !== null), 10000, 'a leader known to all');
+    return servers.find((s) => s.isLeader)!;
+  };
+  afterEach(async () => {
+    for (const s of servers) await s.shutdown();
+    servers = [];
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('a lone sync producer\'s appends each go out on the leader\'s write: no entry waits for a timer or a heartbeat', async () => {
+    const l = await start();
+    const followers = servers.filter((s) => s !== l);
+    // Let the dispatchers settle (COMPARE done, first idle COMMIT sent) before counting.
+    await l.append(Buffer.from('warm-up'));
+    await waitFor(() => followers.every((f) => f.committedIndex === 0), 10000, 'warm-up committed on the followers');
+    const before = l.pusherStats();
+    let beats = 0;
+    for (const f of followers) {
+      const orig = f.handleHeartBeat.bind(f);
+      f.handleHeartBeat = (req) => {
+        beats++;
+        return orig(req);
+      };
+    }
+    const N = 20;
+    for (let i = 0; i < N; i++) await l.append(Buffer.from(`m${i}`));
+    // Ten appends a heartbeat would mean one entry in ten waited for a paced turn; the fixed pusher needs none.
+    expect(beats, 'heartbeats the followers got during the appends').to.be.below(N / 4);
+    for (const [id, after] of l.pusherStats()) {
+      const b = before.get(id)!;
+      expect(after.entriesPushedByTimer - b.entriesPushedByTimer, `${id}: entries pushed by a timer turn`).to.equal(0);
+      expect(after.entriesPushed - b.entriesPushed, `${id}: entries pushed`).to.equal(N);
+      expect(after.appendPushes - b.appendPushes, `${id}: APPEND pushes`).to.equal(N);
+    }
+    // Each follower learns the commit of the last entry by a COMMIT push, not by the next heartbeat.
+    await waitFor(() => followers.every((f) => f.committedIndex === N), 10000, 'the last commit on the followers');
+    expect(beats).to.be.below(N / 4);
+  });
+
+  it('an append no quorum acknowledges fails with WAIT_QUORUM_ACK_TIMEOUT (the maintain loop checks the deadlines)', async () => {
+    const l = await start({ maxWaitAckTimeMs: 200 });
+    await l.append(Buffer.from('ok'));
+    for (const f of servers.filter((s) => s !== l)) await f.shutdown();
+    const errs = await Promise.all([0, 1, 2].map((i) => l.append(Buffer.from(`lost${i}`)).then(() => null, (e: unknown) => e)));
+    for (const e of errs) expect((e as DLedgerError).code).to.equal(DLedgerResponseCode.WAIT_QUORUM_ACK_TIMEOUT);
+    expect(l.isLeader).to.equal(true);
+  });
+
+  it('pipelines pushes up to maxInflightPushNum and batches what piles up behind them; every entry goes out once', async () => {
+    const l = await start({ maxInflightPushNum: 4 });
+    const N = 600;
+    const results = await Promise.all(Array.from({ length: N }, (_, i) => l.append(Buffer.alloc(512, i % 251))));
+    expect(results.map((r) => r.index)).to.deep.equal(Array.from({ length: N }, (_, i) => i));
+    for (const [id, st] of l.pusherStats()) {
+      expect(st.entriesPushed, `${id}: entries pushed`).to.equal(N);
+      expect(st.appendPushes, `${id}: APPEND pushes (batched)`).to.be.below(N);
+      expect(st.maxInflight, `${id}: pushes in flight at once`).to.be.within(2, 4);
+      expect(st.entriesPushedByTimer, `${id}: entries pushed by a timer turn`).to.equal(0);
+    }
+    await waitFor(() => servers.every((s) => s.committedIndex === N - 1 && s.appliedIndex === N - 1), 20000, 'all applied everywhere');
   });
 });

@@ -1,0 +1,235 @@
+/**
+ * Replicated groups, ours beside Java 4.9.8's, one broker process per peer (test/helpers/dledger-peer-child.js runs
+ * one BrokerController of ours; test/helpers/javaref.ts one Java broker), our client in this process, 1 KiB bodies,
+ * a topic of 8 queues, sync x16 and async x256 (as many sends in flight):
+ * - DLedger, 3 peers (enableDLegerCommitLog, Java's default DLedger timings on both sides);
+ * - SYNC_MASTER + SLAVE;
+ * - a single ASYNC_MASTER.
+ * Each group is started, measured (sync x16 then async x256) and stopped before the next, ours before Java's.
+ * Prints msg/s with p50 / p99 and ours / Java per row. No assertions.
+ *
+ *   npm run bench -- replicated
+ *   node dist/bench/replicated.js [--groups dledger,master-slave,single] [--sides ours,java] [--sync-messages N] [--async-messages N]
+ */
+import './quiet-logs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { NamesrvController } from '../lib/namesrv/namesrv-controller';
+import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
+import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
+import { createMessage } from '../protocol/message/message';
+import { newTopicConfig } from '../protocol/body/topic-config';
+import { freePort, javaSkipReason, startJavaBroker, type JavaBroker } from '../test/helpers/javaref';
+import { type BenchResult, pct, sendLoad } from './bench-util';
+
+const BODY = Buffer.alloc(1024, 0x61);
+const QUEUES = 8;
+const FILE = 256 * 1024 * 1024;
+
+export type GroupKind = 'dledger' | 'master-slave' | 'single';
+const GROUP_TITLE: Record<GroupKind, string> = { dledger: 'DLedger, 3 peers', 'master-slave': 'SYNC_MASTER + SLAVE', single: 'single master' };
+
+export interface Load { msgPerSec: number; p50: number; p99: number; failed: number }
+export interface ReplicatedRow { group: GroupKind; scenario: string; ours?: Load; java?: Load }
+
+interface Group { brokerName: string; stop(): Promise<void> }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One broker of ours in a child process; resolves once it printed READY. */
+async function ourBroker(opts: Record<string, unknown>): Promise<ChildProcess> {
+  // REPL_BENCH_NODE_ARGS: extra node options for our broker processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.REPL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, '..', 'test', 'helpers', 'dledger-peer-child.js'), JSON.stringify(opts)], {
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROCKETMQ_LOG_LEVEL: 'error' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('READY')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`broker child exited ${code}`)));
+  });
+  return child;
+}
+
+async function stopChild(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise((r) => c.once('exit', r));
+  c.kill('SIGTERM');
+  const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(t);
+}
+
+async function startOurs(kind: GroupKind, namesrvAddr: string, root: string): Promise<Group> {
+  const brokerName = `ours-${kind}`;
+  const base = (dir: string) => ({ brokerName, brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr, storePathRootDir: dir });
+  const store = (dir: string) => ({ storePathRootDir: dir, mappedFileSizeCommitLog: FILE });
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    for (const c of children.reverse()) await stopChild(c);
+  };
+  try {
+    if (kind === 'dledger') {
+      const ports = [await freePort(), await freePort(), await freePort()];
+      const dLegerPeers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+      await Promise.all([0, 1, 2].map(async (i) => {
+        const dir = path.join(root, `${brokerName}-n${i}`);
+        children.push(await ourBroker({
+          brokerConfig: base(dir),
+          messageStoreConfig: { ...store(dir), enableDLegerCommitLog: true, dLegerGroup: brokerName, dLegerPeers, dLegerSelfId: `n${i}` },
+        }));
+      }));
+    } else {
+      const dir = path.join(root, `${brokerName}-m`);
+      children.push(await ourBroker({ brokerConfig: base(dir), messageStoreConfig: { ...store(dir), brokerRole: kind === 'single' ? 'ASYNC_MASTER' : 'SYNC_MASTER' } }));
+      if (kind === 'master-slave') {
+        const sdir = path.join(root, `${brokerName}-s`);
+        children.push(await ourBroker({ brokerConfig: { ...base(sdir), brokerId: 1 }, messageStoreConfig: { ...store(sdir), brokerRole: 'SLAVE' } }));
+      }
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { brokerName, stop };
+}
+
+async function startJava(kind: GroupKind, namesrvAddr: string, root: string): Promise<Group> {
+  const brokerName = `java-${kind}`;
+  const brokers: JavaBroker[] = [];
+  const stop = async () => {
+    for (const b of brokers.reverse()) await b.stop().catch(() => undefined);
+  };
+  const one = async (id: number, tag: string, conf: Record<string, string | number | boolean>) => {
+    const runDir = path.join(root, `${brokerName}-${tag}`);
+    await fs.mkdir(runDir, { recursive: true });
+    brokers.push(await startJavaBroker('4.9.8', { namesrvAddr, runDir, storeDir: path.join(runDir, 'store'), brokerName, brokerId: id, conf: { mappedFileSizeCommitLog: FILE, ...conf } }));
+  };
+  try {
+    if (kind === 'dledger') {
+      const ports = [await freePort(), await freePort(), await freePort()];
+      const dLegerPeers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+      for (const i of [0, 1, 2]) await one(i + 1, `n${i}`, { enableDLegerCommitLog: true, dLegerGroup: brokerName, dLegerPeers, dLegerSelfId: `n${i}` });
+    } else {
+      await one(0, 'm', { brokerRole: kind === 'single' ? 'ASYNC_MASTER' : 'SYNC_MASTER' });
+      if (kind === 'master-slave') await one(1, 's', { brokerRole: 'SLAVE' });
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { brokerName, stop };
+}
+
+/** The master's address of `brokerName` once the name server knows it (a DLedger group's leader), and its slaves. */
+async function waitForMaster(admin: DefaultMQAdminExt, brokerName: string, slaves: number): Promise<string> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const info = await admin.examineBrokerClusterInfo().catch(() => null);
+    const addrs = info?.brokerAddrTable.get(brokerName)?.brokerAddrs;
+    if (addrs?.get(0) && addrs.size >= 1 + slaves) return addrs.get(0)!;
+    await sleep(200);
+  }
+  throw new Error(`no master for ${brokerName} in 120 s`);
+}
+
+async function measureGroup(kind: GroupKind, side: 'ours' | 'java', namesrvAddr: string, root: string, counts: { sync: number; async: number }): Promise<Map<string, Load>> {
+  const group = side === 'ours' ? await startOurs(kind, namesrvAddr, root) : await startJava(kind, namesrvAddr, root);
+  const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: `repl-admin-${side}-${kind}` });
+  const producer = new DefaultMQProducer({ producerGroup: `PG_REPL_${side}_${kind}`, namesrvAddr, instanceName: `repl-${side}-${kind}`, pollNameServerInterval: 1000, sendMsgTimeout: 10_000 });
+  const out = new Map<string, Load>();
+  try {
+    await admin.start();
+    const master = await waitForMaster(admin, group.brokerName, kind === 'master-slave' ? 1 : 0);
+    const topic = `Repl_${side}_${kind.replace('-', '_')}`;
+    await admin.createAndUpdateTopicConfig(master, newTopicConfig(topic, { readQueueNums: QUEUES, writeQueueNums: QUEUES }));
+    await producer.start();
+    // Warm-up (routes, connections, JIT): 500 sends, each retried until it is accepted.
+    for (let i = 0; i < 500; i++) {
+      for (let tries = 0; ; tries++) {
+        const ok = await producer.send(createMessage(topic, BODY)).then((r) => r.sendStatus === 'SEND_OK', () => false);
+        if (ok) break;
+        if (tries > 200) throw new Error(`${side} ${kind}: warm-up sends fail`);
+        await sleep(100);
+      }
+    }
+    for (const [scenario, concurrency, messages] of [['sync x16', 16, counts.sync], ['async x256', 256, counts.async]] as const) {
+      const r = await sendLoad(producer, topic, BODY, concurrency, messages);
+      out.set(scenario, { msgPerSec: messages / r.seconds, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), failed: r.failed });
+      process.stderr.write(`  ${side} ${GROUP_TITLE[kind]} ${scenario}: ${Math.round(messages / r.seconds)} msg/s, p50 ${pct(r.latencies, 50).toFixed(1)} ms, p99 ${pct(r.latencies, 99).toFixed(1)} ms, ${r.failed} failed\n`);
+    }
+  } finally {
+    await producer.shutdown().catch(() => undefined);
+    await admin.shutdown().catch(() => undefined);
+    await group.stop();
+  }
+  return out;
+}
+
+export async function runReplicated(opts: { groups?: GroupKind[]; sides?: ('ours' | 'java')[]; sync?: number; async?: number } = {}): Promise<ReplicatedRow[]> {
+  const sides = opts.sides ?? ['ours', 'java'];
+  const groups = opts.groups ?? ['dledger', 'master-slave', 'single'];
+  const counts = { sync: opts.sync ?? Number(process.env.REPL_BENCH_SYNC ?? 8000), async: opts.async ?? Number(process.env.REPL_BENCH_ASYNC ?? 30000) };
+  const skip = javaSkipReason('4.9.8');
+  if (skip) process.stderr.write(`replicated: the Java groups are left out: ${skip}\n`);
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-repl-'));
+  const ns = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'kv.json'), configStorePath: path.join(root, 'ns.properties') });
+  const rows: ReplicatedRow[] = [];
+  try {
+    await ns.start();
+    for (const kind of groups) {
+      const ours = sides.includes('ours') ? await measureGroup(kind, 'ours', ns.address, root, counts) : new Map<string, Load>();
+      const java = skip || !sides.includes('java') ? new Map<string, Load>() : await measureGroup(kind, 'java', ns.address, root, counts);
+      for (const scenario of ['sync x16', 'async x256']) rows.push({ group: kind, scenario, ours: ours.get(scenario), java: java.get(scenario) });
+    }
+  } finally {
+    await ns.shutdown();
+    await fs.rm(root, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export function formatReplicated(rows: readonly ReplicatedRow[]): string {
+  const cell = (l?: Load) => (l ? `${Math.round(l.msgPerSec).toLocaleString('en-US')} (${l.p50.toFixed(1)} / ${l.p99.toFixed(1)})${l.failed ? ` ${l.failed} failed` : ''}` : 'n/a');
+  const table = [
+    ['group', 'scenario', 'ours msg/s (p50 / p99 ms)', 'Java 4.9.8 msg/s (p50 / p99 ms)', 'ours / Java', 'p99 ours <= Java'],
+    ...rows.map((r) => [
+      GROUP_TITLE[r.group], r.scenario, cell(r.ours), cell(r.java),
+      r.ours && r.java ? (r.ours.msgPerSec / r.java.msgPerSec).toFixed(2) : 'n/a',
+      r.ours && r.java ? (r.ours.p99 <= r.java.p99 ? 'yes' : 'no') : 'n/a',
+    ]),
+  ];
+  return table.map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+export async function runReplicatedBench(): Promise<BenchResult[]> {
+  const rows = await runReplicated();
+  process.stdout.write(`${formatReplicated(rows)}\n`);
+  return rows.flatMap((r) => (['ours', 'java'] as const).filter((s) => r[s]).map((s) => ({
+    name: `replicated.${r.group}.${s}.${r.scenario.replace(' ', '-')}`, opsPerSec: r[s]!.msgPerSec, meanMicros: 1e6 / r[s]!.msgPerSec, ops: 0,
+    note: `p50 ${r[s]!.p50.toFixed(2)} ms, p99 ${r[s]!.p99.toFixed(2)} ms${r.ours && r.java && s === 'ours' ? `, ours/Java ${(r.ours.msgPerSec / r.java.msgPerSec).toFixed(2)}` : ''}`,
+  })));
+}
+
+if (require.main === module) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const groups = arg('--groups')?.split(',') as GroupKind[] | undefined;
+  const sides = arg('--sides')?.split(',') as ('ours' | 'java')[] | undefined;
+  const sync = arg('--sync-messages');
+  const asyncN = arg('--async-messages');
+  runReplicated({ groups, sides, sync: sync ? Number(sync) : undefined, async: asyncN ? Number(asyncN) : undefined }).then((rows) => {
+    process.stdout.write(`${formatReplicated(rows)}\n`);
+    process.exit(0);
+  }, (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
