@@ -92,6 +92,7 @@ export interface CheckInput {
   faults: FaultWindow[];
   timeline: MasterChange[];
   brokerName: string;
+  /** When the producers stopped. */
   endMs: number;
 }
 
@@ -208,6 +209,8 @@ export function check(input: CheckInput): CheckReport {
   const ackTimes = input.acks.map((a) => a.ackMs).sort((x, y) => x - y);
   const gaps: Array<[number, number]> = [];
   for (let i = 1; i < ackTimes.length; i++) gaps.push([ackTimes[i - 1], ackTimes[i]]);
+  // From the last acknowledgement to the producers' stop (endMs): a stretch without one too.
+  if (ackTimes.length > 0 && input.endMs > ackTimes[ackTimes.length - 1]) gaps.push([ackTimes[ackTimes.length - 1], input.endMs]);
   let noAckSecondsOver1s = 0;
   let maxNoAckMs = 0;
   for (const [a, b] of gaps) {
@@ -224,9 +227,6 @@ export function check(input: CheckInput): CheckReport {
     const until = f.end + 10_000;
     let noAckMs = 0;
     for (const [a, b] of gaps) if (b >= f.start && a <= until) noAckMs = Math.max(noAckMs, b - a);
-    // A gap still open at the end of the run (no ack since) counts up to the fault's end window.
-    const lastAck = ackTimes[ackTimes.length - 1] ?? f.start;
-    if (lastAck < until) noAckMs = Math.max(noAckMs, Math.min(until, input.endMs) - Math.max(lastAck, f.start));
     const before = masterAt(f.start);
     const change = timeline.find((c) => c.t > f.start && c.master !== null && c.master !== before);
     const newMasterMs = change ? change.t - f.start : null;
