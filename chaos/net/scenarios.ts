@@ -243,9 +243,12 @@ function masterSlaveCut(mode: 'sync' | 'async') {
   });
 }
 
-/** DLedger 3: the leader cut off from both followers, reachable by clients and the name server. */
-function dledgerLeaderIsolated(opts: NetScenarioOptions): Promise<NetScenarioResult> {
-  return runNet('dledger-leader-isolated', 'dledger', opts, async (run) => {
+/**
+ * DLedger 3: the leader cut off from both followers, reachable by clients and the name server. `orderly`: the topic
+ * is orderly, each producer sends to one queue through a selector, the consumer is orderly; the checker adds order.
+ */
+function dledgerLeaderIsolated(orderly: boolean) {
+  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(orderly ? 'dledger-orderly-leader-isolated' : 'dledger-leader-isolated', 'dledger', opts, async (run) => {
     const until = Date.now() + (opts.minutes ?? 0) * 60_000;
     do {
       const leader = await run.masterHost();
@@ -259,7 +262,7 @@ function dledgerLeaderIsolated(opts: NetScenarioOptions): Promise<NetScenarioRes
       run.heal();
       await run.ackedMore(Math.ceil(run.acks / 2));
     } while (Date.now() < until);
-  });
+  }, { orderly });
 }
 
 /** DLedger 3: one random peer (minority) or two (majority) off the network, then back. */
@@ -317,7 +320,8 @@ export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise
   'single-namesrv-cut': singleNamesrvCut,
   'sync-master-isolated': masterSlaveCut('sync'),
   'async-master-isolated': masterSlaveCut('async'),
-  'dledger-leader-isolated': dledgerLeaderIsolated,
+  'dledger-leader-isolated': dledgerLeaderIsolated(false),
+  'dledger-orderly-leader-isolated': dledgerLeaderIsolated(true),
   'dledger-minority': dledgerIsolate(1),
   'dledger-majority': dledgerIsolate(2),
   'dledger-random': randomFaults('dledger'),
