@@ -219,11 +219,14 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
   }
 }
 
-/** Single broker: the name server cut off from the broker (clients reach both), 15 s or --minutes. */
-function singleNamesrvCut(opts: NetScenarioOptions): Promise<NetScenarioResult> {
-  return runNet('single-namesrv-cut', 'single', opts, async (run) => {
+/**
+ * The name server cut off from every broker (clients reach all), 15 s or --minutes (3 outlasts the name server's
+ * 120 s expiry of a silent broker).
+ */
+function namesrvCut(mode: 'single' | 'dledger') {
+  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(`${mode}-namesrv-cut`, mode, opts, async (run) => {
     const holdMs = opts.minutes ? opts.minutes * 60_000 : 15_000;
-    run.fault('namesrv|b0', () => run.net.partition(['ns'], ['b0']));
+    run.fault(`ns|${run.brokerHosts.join(',')}`, () => run.net.partition(['ns'], run.brokerHosts));
     await sleep(holdMs);
     run.notes.push(`route during the cut: master ${(await run.masterHost()) ?? 'none'}`);
     run.heal();
@@ -317,7 +320,8 @@ function randomFaults(mode: 'sync' | 'dledger') {
 }
 
 export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise<NetScenarioResult>> = {
-  'single-namesrv-cut': singleNamesrvCut,
+  'single-namesrv-cut': namesrvCut('single'),
+  'dledger-namesrv-cut': namesrvCut('dledger'),
   'sync-master-isolated': masterSlaveCut('sync'),
   'async-master-isolated': masterSlaveCut('async'),
   'dledger-leader-isolated': dledgerLeaderIsolated(false),
