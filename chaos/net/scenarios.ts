@@ -7,6 +7,7 @@
  * last (producers, consumers and the control client, chaos/net/client-child.ts). Brokers register every 10 s
  * (registerNameServerPeriod), DLedger keeps its default timings (heartbeat 2 s, 3 missed), as a Java 4.9.8 group.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from '../procs';
 import type { StoredRecord } from '../drain';
@@ -214,8 +215,12 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
   } finally {
     await killAll();
     net.destroy();
-    if (opts.keep) log(`kept ${dir}`);
-    else removeDir(dir);
+    if (opts.keep) {
+      // Out of the prefix the next run's removeLeftovers clears.
+      const kept = path.join(path.dirname(dir), path.basename(dir).replace(netTempPrefix(''), 'net-kept-'));
+      fs.renameSync(dir, kept);
+      log(`kept ${kept}`);
+    } else removeDir(dir);
   }
 }
 

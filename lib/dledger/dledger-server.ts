@@ -526,6 +526,9 @@ export class DLedgerServer {
     written.then(() => {
       if (index > this.#selfWritten) this.#selfWritten = index;
       this.#updateCommitIndex();
+      // The pushers send only what the leader itself has written: the wake below came before the write, so an idle
+      // pusher went back to sleep (up to 1 s, a stall on every append at low load); now there is something to push.
+      for (const w of this.#pushWake.values()) w();
     }, (err) => {
       this.log.error({ err, index }, 'dledger append write failed');
       this.#settle(index, new DLedgerError(DLedgerResponseCode.DISK_ERROR, String(err)));
