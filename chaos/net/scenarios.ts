@@ -200,8 +200,21 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
       return [...ackedKeys].every((k) => got.has(k));
     }, 90_000, 'the group consuming every acknowledged message').catch((err: Error) => run.notes.push(err.message));
     await Promise.all(run.consumers.map((c) => c.finish()));
+    // The name server may have dropped the brokers after the heal (a connection closed during the cut, its close
+    // arriving late: see docs/chaos.md); the checker reports that from the timeline, the drain waits for the route.
+    await waitFor(async () => (await run.route())['0'] !== undefined, 90_000, 'a master in the route before the drain');
     const timeline = await run.ctl.request<MasterChange[]>('timeline');
-    const stored = await run.ctl.request<StoredRecord[]>('drain', { topic: TOPIC, deadlineMs: 120_000 });
+    let stored: StoredRecord[] = [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        stored = await run.ctl.request<StoredRecord[]>('drain', { topic: TOPIC, deadlineMs: 120_000 });
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        run.notes.push(`drain attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}`);
+        await sleep(2000);
+      }
+    }
     await run.ctl.finish();
     const sent = new Map(run.producers.map((p, i) => [String(i), p.last?.sent ?? 0]));
     const report = check({
