@@ -228,11 +228,12 @@ export function check(input: CheckInput): CheckReport {
     let noAckMs = 0;
     for (const [a, b] of gaps) if (b >= f.start && a <= until) noAckMs = Math.max(noAckMs, b - a);
     const before = masterAt(f.start);
-    const change = timeline.find((c) => c.t > f.start && c.master !== null && c.master !== before);
+    const next = input.faults[i + 1]?.start ?? input.endMs;
+    // Only a change before the next fault is this fault's doing.
+    const change = timeline.find((c) => c.t > f.start && c.t < next && c.master !== null && c.master !== before);
     const newMasterMs = change ? change.t - f.start : null;
     const nextAck = change ? ackTimes.find((t) => t >= change.t) : undefined;
     const clientsFollowMs = change && nextAck !== undefined ? nextAck - change.t : null;
-    const next = input.faults[i + 1]?.start ?? input.endMs;
     let missing = 0;
     let since: number | null = masterAt(f.end) === null ? f.end : null;
     for (const c of timeline) {

@@ -94,4 +94,12 @@ describe('chaos/net checker', () => {
     expect(r.noAckSecondsOver1s).to.equal(6.5);
     expect(r.faults).to.deep.equal([{ label: 'cut', durationMs: 6500, noAckMs: 7500, newMasterMs: 6000, clientsFollowMs: 1000, masterMissingAfterHealMs: 200 }]);
   });
+
+  it('gives a fault only the master changes made before the next fault', () => {
+    const r = check(input({
+      faults: [{ label: 'first', start: 100, end: 200 }, { label: 'second', start: 300, end: 400 }],
+      timeline: [{ t: 0, brokerName: B, master: 'A' }, { t: 350, brokerName: B, master: 'C' }],
+    }));
+    expect(r.faults.map((f) => f.newMasterMs)).to.deep.equal([null, 50]);
+  });
 });
