@@ -1,16 +1,19 @@
 /**
- * A chaos consumer worker: `node dist/chaos/consumer-child.js <namesrv> <topic> <group> <recvFile> <name>`.
- * A clustering push consumer whose listener writes each message's key to recvFile (synchronously, before it returns
- * CONSUME_SUCCESS, so every message whose consumption the group may commit is on record even under kill -9). Reports
+ * A chaos consumer worker: `node dist/chaos/consumer-child.js <namesrv> <topic> <group> <recvFile> <name> [orderly]`.
+ * A clustering push consumer whose listener writes each delivery to recvFile as
+ * `key<TAB>brokerName<TAB>queueId<TAB>queueOffset<TAB>ms` (synchronously, before it returns CONSUME_SUCCESS, so every
+ * message whose consumption the group may commit is on record even under kill -9); `orderly` uses an orderly
+ * listener (one queue at a time, under the broker's queue lock). Reports
  * progress over IPC; on `{ type: 'stop' }` it shuts down (persisting offsets) and reports `done`.
  */
 import * as fs from 'node:fs';
 import { ConsumeFromWhere } from '../protocol/body/heartbeat-data';
 import { MessageConst } from '../protocol/message/message-const';
-import { ConsumeConcurrentlyStatus } from '../lib/consumer/listener';
+import type { MessageExt } from '../protocol/message/message';
+import { ConsumeConcurrentlyStatus, ConsumeOrderlyStatus } from '../lib/consumer/listener';
 import { DefaultMQPushConsumer } from '../lib/consumer/push-consumer';
 
-const [namesrv, topic, group, recvFile, name] = process.argv.slice(2);
+const [namesrv, topic, group, recvFile, name, mode = 'concurrently'] = process.argv.slice(2);
 
 async function main(): Promise<void> {
   const fd = fs.openSync(recvFile, 'a');
@@ -22,13 +25,18 @@ async function main(): Promise<void> {
   consumer.subscribe(topic, '*');
   let received = 0;
   const report = (type: 'progress' | 'done'): void => { process.send?.({ type, received }); };
-  consumer.registerMessageListener((msgs) => {
+  const record = (msgs: MessageExt[]): void => {
     let lines = '';
-    for (const m of msgs) lines += `${m.properties[MessageConst.PROPERTY_KEYS] ?? m.msgId}\n`;
+    const now = Date.now();
+    for (const m of msgs) lines += `${m.properties[MessageConst.PROPERTY_KEYS] ?? m.msgId}\t${m.brokerName ?? ''}\t${m.queueId}\t${m.queueOffset}\t${now}\n`;
     fs.writeSync(fd, lines);
     received += msgs.length;
-    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-  });
+  };
+  if (mode === 'orderly') {
+    consumer.registerMessageListenerOrderly((msgs) => { record(msgs); return ConsumeOrderlyStatus.SUCCESS; });
+  } else {
+    consumer.registerMessageListener((msgs) => { record(msgs); return ConsumeConcurrentlyStatus.CONSUME_SUCCESS; });
+  }
   await consumer.start();
   const ticker = setInterval(() => report('progress'), 250);
   report('progress');

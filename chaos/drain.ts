@@ -9,8 +9,23 @@ import { ConsumeFromWhere } from '../protocol/body/heartbeat-data';
 import { DefaultMQAdminExt } from '../lib/admin/default-mq-admin-ext';
 import { DefaultLitePullConsumer } from '../lib/consumer/lite-pull-consumer';
 
+/** One stored message as the drain read it. */
+export interface StoredRecord {
+  key: string;
+  brokerName: string;
+  queueId: number;
+  queueOffset: number;
+}
+
 /** How many times each key is stored in the topic. */
 export async function drainTopic(namesrv: string, topic: string, deadlineMs = 120_000): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const r of await drainRecords(namesrv, topic, deadlineMs)) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
+  return counts;
+}
+
+/** Every message stored in the topic, each queue from its min offset to its max offset. */
+export async function drainRecords(namesrv: string, topic: string, deadlineMs = 120_000): Promise<StoredRecord[]> {
   const admin = new DefaultMQAdminExt({ namesrvAddr: namesrv, instanceName: `chaos-drain-admin-${process.pid}` });
   await admin.start();
   let stats;
@@ -20,7 +35,8 @@ export async function drainTopic(namesrv: string, topic: string, deadlineMs = 12
     await admin.shutdown();
   }
   const target = new Map<string, number>();
-  const counts = new Map<string, number>();
+  const out: StoredRecord[] = [];
+  const seenAt = new Set<string>();
   const consumer = new DefaultLitePullConsumer({
     consumerGroup: `chaos_drain_${process.pid}_${Date.now()}`, namesrvAddr: namesrv, instanceName: `chaos-drain-${process.pid}`,
     autoCommit: false,
@@ -42,23 +58,32 @@ export async function drainTopic(namesrv: string, topic: string, deadlineMs = 12
       if (Date.now() > deadline) throw new Error(`drain incomplete: ${JSON.stringify([...target].map(([k, max]) => [k, reached.get(k) ?? 0, max]))}`);
       for (const m of await consumer.poll(1000)) {
         const key = m.properties[MessageConst.PROPERTY_KEYS] ?? m.msgId;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-        const qk = `${m.brokerName ?? mqs.find((q) => q.queueId === m.queueId)!.brokerName}@${m.queueId}`;
+        const brokerName = m.brokerName ?? mqs.find((q) => q.queueId === m.queueId)!.brokerName;
+        const qk = `${brokerName}@${m.queueId}`;
+        // A queue offset read twice (a pull repeated after a timeout) is one stored message.
+        if (!seenAt.has(`${qk}@${m.queueOffset}`)) {
+          seenAt.add(`${qk}@${m.queueOffset}`);
+          out.push({ key, brokerName, queueId: m.queueId, queueOffset: m.queueOffset });
+        }
         reached.set(qk, Math.max(reached.get(qk) ?? 0, m.queueOffset + 1));
       }
     }
   } finally {
     await consumer.shutdown();
   }
-  return counts;
+  return out;
 }
 
-/** The lines of the given files (keys written one a line), counted. */
+/** The lines of the given files (a key first on each line, then tab-separated fields), counted by key. */
 export function readKeys(files: string[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const f of files) {
     if (!fs.existsSync(f)) continue;
-    for (const line of fs.readFileSync(f, 'utf8').split('\n')) if (line) out.set(line, (out.get(line) ?? 0) + 1);
+    for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
+      if (!line) continue;
+      const key = line.split('\t', 1)[0];
+      out.set(key, (out.get(key) ?? 0) + 1);
+    }
   }
   return out;
 }

@@ -2,16 +2,48 @@
  * `npm run chaos -- <scenario|all> [--cycles N] [--pause-ms MS] [--keep]`: runs chaos scenarios against child processes
  * and prints `cycles, acknowledged, lost, duplicated` for each. Exit 1 when a scenario that promises no loss lost a
  * message (or failed to run).
+ * `npm run chaos -- net <scenario|all> [--minutes M] [--keep]`: the network scenarios across hosts in network
+ * namespaces (chaos/net; root only), each ending with the checker's report; exit 1 when a check fails.
  */
 import { parseArgs } from 'node:util';
 import { SCENARIOS, formatResult } from './scenarios';
 import { killAll } from './procs';
 import { fuzzRun } from './fuzz-run';
+import { NET_SCENARIOS } from './net/scenarios';
+import { formatReport } from './net/checker';
+import { destroyAllNetClusters, netnsUnavailable } from './net/netns';
 
 const USAGE = `usage: npm run chaos -- <scenario|all> [--cycles N] [--pause-ms MS] [--acks-per-cycle N] [--keep]
        npm run chaos -- fuzz [--frames N] [--seed S]
+       npm run chaos -- net <net scenario|all> [--minutes M] [--producers N] [--keep]
 scenarios: ${Object.keys(SCENARIOS).join(', ')}
+net scenarios (root, ip netns): ${Object.keys(NET_SCENARIOS).join(', ')}
 `;
+
+async function net(name: string | undefined, minutes: number | undefined, producers: number | undefined, keep: boolean): Promise<number> {
+  if (!name || (name !== 'all' && !NET_SCENARIOS[name])) {
+    process.stdout.write(USAGE);
+    return 2;
+  }
+  const why = netnsUnavailable();
+  if (why) {
+    process.stdout.write(`net scenarios skipped: ${why}\n`);
+    return 0;
+  }
+  let bad = false;
+  for (const n of name === 'all' ? Object.keys(NET_SCENARIOS) : [name]) {
+    const started = Date.now();
+    try {
+      const r = await NET_SCENARIOS[n]({ minutes, producers, keep, log: (l) => process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${l}\n`) });
+      process.stdout.write(`${formatReport(`${n} (${r.mode})`, r.report)}\n  ${r.notes.join('\n  ')}\n  [${Math.round((Date.now() - started) / 1000)} s]\n`);
+      if (r.report.failures.length > 0) bad = true;
+    } catch (err) {
+      process.stdout.write(`${n}: FAILED ${(err as Error).stack}\n`);
+      bad = true;
+    }
+  }
+  return bad ? 1 : 0;
+}
 
 async function fuzz(frames: number, seed?: number): Promise<number> {
   const r = await fuzzRun({ frames, seed, log: (l) => process.stdout.write(`${l}\n`) });
@@ -25,11 +57,14 @@ async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      cycles: { type: 'string' }, frames: { type: 'string' }, seed: { type: 'string' }, 'pause-ms': { type: 'string' }, 'acks-per-cycle': { type: 'string' },
+      cycles: { type: 'string' }, minutes: { type: 'string' }, producers: { type: 'string' }, frames: { type: 'string' }, seed: { type: 'string' }, 'pause-ms': { type: 'string' }, 'acks-per-cycle': { type: 'string' },
       keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const name = positionals[0];
+  if (name === 'net') {
+    return net(positionals[1], values.minutes ? Number(values.minutes) : undefined, values.producers ? Number(values.producers) : undefined, values.keep);
+  }
   if (name === 'fuzz') return fuzz(values.frames ? Number(values.frames) : 100_000, values.seed ? Number(values.seed) : undefined);
   if (values.help || !name || (name !== 'all' && !SCENARIOS[name])) {
     process.stdout.write(USAGE);
@@ -57,7 +92,7 @@ async function main(): Promise<number> {
   return bad ? 1 : 0;
 }
 
-const stop = (): void => { void killAll().then(() => process.exit(130)); };
+const stop = (): void => { void killAll().then(() => { destroyAllNetClusters(); process.exit(130); }); };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 main().then((code) => { process.exitCode = code; }, (err: unknown) => { process.stderr.write(`${(err as Error).stack}\n`); process.exitCode = 1; });

@@ -61,6 +61,15 @@ function waitForLine(child: ChildProcess, re: RegExp, what: string, stderrTail: 
   });
 }
 
+/**
+ * Where a child runs: `wrap` is a command prefix (chaos/net runs `ip netns exec <ns>`, which execs node in place, so the
+ * child's pid is node's), `host` the address it is reached at (127.0.0.1 by default).
+ */
+export interface Placement {
+  wrap?: string[];
+  host?: string;
+}
+
 /** A server child (namesrv or broker) that can be killed, paused and started again on the same port and store. */
 export class ServerProcess {
   child: ChildProcess | null = null;
@@ -68,10 +77,11 @@ export class ServerProcess {
   starts = 0;
   #stderr = '';
 
-  constructor(readonly kind: 'namesrv' | 'broker', readonly argsFor: (port: number) => string[], readonly logFile?: string) {}
+  constructor(readonly kind: 'namesrv' | 'broker', readonly argsFor: (port: number) => string[], readonly logFile?: string,
+    readonly placement: Placement = {}) {}
 
   get addr(): string {
-    return `127.0.0.1:${this.port}`;
+    return `${this.placement.host ?? '127.0.0.1'}:${this.port}`;
   }
 
   get alive(): boolean {
@@ -80,7 +90,9 @@ export class ServerProcess {
 
   /** Starts the process (port 0 the first time, then the port it got) and waits for its boot line. */
   async start(): Promise<void> {
-    const child = track(spawn(process.execPath, [CLI, '--log-format', 'json', this.kind, ...this.argsFor(this.port)], {
+    const wrap = this.placement.wrap ?? [];
+    const argv = [process.execPath, CLI, '--log-format', 'json', this.kind, ...this.argsFor(this.port)];
+    const child = track(spawn([...wrap, ...argv][0], [...wrap, ...argv].slice(1), {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ROCKETMQ_LOG_FORMAT: 'json' },
     }));
@@ -116,20 +128,34 @@ export class ServerProcess {
   }
 }
 
-/** A forked worker speaking JSON over IPC: `{ type: 'progress', ... }` messages and a final `{ type: 'done', ... }`. */
+/**
+ * A forked worker speaking JSON over IPC: `{ type: 'progress', ... }` messages and a final `{ type: 'done', ... }`;
+ * `request()` sends `{ type: 'req', id, op, args }` and resolves with the worker's `{ type: 'res', id, result }`.
+ */
 export class Worker<P extends object = Record<string, number>> {
   readonly child: ChildProcess;
   last: P | null = null;
   readonly #waiters: Array<{ pred: (p: P) => boolean; resolve: () => void; reject: (e: Error) => void }> = [];
+  readonly #requests = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #nextId = 1;
   readonly exited: Promise<void>;
 
-  constructor(script: string, args: string[]) {
+  /** `script` is relative to dist/chaos; `wrap` as in Placement (node's IPC channel survives `ip netns exec`). */
+  constructor(script: string, args: string[], wrap: string[] = []) {
     this.child = track(fork(path.join(DIST, 'chaos', script), args, {
+      ...(wrap.length > 0 ? { execPath: wrap[0], execArgv: [...wrap.slice(1), process.execPath] } : {}),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // The clients' warnings (every refused connect while the broker is down) would drown the report.
       env: { ...process.env, ROCKETMQ_LOG_LEVEL: process.env.ROCKETMQ_LOG_LEVEL ?? 'silent' },
     }));
-    this.child.on('message', (msg: { type: string } & P) => {
+    this.child.on('message', (msg: { type: string; id?: number; result?: unknown; error?: string } & P) => {
+      if (msg.type === 'res') {
+        const r = this.#requests.get(msg.id!);
+        this.#requests.delete(msg.id!);
+        if (msg.error !== undefined) r?.reject(new Error(msg.error));
+        else r?.resolve(msg.result);
+        return;
+      }
       if (msg.type !== 'progress' && msg.type !== 'done') return;
       this.last = msg;
       for (const w of this.#waiters.slice()) {
@@ -142,6 +168,8 @@ export class Worker<P extends object = Record<string, number>> {
     this.exited = new Promise((resolve) => {
       this.child.once('exit', () => {
         for (const w of this.#waiters.splice(0)) w.reject(new Error(`worker ${script} exited while awaited`));
+        for (const r of this.#requests.values()) r.reject(new Error(`worker ${script} exited during a request`));
+        this.#requests.clear();
         resolve();
       });
     });
@@ -151,6 +179,15 @@ export class Worker<P extends object = Record<string, number>> {
   until(pred: (p: P) => boolean): Promise<void> {
     if (this.last && pred(this.last)) return Promise.resolve();
     return new Promise((resolve, reject) => this.#waiters.push({ pred, resolve, reject }));
+  }
+
+  /** Asks the worker to do `op` and resolves with its answer (rejects with its error). */
+  request<T = unknown>(op: string, args: unknown = {}): Promise<T> {
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#requests.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.child.send({ type: 'req', id, op, args });
+    });
   }
 
   /** Asks the worker to finish (it answers with a final report and exits). */

@@ -1,7 +1,9 @@
 /**
- * A chaos producer worker: `node dist/chaos/producer-child.js <namesrv> <topic> <id> <ackFile> [sync|async] [rate/s]`.
- * Sends messages keyed `p<id>-<seq>` without pause; each key the broker acknowledged (SEND_OK) is written to ackFile
- * (synchronously, before the next send) so that a kill of anything else never loses the record of an acknowledgement.
+ * A chaos producer worker: `node dist/chaos/producer-child.js <namesrv> <topic> <id> <ackFile> [sync|async|orderly] [rate/s]`.
+ * Sends messages keyed `p<id>-<seq>` without pause; each message the broker acknowledged (SEND_OK) is written to ackFile
+ * as `key<TAB>brokerName<TAB>queueId<TAB>queueOffset<TAB>ackMs<TAB>sentMs` (synchronously, before the next send) so that
+ * a kill of anything else never loses the record of an acknowledgement. `orderly` sends one at a time to queue
+ * `id % queues` through a MessageQueueSelector (per-queue order is then checkable).
  * Failures (broker down, timeouts) are counted and retried with a new key after a short back-off. Reports progress over
  * IPC; on `{ type: 'stop' }` it shuts down and reports `done`.
  */
@@ -9,6 +11,7 @@ import * as fs from 'node:fs';
 import { createMessage } from '../protocol/message/message';
 import { SendStatus } from '../lib/client/send-result';
 import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
+import type { MessageQueueSelector } from '../lib/producer/selector/message-queue-selector';
 
 const [namesrv, topic, id, ackFile, mode = 'sync', rateArg = '0'] = process.argv.slice(2);
 /** Messages per second (0: as fast as acknowledgements come back). */
@@ -32,12 +35,15 @@ async function main(): Promise<void> {
   const report = (type: 'progress' | 'done'): void => { process.send?.({ type, acked, failed, notOk, notOkByStatus, sent: seq, lastError }); };
   process.on('message', (m: { type?: string }) => { if (m?.type === 'stop') stopping = true; });
   const body = Buffer.alloc(128, 'x');
+  const byId: MessageQueueSelector<unknown, number> = { select: (mqs, _msg, n) => mqs[n % mqs.length] };
   const sendOne = async (): Promise<void> => {
     const key = `p${id}-${seq++}`;
+    const sentMs = Date.now();
     try {
-      const r = await producer.send(createMessage(topic, body, { keys: [key], tags: 'chaos' }));
+      const msg = createMessage(topic, body, { keys: [key], tags: 'chaos' });
+      const r = mode === 'orderly' ? await producer.send(msg, byId, Number(id)) : await producer.send(msg);
       if (r.sendStatus === SendStatus.SEND_OK) {
-        fs.writeSync(fd, `${key}\n`);
+        fs.writeSync(fd, `${key}\t${r.messageQueue.brokerName}\t${r.messageQueue.queueId}\t${r.queueOffset}\t${Date.now()}\t${sentMs}\n`);
         acked++;
       } else {
         notOk++;

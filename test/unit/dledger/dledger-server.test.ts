@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { mock } from 'node:test';
 import { DLedgerError, DLedgerResponseCode, DLedgerServer, type DLedgerConfig, type DLedgerEntry, decodeEntry, decodeIndexUnit } from '../../../lib/dledger';
 import { freePort } from '../../helpers/javaref';
 import { waitFor } from '../../helpers/cluster';
@@ -116,6 +117,30 @@ describe('dledger: DLedgerServer (3 peers over real sockets and files)', functio
     await servers[i]!.start();
     await waitFor(() => machines[i].applied.length === 2 && servers[i]!.ledgerEndIndex === 1, 10000, 'old leader truncated and caught up');
     expect(machines[i].applied.map((e) => e.body.toString())).to.deep.equal(['committed', 'new']);
+  });
+
+  it('pushes an append to idle followers once the leader wrote it, without waiting for a timer', async () => {
+    // Found by npm run chaos -- net: the pushers were woken before the leader's own write, found nothing to send and
+    // slept until their idle timer (up to 1 s), so each append at low load took about a second to commit.
+    await waitFor(() => leaders().length === 1, 10000, 'a leader');
+    const l = leader()!;
+    await l.append(Buffer.from('warm-up'));
+    // The pushers are idle once both followers learnt the commit (their last push) and the answers are back.
+    await waitFor(() => servers.every((s) => s!.committedIndex === 0), 10000, 'the followers knowing the commit');
+    await new Promise((r) => setTimeout(r, 200));
+    const realSetTimeout = setTimeout;
+    // No timer fires from here on (heartbeats, pusher idle waits, elections): only the write's completion can move
+    // the new entry to the followers.
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const outcome = await Promise.race([
+        l.append(Buffer.from('no-timer')).then((r) => `committed at ${r.index}`),
+        new Promise<string>((resolve) => realSetTimeout(() => resolve('not pushed without a timer'), 10_000)),
+      ]);
+      expect(outcome).to.equal('committed at 1');
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
 
