@@ -217,6 +217,7 @@ export class BrokerController {
       api: this.brokerOuterAPI,
       logger: componentLogger('broker-registration', this.logger),
       build: (topics) => this.#buildRegisterArgs(topics),
+      maxRetryDelayMillis: Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)),
     });
     this.scheduleMessageService = new ScheduleMessageService(
       {

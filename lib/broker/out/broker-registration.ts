@@ -38,6 +38,9 @@ interface Lane {
   pending: Job | null;
   /** The last registration to this name server failed: the next periodic one sends the whole table. */
   stale: boolean;
+  /** Failures in a row, for the retry's backoff. */
+  failures: number;
+  retry: NodeJS.Timeout | null;
 }
 
 export interface BrokerRegistrationStats {
@@ -54,6 +57,13 @@ export interface BrokerRegistrationStats {
 export interface BrokerRegistrationOptions {
   api: BrokerOuterAPI;
   logger: Logger;
+  /**
+   * After a failed registration the whole table goes to that name server again after 1 s, doubling up to this
+   * (registerNameServerPeriod), rather than at the next period (Java). A name server that sees a timed-out
+   * connection's close late (after a healed partition) drops the broker registered on that connection, and no
+   * longer one that registered again since, on a new one.
+   */
+  maxRetryDelayMillis: number;
   /** The request for `topics` (null: every topic), built at send time. */
   build(topics: ReadonlySet<string> | null): RegisterBrokerArgs;
 }
@@ -109,6 +119,8 @@ export class BrokerRegistration {
   shutdown(): void {
     this.#stopped = true;
     for (const lane of this.#lanes.values()) {
+      if (lane.retry) clearTimeout(lane.retry);
+      lane.retry = null;
       const job = lane.pending;
       lane.pending = null;
       for (const w of job?.waiters ?? []) w(null);
@@ -118,7 +130,7 @@ export class BrokerRegistration {
   #lane(addr: string): Lane {
     let lane = this.#lanes.get(addr);
     if (!lane) {
-      lane = { inflight: false, pending: null, stale: false };
+      lane = { inflight: false, pending: null, stale: false, failures: 0, retry: null };
       this.#lanes.set(addr, lane);
     }
     return lane;
@@ -139,6 +151,17 @@ export class BrokerRegistration {
     return done;
   }
 
+  #retryLater(addr: string, lane: Lane): void {
+    if (lane.retry || this.#stopped) return;
+    const delay = Math.min(this.#options.maxRetryDelayMillis, 1000 * 2 ** Math.min(lane.failures - 1, 16));
+    lane.retry = setTimeout(() => {
+      lane.retry = null;
+      // Only if nothing registered with it meanwhile.
+      if (lane.stale) void this.#enqueue(addr, { full: true });
+    }, delay);
+    lane.retry.unref();
+  }
+
   async #pump(addr: string, lane: Lane): Promise<void> {
     lane.inflight = true;
     try {
@@ -155,9 +178,12 @@ export class BrokerRegistration {
           }
           result = await this.#options.api.registerBroker(addr, args);
           if (job.full) lane.stale = false;
+          lane.failures = 0;
         } catch (err) {
           lane.stale = true;
-          this.#options.logger.warn({ err, namesrvAddr: addr, full: job.full }, 'register broker failed');
+          lane.failures++;
+          this.#options.logger.warn({ err, namesrvAddr: addr, full: job.full, failures: lane.failures }, 'register broker failed');
+          this.#retryLater(addr, lane);
         }
         for (const w of job.waiters) w(result);
       }

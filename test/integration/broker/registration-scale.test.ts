@@ -4,6 +4,10 @@
  * creates shares registrations instead of queueing one per create.
  */
 import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { startCluster, type Cluster } from '../../../lib/server';
 import { DefaultMQAdminExt } from '../../../lib/index';
 import { RequestCode } from '../../../protocol/code/request-code';
@@ -127,5 +131,35 @@ describe('broker registration: cost per change, not per table', function () {
     broker.topicConfigManager.updateTopicConfig(newTopicConfig(randomName('Missed'), { readQueueNums: 1, writeQueueNums: 1 }));
     await broker.registerBrokerAll(true, false, false);
     expect(seen.topicsPerRegistration.slice(before)).to.deep.equal([broker.topicConfigManager.topicConfigTable.size]);
+  });
+});
+
+describe('broker registration: a failed one is retried soon, not at the next period', function () {
+  this.timeout(60000);
+
+  it('registers the whole table with a name server that was down as soon as it answers again', async () => {
+    const cluster = await startCluster({ brokerConfig: { registerNameServerPeriod: 600000 } });
+    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'rmq-ns-again-'));
+    let again: NamesrvController | null = null;
+    try {
+      const broker = cluster.brokers[0];
+      const port = cluster.namesrv.port;
+      await cluster.namesrv.shutdown();
+      const topic = randomName('WhileDown');
+      await broker.topicConfigManager.updateTopicConfig(newTopicConfig(topic, { readQueueNums: 2, writeQueueNums: 2 }));
+      const full = broker.registration.stats.full;
+      await broker.registerIncrementBrokerData([topic]); // fails: nothing listens
+      again = new NamesrvController({
+        listenPort: port, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties'),
+      });
+      await again.start();
+      const ns = again;
+      await waitFor(() => ns.routeInfoManager.topicQueueTable.has(topic), 30000, 'the topic registered by the retry');
+      expect(broker.registration.stats.full).to.be.greaterThan(full);
+    } finally {
+      await again?.shutdown();
+      await cluster.stop();
+      await fs.promises.rm(dir, { recursive: true, force: true });
+    }
   });
 });
