@@ -90,7 +90,10 @@ describe('compat: Java 4.9.8 client requests replayed into our broker', function
     cluster = await startCluster({ // Half messages are checked after 1 s, every 500 ms (Java: 6 s, every 60 s): the capture's check-backs come soon.
       brokerConfig: { brokerName: 'broker-cap', enablePropertyFilter: true, transactionTimeOut: 1000, transactionCheckInterval: 500 },
       // Retries come back after 1 s instead of 10 s (level 3): the replay waits for them as Java's consumer did.
-      storeConfig: { messageDelayLevel: '1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s' },
+      // The replayed half messages carry the capture's born time: a broker checks no half message born more than
+      // fileReservedTime (72 h) ago (Java's needSkip), so the captures would stop being checked three days after
+      // they were made. Keep them in reach for a century.
+      storeConfig: { messageDelayLevel: '1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s', fileReservedTime: 24 * 365 * 100 },
     });
     broker = cluster.brokers[0];
   });
