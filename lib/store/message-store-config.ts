@@ -134,6 +134,27 @@ export interface MessageStoreConfig {
   haTransferBatchSize: number;
   /** SYNC_MASTER: a slave further behind than this (bytes) counts as unavailable. */
   haSlaveFallbehindMax: number;
+  /**
+   * Controller mode: a send waits for this many replicas, the master included (ignored with allAckInSyncStateSet).
+   * Until the AutoSwitch HA stream lands, a value above 1 answers SLAVE_NOT_AVAILABLE.
+   */
+  inSyncReplicas: number;
+  /** Controller mode: fewer replicas in sync than this refuses sends (IN_SYNC_REPLICAS_NOT_ENOUGH). No effect until the AutoSwitch HA stream lands. */
+  minInSyncReplicas: number;
+  /** Controller mode: a send waits for every replica of the SyncStateSet. */
+  allAckInSyncStateSet: boolean;
+  /** Controller mode: lower inSyncReplicas to the replicas in sync, down to minInSyncReplicas. No effect until the AutoSwitch HA stream lands. */
+  enableAutoInSyncReplicas: boolean;
+  /** Controller mode: a slave that has not caught up for this long leaves the SyncStateSet, ms (until the AutoSwitch HA stream lands no slave catches up: a new master drops the others after this). */
+  haMaxTimeSlaveNotCatchup: number;
+  /** Controller mode: a new replica with no data replicates from the master's last commit-log file only. No effect until the AutoSwitch HA stream lands. */
+  syncFromLastFile: boolean;
+  /** Controller mode: this replica replicates but never joins the SyncStateSet. No effect until the AutoSwitch HA stream lands. */
+  asyncLearner: boolean;
+  /** Controller mode: the epoch file; empty = `<storePathRootDir>/epochFileCheckpoint`. Not written yet. */
+  storePathEpochFile: string;
+  /** Controller mode: the file holding the id the controller gave; empty = `<storePathRootDir>/brokerIdentity`. */
+  storePathBrokerIdentity: string;
   /** A slave's fixed master HA address ("ip:port"); empty = learnt from the name server's REGISTER_BROKER answer. */
   haMasterAddress: string;
   /**
@@ -215,6 +236,15 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   haTransferBatchSize: 1024 * 32,
   haSlaveFallbehindMax: 1024 * 1024 * 256,
   haMasterAddress: '',
+  inSyncReplicas: 1,
+  minInSyncReplicas: 1,
+  allAckInSyncStateSet: false,
+  enableAutoInSyncReplicas: false,
+  haMaxTimeSlaveNotCatchup: 1000 * 15,
+  syncFromLastFile: false,
+  asyncLearner: false,
+  storePathEpochFile: '',
+  storePathBrokerIdentity: '',
   transientStorePoolEnable: false,
   writeSegmentSize: 4 * 1024 * 1024,
   timerWheelEnable: true,
