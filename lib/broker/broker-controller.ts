@@ -418,6 +418,7 @@ export class BrokerController {
     loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => (this.#isolated ? undefined : this.registerBrokerAll(true, false, this.brokerConfig.forceRegister)));
     if (this.replicasManager) {
       // Java's ReplicasManager.start(): the first attempt runs now, later ones in the background.
+      await this.replicasManager.load();
       this.replicasManager.start();
       await this.replicasManager.whenStartAttempted();
     }

@@ -3,7 +3,8 @@
  * test/unit/protocol/ha/autoswitch-ha-codec.test.ts). Our controller and name server run in process; the name server
  * hands the slave a TCP proxy's address as the master's HA address (REGISTER_BROKER's haServerAddr is rewritten),
  * and the proxy writes what passes each way, unchanged, to
- * `<out>/slave-to-master.bin` and `<out>/master-to-slave.bin`, with `<out>/index.json` (ids, offsets, bodies sent).
+ * `<out>/slave-to-master.bin` and `<out>/master-to-slave.bin`, with `<out>/index.json` (ids, offsets, bodies sent);
+ * and copies each store's `brokerIdentity` and `epochFileCheckpoint` to `<out>/master/` and `<out>/slave/`.
  *
  *   node dist/test/helpers/capture-autoswitch-ha.js test/fixtures/golden/ha-autoswitch-5.3.3
  *
@@ -126,6 +127,14 @@ async function main(out: string): Promise<void> {
       masterBrokerId: masterId, slaveBrokerId: slaveId, masterEpoch: sse().masterEpoch, topic, bodies,
       slaveToMasterChunks: rec.s2m.map((b) => b.length), masterToSlaveChunks: rec.m2s.map((b) => b.length), connections: conns.length,
     }, null, 1)}\n`);
+    // the identity and epoch files of both stores, as Java wrote them (after a clean stop)
+    await producer.shutdown();
+    producer = null;
+    for (const j of javas.splice(0)) await j.stop();
+    for (const [role, store] of [[masterId === 1 ? 'master' : 'slave', 'j1'], [masterId === 1 ? 'slave' : 'master', 'j2']] as const) {
+      await fs.promises.mkdir(path.join(out, role), { recursive: true });
+      for (const f of ['brokerIdentity', 'epochFileCheckpoint']) await fs.promises.copyFile(path.join(dir, store, f), path.join(out, role, f));
+    }
     console.log(`wrote ${out}: ${Buffer.concat(rec.s2m).length} bytes slave->master, ${Buffer.concat(rec.m2s).length} bytes master->slave`);
   } finally {
     await producer?.shutdown();

@@ -18,6 +18,7 @@ import type { RemotingClient } from '../../transport/remoting-client';
 import type { RemotingContext } from '../../transport/processor';
 import { ServiceLoop } from '../../util/service-loop';
 import { BrokerMetadata, TempBrokerMetadata } from '../../store/autoswitch/broker-metadata';
+import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
 import type { BrokerConfig } from '../broker-config';
 import type { BrokerProcessor } from '../processor/broker-processor';
@@ -87,6 +88,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class ReplicasManager {
   readonly brokerMetadata: BrokerMetadata;
   readonly tempBrokerMetadata: TempBrokerMetadata;
+  /** `epochFileCheckpoint`: the epoch of each master term this store wrote in, and where it began. */
+  readonly epochCache: EpochFileCache;
   #state: ReplicasManagerState = ReplicasManagerState.INITIAL;
   #registerState: RegisterState = RegisterState.INITIAL;
   #controllerAddresses: string[] = [];
@@ -97,8 +100,6 @@ export class ReplicasManager {
   #masterEpoch = 0;
   #syncStateSet = new Set<number>();
   #syncStateSetEpoch = 0;
-  /** The epoch of this broker's last term as master (what the epoch file's last entry will hold). */
-  #lastEpoch = 0;
   /** When this broker last became master: replicas of the set that never catch up leave it after haMaxTimeSlaveNotCatchup. */
   #masterSince = 0;
   #lastSlaveSyncAll = 0;
@@ -115,6 +116,7 @@ export class ReplicasManager {
     const file = broker.messageStoreConfig.storePathBrokerIdentity || path.join(broker.messageStoreConfig.storePathRootDir, 'brokerIdentity');
     this.brokerMetadata = new BrokerMetadata(file);
     this.tempBrokerMetadata = new TempBrokerMetadata(`${file}-temp`);
+    this.epochCache = new EpochFileCache(broker.messageStoreConfig.storePathEpochFile || path.join(broker.messageStoreConfig.storePathRootDir, 'epochFileCheckpoint'));
   }
 
   get state(): ReplicasManagerState { return this.#state; }
@@ -130,7 +132,8 @@ export class ReplicasManager {
   get controllerAddresses(): readonly string[] { return this.#controllerAddresses; }
   /** Role changes applied since start (master or slave). */
   get roleChanges(): number { return this.#roleChanges; }
-  get lastEpoch(): number { return this.#lastEpoch; }
+  /** The epoch file's last epoch, -1 when empty (Java getLastEpoch). */
+  get lastEpoch(): number { return this.epochCache.lastEpoch(); }
   get isMasterState(): boolean { return this.broker.messageStoreConfig.brokerRole === BrokerRole.SYNC_MASTER; }
 
   /** The NOTIFY_BROKER_ROLE_CHANGED processor (registered on the broker's remoting server). */
@@ -138,6 +141,11 @@ export class ReplicasManager {
     requestCodes: [RequestCode.NOTIFY_BROKER_ROLE_CHANGED],
     processRequest: (request: RemotingCommand, _ctx: RemotingContext) => this.#notifyBrokerRoleChanged(request),
   };
+
+  /** Loads the epoch file (Java's AutoSwitchHAService init). */
+  async load(): Promise<void> {
+    await this.epochCache.initCacheFromFile();
+  }
 
   /** Starts in the background: a start that fails is tried again every retryIntervalMillis (Java start()). */
   start(): void {
@@ -443,7 +451,7 @@ export class ReplicasManager {
     const maxOffset = this.broker.getMaxPhyOffset();
     const ext = BrokerHeartbeatRequestHeader.encode({
       clusterName: bc.brokerClusterName, brokerAddr: this.broker.brokerAddr, brokerName: bc.brokerName,
-      brokerId: this.#brokerControllerId ?? undefined, epoch: this.#lastEpoch, maxOffset,
+      brokerId: this.#brokerControllerId ?? undefined, epoch: this.epochCache.lastEpoch(), maxOffset,
       // no replication yet: everything this broker holds is what it confirms
       confirmOffset: maxOffset,
       heartbeatTimeoutMills: bc.controllerHeartBeatTimeoutMills, electionPriority: bc.brokerElectionPriority,
@@ -520,8 +528,16 @@ export class ReplicasManager {
     return this.#serialized(async () => {
       if (newMasterEpoch <= this.#masterEpoch || this.#state === ReplicasManagerState.SHUTDOWN) return;
       this.#log.info({ brokerName: this.broker.brokerConfig.brokerName, newMasterEpoch }, 'changing to master');
+      if (newMasterEpoch < this.epochCache.lastEpoch()) {
+        this.#log.warn({ newMasterEpoch, lastEpoch: this.epochCache.lastEpoch() }, 'the new master epoch is below the epoch file\'s last: not changing to master');
+        return;
+      }
       this.#masterEpoch = newMasterEpoch;
-      this.#lastEpoch = newMasterEpoch;
+      // the new term begins at the end of the log (Java AutoSwitchHAService.changeToMaster; no truncation yet)
+      if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
+      if (!(await this.epochCache.appendEntry({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
+        this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
+      }
       const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
       this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
       if (!wasMaster) {

@@ -22,6 +22,7 @@ import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer } from '../../../lib/index';
 import { SendStatus } from '../../../lib/client/send-result';
 import { ConfigError } from '../../../lib/errors';
+import { decodeEpochCheckpoint } from '../../../lib/store/autoswitch/epoch-file-cache';
 import { createMessage } from '../../../protocol/message/message';
 import { RemotingClient } from '../../../lib/transport';
 import { RemotingCommand } from '../../../protocol/remoting-command';
@@ -110,6 +111,10 @@ describe('controller: our brokers in controller mode', function () {
     // Java's BrokerMetadata bytes; the temp file is gone once the id was applied
     expect(await fs.promises.readFile(path.join(dir, 'b1', 'brokerIdentity'), 'utf8')).to.equal(`CC#${brokerName}#1`);
     expect(fs.existsSync(path.join(dir, 'b1', 'brokerIdentity-temp'))).to.equal(false);
+    // its term in the epoch file (Java's CheckpointFile: count, CRC, `<epoch>-<startOffset>` lines)
+    const epoch1 = rm1.masterEpoch;
+    expect(decodeEpochCheckpoint(await fs.promises.readFile(path.join(dir, 'b1', 'epochFileCheckpoint'), 'utf8'))).to.deep.equal([{ epoch: epoch1, startOffset: 0 }]);
+    expect(rm1.lastEpoch).to.equal(epoch1);
     await waitFor(() => routeAddrs(brokerName).get(0) === b1.brokerAddr, 30_000, 'the master registered with the name server as broker id 0');
     // master-only services run on the master
     expect(b1.transactionalMessageCheckService).to.have.property('isRunning', true);
@@ -150,6 +155,7 @@ describe('controller: our brokers in controller mode', function () {
     expect([...routeAddrs(brokerName).values()]).to.not.include(b1.brokerAddr);
     // the data version carries the master epoch (Java DataVersion.nextVersion(epoch))
     expect(b2.topicConfigManager.dataVersion.stateVersion).to.equal(rm2.masterEpoch);
+    expect(decodeEpochCheckpoint(await fs.promises.readFile(path.join(dir, 'b2', 'epochFileCheckpoint'), 'utf8'))).to.deep.equal([{ epoch: rm2.masterEpoch, startOffset: 0 }]);
     expect(b2.messageStore.getMaxPhyOffset()).to.equal(0);
     expect(await sendUntilOk(topic, 10, 'second-master')).to.equal(10);
     // they were stored on the new master (the old one is gone; nothing was replicated to it before)
