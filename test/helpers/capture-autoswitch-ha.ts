@@ -4,7 +4,8 @@
  * hands the slave a TCP proxy's address as the master's HA address (REGISTER_BROKER's haServerAddr is rewritten),
  * and the proxy writes what passes each way, unchanged, to
  * `<out>/slave-to-master.bin` and `<out>/master-to-slave.bin`, with `<out>/index.json` (ids, offsets, bodies sent);
- * and copies each store's `brokerIdentity` and `epochFileCheckpoint` to `<out>/master/` and `<out>/slave/`.
+ * and each broker's GET_BROKER_EPOCH_CACHE answer body (`get-broker-epoch-cache.json`) and each store's
+ * `brokerIdentity` and `epochFileCheckpoint` to `<out>/master/` and `<out>/slave/`.
  *
  *   node dist/test/helpers/capture-autoswitch-ha.js test/fixtures/golden/ha-autoswitch-5.3.3
  *
@@ -19,6 +20,9 @@ import { freePort } from '../../lib/cluster';
 import { NamesrvController } from '../../lib/namesrv/namesrv-controller';
 import { DefaultMQProducer } from '../../lib/index';
 import { createMessage } from '../../protocol/message/message';
+import { RemotingClient } from '../../lib/transport';
+import { RemotingCommand } from '../../protocol/remoting-command';
+import { RequestCode } from '../../protocol/code/request-code';
 import { freeBrokerPort, javaSkipReason, startJavaBroker, type JavaBroker } from './javaref';
 import { waitFor } from './wait-for';
 
@@ -127,6 +131,19 @@ async function main(out: string): Promise<void> {
       masterBrokerId: masterId, slaveBrokerId: slaveId, masterEpoch: sse().masterEpoch, topic, bodies,
       slaveToMasterChunks: rec.s2m.map((b) => b.length), masterToSlaveChunks: rec.m2s.map((b) => b.length), connections: conns.length,
     }, null, 1)}\n`);
+    // GET_BROKER_EPOCH_CACHE answered by both (the answer's body)
+    const client = new RemotingClient();
+    try {
+      for (const j of javas) {
+        const res = await client.invoke(j.addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_EPOCH_CACHE, null), 5000);
+        if (res.code !== 0 || !res.body) throw new Error(`GET_BROKER_EPOCH_CACHE: ${res.code} ${res.remark}`);
+        const role = j === javas[0] ? (masterId === 1 ? 'master' : 'slave') : (masterId === 1 ? 'slave' : 'master');
+        await fs.promises.mkdir(path.join(out, role), { recursive: true });
+        await fs.promises.writeFile(path.join(out, role, 'get-broker-epoch-cache.json'), res.body);
+      }
+    } finally {
+      await client.shutdown();
+    }
     // the identity and epoch files of both stores, as Java wrote them (after a clean stop)
     await producer.shutdown();
     producer = null;

@@ -31,7 +31,7 @@ import {
   GetReplicaInfoRequestHeader, GetReplicaInfoResponseHeader, NotifyBrokerRoleChangedRequestHeader,
   RegisterBrokerToControllerRequestHeader, RegisterBrokerToControllerResponseHeader,
 } from '../../../protocol/header';
-import { decodeElectMasterResponseBody, decodeSyncStateSet, encodeSyncStateSet } from '../../../protocol/body';
+import { decodeElectMasterResponseBody, decodeSyncStateSet, encodeEpochEntryCache, encodeSyncStateSet } from '../../../protocol/body';
 
 /** What the ReplicasManager needs of the broker (BrokerController implements it). */
 export interface ReplicasManagerBroker {
@@ -136,11 +136,24 @@ export class ReplicasManager {
   get lastEpoch(): number { return this.epochCache.lastEpoch(); }
   get isMasterState(): boolean { return this.broker.messageStoreConfig.brokerRole === BrokerRole.SYNC_MASTER; }
 
-  /** The NOTIFY_BROKER_ROLE_CHANGED processor (registered on the broker's remoting server). */
+  /** NOTIFY_BROKER_ROLE_CHANGED and GET_BROKER_EPOCH_CACHE (registered on the broker's remoting server). */
   readonly processor: BrokerProcessor = {
-    requestCodes: [RequestCode.NOTIFY_BROKER_ROLE_CHANGED],
-    processRequest: (request: RemotingCommand, _ctx: RemotingContext) => this.#notifyBrokerRoleChanged(request),
+    requestCodes: [RequestCode.NOTIFY_BROKER_ROLE_CHANGED, RequestCode.GET_BROKER_EPOCH_CACHE],
+    processRequest: async (request: RemotingCommand, _ctx: RemotingContext) => (request.code === RequestCode.GET_BROKER_EPOCH_CACHE
+      ? this.#getBrokerEpochCache(request)
+      : this.#notifyBrokerRoleChanged(request)),
   };
+
+  /** GET_BROKER_EPOCH_CACHE: the epoch file, the broker's current id (0 on the master) and its max offset. */
+  #getBrokerEpochCache(request: RemotingCommand): RemotingCommand {
+    const bc = this.broker.brokerConfig;
+    const res = RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null);
+    res.body = encodeEpochEntryCache({
+      clusterName: bc.brokerClusterName, brokerName: bc.brokerName, brokerId: bc.brokerId,
+      epochList: this.epochCache.getAllEntries(), maxOffset: this.broker.getMaxPhyOffset(),
+    });
+    return res;
+  }
 
   /** Loads the epoch file (Java's AutoSwitchHAService init). */
   async load(): Promise<void> {

@@ -28,6 +28,7 @@ import { RemotingClient } from '../../../lib/transport';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { GetReplicaInfoRequestHeader, GetReplicaInfoResponseHeader } from '../../../protocol/header';
+import { EPOCH_ENTRY_OPEN_END, decodeEpochEntryCache } from '../../../protocol/body';
 import { type JavaController, javaSkipReason, startJavaController } from '../../helpers/javaref';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
@@ -115,6 +116,17 @@ describe('controller: our brokers in controller mode', function () {
     const epoch1 = rm1.masterEpoch;
     expect(decodeEpochCheckpoint(await fs.promises.readFile(path.join(dir, 'b1', 'epochFileCheckpoint'), 'utf8'))).to.deep.equal([{ epoch: epoch1, startOffset: 0 }]);
     expect(rm1.lastEpoch).to.equal(epoch1);
+    // GET_BROKER_EPOCH_CACHE as a Java master answers it (broker id 0, the epoch file, the max offset)
+    const probe = new RemotingClient();
+    try {
+      const res = await probe.invoke(b1.brokerAddr, RemotingCommand.createRequest(RequestCode.GET_BROKER_EPOCH_CACHE, null), 3000);
+      expect(res.code).to.equal(0);
+      expect(decodeEpochEntryCache(res.body!)).to.deep.equal({
+        clusterName: 'CC', brokerName, brokerId: 0, epochList: [{ epoch: epoch1, startOffset: 0, endOffset: EPOCH_ENTRY_OPEN_END }], maxOffset: b1.messageStore.getMaxPhyOffset(),
+      });
+    } finally {
+      await probe.shutdown();
+    }
     await waitFor(() => routeAddrs(brokerName).get(0) === b1.brokerAddr, 30_000, 'the master registered with the name server as broker id 0');
     // master-only services run on the master
     expect(b1.transactionalMessageCheckService).to.have.property('isRunning', true);
