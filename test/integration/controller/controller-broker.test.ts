@@ -4,7 +4,8 @@
  * Java's bytes), is elected master and registers with the name server as broker id 0 once it has that role; a
  * producer sends to it. A second broker of ours in the set gets id 2 and registers as a slave with it. The master
  * is shut down: the controller elects the other, which becomes master at run time (no restart: its role, broker id
- * and master-only services change), registers as broker id 0 and takes sends.
+ * and master-only services change), registers as broker id 0 and takes sends. The old master comes back on its
+ * store: it keeps its id (the `brokerIdentity` file) and follows the new master as a slave.
  *
  * Not tested here (the AutoSwitch HA stream is not built yet): the messages of the old master on the new one. Without
  * replication the slave never joins the SyncStateSet, so the controllers run with enableElectUncleanMaster=true.
@@ -172,6 +173,24 @@ describe('controller: our brokers in controller mode', function () {
     expect(await sendUntilOk(topic, 10, 'second-master')).to.equal(10);
     // they were stored on the new master (the old one is gone; nothing was replicated to it before)
     expect(b2.messageStore.getMaxPhyOffset()).to.be.greaterThan(0);
+
+    // the old master comes back (same store, a new port): it keeps id 1 from its brokerIdentity file and follows the
+    // new master as a slave, registered with the name server as broker id 1
+    const b1again = newBroker('b1', brokerName);
+    await b1again.start();
+    const rm1again = b1again.replicasManager!;
+    await waitFor(() => rm1again.state === 'RUNNING', 30_000, 'the old master running again');
+    expect(rm1again.brokerControllerId).to.equal(1);
+    expect(b1again.messageStoreConfig.brokerRole).to.equal('SLAVE');
+    expect(b1again.brokerConfig.brokerId).to.equal(1);
+    expect(rm1again.masterAddress).to.equal(b2.brokerAddr);
+    expect(rm1again.masterEpoch).to.equal(rm2.masterEpoch);
+    expect(await fs.promises.readFile(path.join(dir, 'b1', 'brokerIdentity'), 'utf8')).to.equal(`CC#${brokerName}#1`);
+    // its epoch file still ends with its own term (truncation to the consistent point is not built yet)
+    expect(rm1again.lastEpoch).to.equal(epoch1);
+    await waitFor(() => routeAddrs(brokerName).get(1) === b1again.brokerAddr, 30_000, 'the old master registered with the name server as broker id 1');
+    expect(routeAddrs(brokerName).get(0)).to.equal(b2.brokerAddr);
+    expect(await controller!.masterOf(brokerName)).to.equal(2);
   };
 
   it('refuses enableControllerMode with enableDLegerCommitLog, and without controllerAddr', () => {
