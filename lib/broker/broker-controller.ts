@@ -578,6 +578,7 @@ export class BrokerController {
     if (results.length > 0) {
       this.#registeredOnce = true;
       if (!this.dledgerCommitLog && !this.replicasManager) this.replication.onRegisterResult(results[0]);
+      this.replicasManager?.onRegisterResult(results[0]);
     }
   }
 

@@ -19,6 +19,8 @@ import type { RemotingContext } from '../../transport/processor';
 import { ServiceLoop } from '../../util/service-loop';
 import { BrokerMetadata, TempBrokerMetadata } from '../../store/autoswitch/broker-metadata';
 import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
+import { AutoSwitchHAClient } from '../../ha/autoswitch/autoswitch-ha-client';
+import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
 import type { BrokerConfig } from '../broker-config';
 import type { BrokerProcessor } from '../processor/broker-processor';
@@ -51,6 +53,7 @@ export interface ReplicasManagerBroker {
   setSlaveSynchronizeMaster(masterAddr: string | null): void;
   syncAllFromMaster(): Promise<void>;
   getMaxPhyOffset(): number;
+  readonly messageStore: DefaultMessageStore;
 }
 
 export interface ReplicasManagerOptions {
@@ -109,6 +112,8 @@ export class ReplicasManager {
   #retryTimer: NodeJS.Timeout | null = null;
   #starting: Promise<void> | null = null;
   readonly #loops = new Map<string, ServiceLoop>();
+  /** The slave's AutoSwitch HA client (null on a master). */
+  #haClient: AutoSwitchHAClient | null = null;
   readonly #log: Logger;
 
   constructor(private readonly broker: ReplicasManagerBroker, private readonly options: ReplicasManagerOptions) {
@@ -134,6 +139,7 @@ export class ReplicasManager {
   get roleChanges(): number { return this.#roleChanges; }
   /** The epoch file's last epoch, -1 when empty (Java getLastEpoch). */
   get lastEpoch(): number { return this.epochCache.lastEpoch(); }
+  get haClient(): AutoSwitchHAClient | null { return this.#haClient; }
   get isMasterState(): boolean { return this.broker.messageStoreConfig.brokerRole === BrokerRole.SYNC_MASTER; }
 
   /** NOTIFY_BROKER_ROLE_CHANGED and GET_BROKER_EPOCH_CACHE (registered on the broker's remoting server). */
@@ -247,6 +253,8 @@ export class ReplicasManager {
     this.#loops.clear();
     await Promise.all(loops.map((l) => l.stop()));
     await this.#serial.catch(() => undefined);
+    await this.#haClient?.shutdown();
+    this.#haClient = null;
   }
 
   #loop(name: string, intervalMillis: number, task: () => Promise<void> | void, initialDelayMillis?: number): void {
@@ -465,8 +473,8 @@ export class ReplicasManager {
     const ext = BrokerHeartbeatRequestHeader.encode({
       clusterName: bc.brokerClusterName, brokerAddr: this.broker.brokerAddr, brokerName: bc.brokerName,
       brokerId: this.#brokerControllerId ?? undefined, epoch: this.epochCache.lastEpoch(), maxOffset,
-      // no replication yet: everything this broker holds is what it confirms
-      confirmOffset: maxOffset,
+      // a slave confirms what its master confirmed; a master (no HA connections yet) everything it holds
+      confirmOffset: this.#haClient && this.#haClient.confirmOffset >= 0 ? this.#haClient.confirmOffset : maxOffset,
       heartbeatTimeoutMills: bc.controllerHeartBeatTimeoutMills, electionPriority: bc.brokerElectionPriority,
     });
     await Promise.all(this.#controllerAddresses.map(async (addr) => {
@@ -554,6 +562,8 @@ export class ReplicasManager {
       const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
       this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
       if (!wasMaster) {
+        await this.#haClient?.shutdown();
+        this.#haClient = null;
         this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
         this.broker.brokerConfig.brokerId = 0;
         this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
@@ -584,6 +594,14 @@ export class ReplicasManager {
         this.#masterAddress = newMasterAddress;
         this.#masterBrokerId = newMasterBrokerId;
         this.#handleSlaveSynchronize(BrokerRole.SLAVE);
+        // the master's HA address comes with the next name-server registration answer (Java updateHaMasterAddress)
+        await this.#haClient?.shutdown();
+        const msc = this.broker.messageStoreConfig;
+        this.#haClient = new AutoSwitchHAClient({
+          store: this.broker.messageStore, epochCache: this.epochCache, brokerId: this.#brokerControllerId!,
+          syncFromLastFile: msc.syncFromLastFile, asyncLearner: msc.asyncLearner, logger: this.#log.child({ component: 'autoswitch-ha-client' }),
+        });
+        this.#haClient.start();
         this.#roleChanges++;
       } else {
         this.#masterAddress = newMasterAddress;
@@ -591,6 +609,11 @@ export class ReplicasManager {
       this.broker.nextDataVersion(newMasterEpoch);
       this.#registerBrokerWhenRoleChange();
     });
+  }
+
+  /** A REGISTER_BROKER answer: a slave learns the master's HA address (Java handleRegisterBrokerResult). */
+  onRegisterResult(result: { haServerAddr?: string | null }): void {
+    if (this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE && result.haServerAddr) this.#haClient?.updateHaMasterAddress(result.haServerAddr);
   }
 
   #registerBrokerWhenRoleChange(): void {
