@@ -275,7 +275,10 @@ export class BrokerController {
       }, componentLogger('dledger-commit-log', this.logger))
       : null;
     this.replicasManager = bc.enableControllerMode
-      ? new ReplicasManager(this, { remotingClient: this.brokerOuterAPI.remotingClient, logger: componentLogger('replicas-manager', this.logger), ...options.replicasManager })
+      ? new ReplicasManager(this, {
+        remotingClient: this.brokerOuterAPI.remotingClient, logger: componentLogger('replicas-manager', this.logger),
+        bindAddress: options.remotingServerConfig?.bindAddress, ...options.replicasManager,
+      })
       : null;
     this.accessValidator = bc.aclEnable
       ? new PlainAccessValidator({ fileHome: bc.rocketmqHome, ...options.acl, logger: this.logger })
@@ -386,7 +389,11 @@ export class BrokerController {
     // DLedger replicates through its own log: no HA stream. Controller mode's AutoSwitch HA stream is not built yet:
     // the 4.x one would be spoken to a Java replica that expects AutoSwitch frames, so none runs.
     if (this.dledgerCommitLog) await this.dledgerCommitLog.start();
-    else if (this.replicasManager) this.messageStore.setReplicaWaiter(this.#controllerReplicaWaiter());
+    else if (this.replicasManager) {
+      const configured = this.messageStoreConfig.haListenPort || (this.remotingServer.options.listenPort === 0 ? 0 : this.#listenPort + 1);
+      await this.replicasManager.startHAService(configured);
+      this.messageStore.setReplicaWaiter(this.#controllerReplicaWaiter());
+    }
     else await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);
     await this.#startVipChannel();
     const bind = this.remotingServer.options.bindAddress;
@@ -535,17 +542,15 @@ export class BrokerController {
   }
 
   /**
-   * Controller mode: what a SYNC_MASTER's send waits for (Java CommitLog.handleHA): needAckNums is inSyncReplicas,
-   * or the SyncStateSet's size with allAckInSyncStateSet; 1 is the master alone and answers at once. Until the
-   * AutoSwitch HA stream lands no replica acknowledges, so more than 1 answers SLAVE_NOT_AVAILABLE.
+   * Controller mode: what a SYNC_MASTER's send waits for (Java CommitLog.handleHA): needAckNums replicas of the
+   * SyncStateSet, the master included, holding the message (1: the master alone answers at once); a set smaller than
+   * needAckNums answers SLAVE_NOT_AVAILABLE, a wait past syncFlushTimeout FLUSH_SLAVE_TIMEOUT.
    */
   #controllerReplicaWaiter(): { isSlaveOK(end: number): boolean; waitTransfer(end: number, timeoutMillis: number): Promise<boolean> } {
-    const needAckNums = () => (this.messageStoreConfig.allAckInSyncStateSet
-      ? Math.max(1, this.replicasManager!.syncStateSet.syncStateSet.length)
-      : this.messageStoreConfig.inSyncReplicas);
+    const rm = this.replicasManager!;
     return {
-      isSlaveOK: () => needAckNums() <= 1,
-      waitTransfer: () => Promise.resolve(needAckNums() <= 1),
+      isSlaveOK: () => rm.needAckNums() <= 1 || rm.syncStateSet.syncStateSet.length >= rm.needAckNums(),
+      waitTransfer: (end, timeoutMillis) => (rm.needAckNums() <= 1 ? Promise.resolve(true) : rm.haService.waitAcks(end, rm.needAckNums(), timeoutMillis)),
     };
   }
 
@@ -611,7 +616,7 @@ export class BrokerController {
       brokerAddr: this.brokerAddr,
       brokerName: bc.brokerName,
       brokerId: bc.brokerId,
-      haServerAddr: `${bc.brokerIP2 || bc.brokerIP1}:${this.replication.haListenPort || this.listenPort + 1}`,
+      haServerAddr: `${bc.brokerIP2 || bc.brokerIP1}:${(this.replicasManager ? this.replicasManager.haListenPort : this.replication.haListenPort) || this.listenPort + 1}`,
       topicConfigWrapper: wrapper,
       filterServerList: [],
       timeoutMills: bc.registerBrokerTimeoutMills,

@@ -92,6 +92,18 @@ export function encodeAutoSwitchMasterFrame(f: AutoSwitchMasterFrame): Buffer {
   return f.body.length ? Buffer.concat([h, f.body]) : h;
 }
 
+/** The master's 36-byte TRANSFER header alone, for `bodySize` bytes written after it (the commit log, not copied). */
+export function encodeAutoSwitchTransferHeader(offset: number, epoch: number, epochStartOffset: number, confirmOffset: number, bodySize: number): Buffer {
+  const h = Buffer.alloc(AUTOSWITCH_MASTER_TRANSFER_HEADER_SIZE);
+  h.writeInt32BE(HAConnectionState.TRANSFER, 0);
+  h.writeInt32BE(bodySize, 4);
+  w64(h, offset, 8);
+  h.writeInt32BE(epoch, 16);
+  w64(h, epochStartOffset, 20);
+  w64(h, confirmOffset, 28);
+  return h;
+}
+
 /** Buffers what arrives and yields whole frames; what is left waits for more bytes. */
 abstract class StreamDecoder<F> {
   #buf: Buffer = Buffer.alloc(0);

@@ -20,6 +20,7 @@ import { ServiceLoop } from '../../util/service-loop';
 import { BrokerMetadata, TempBrokerMetadata } from '../../store/autoswitch/broker-metadata';
 import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
 import { AutoSwitchHAClient } from '../../ha/autoswitch/autoswitch-ha-client';
+import { AutoSwitchHAService } from '../../ha/autoswitch/autoswitch-ha-service';
 import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
 import type { BrokerConfig } from '../broker-config';
@@ -59,6 +60,8 @@ export interface ReplicasManagerBroker {
 export interface ReplicasManagerOptions {
   remotingClient: RemotingClient;
   logger: Logger;
+  /** Address the HA port binds. */
+  bindAddress?: string;
   /** Wait before a failed start is tried again (Java: 5 s). */
   retryIntervalMillis?: number;
   /** The first run of the periodic controller calls (Java: 3 s); tests shorten it. */
@@ -103,8 +106,6 @@ export class ReplicasManager {
   #masterEpoch = 0;
   #syncStateSet = new Set<number>();
   #syncStateSetEpoch = 0;
-  /** When this broker last became master: replicas of the set that never catch up leave it after haMaxTimeSlaveNotCatchup. */
-  #masterSince = 0;
   #lastSlaveSyncAll = 0;
   #roleChanges = 0;
   /** Role changes run one at a time (Java's synchronized). */
@@ -112,6 +113,9 @@ export class ReplicasManager {
   #retryTimer: NodeJS.Timeout | null = null;
   #starting: Promise<void> | null = null;
   readonly #loops = new Map<string, ServiceLoop>();
+  /** The HA port: slaves replicate from this broker while it is master. */
+  readonly haService: AutoSwitchHAService;
+  #reportingSyncStateSet = false;
   /** The slave's AutoSwitch HA client (null on a master). */
   #haClient: AutoSwitchHAClient | null = null;
   readonly #log: Logger;
@@ -122,6 +126,35 @@ export class ReplicasManager {
     this.brokerMetadata = new BrokerMetadata(file);
     this.tempBrokerMetadata = new TempBrokerMetadata(`${file}-temp`);
     this.epochCache = new EpochFileCache(broker.messageStoreConfig.storePathEpochFile || path.join(broker.messageStoreConfig.storePathRootDir, 'epochFileCheckpoint'));
+    this.haService = new AutoSwitchHAService({
+      store: broker.messageStore, epochCache: this.epochCache, logger: this.#log.child({ component: 'autoswitch-ha-service' }), bindAddress: options.bindAddress,
+      syncStateSet: () => this.#syncStateSet,
+      localBrokerId: () => this.#brokerControllerId,
+      onSlaveCaughtUp: (id) => {
+        if (!this.isMasterState || this.#syncStateSet.has(id) || this.#reportingSyncStateSet) return;
+        this.#reportingSyncStateSet = true;
+        void this.#doReportSyncStateSetChanged([...this.#syncStateSet, id]).finally(() => { this.#reportingSyncStateSet = false; });
+      },
+    });
+  }
+
+  /** The HA port (after startHAService). */
+  get haListenPort(): number {
+    return this.haService.listenPort;
+  }
+
+  /** Listens on the HA port (Java's AutoSwitchHAService start: every role listens). */
+  async startHAService(port: number): Promise<void> {
+    await this.haService.start(port);
+  }
+
+  /**
+   * Controller mode's wait for replicas (Java CommitLog.handleHA): needAckNums is inSyncReplicas, or the SyncStateSet's
+   * size with allAckInSyncStateSet; the master counts as one.
+   */
+  needAckNums(): number {
+    const msc = this.broker.messageStoreConfig;
+    return msc.allAckInSyncStateSet ? Math.max(1, this.#syncStateSet.size) : msc.inSyncReplicas;
   }
 
   get state(): ReplicasManagerState { return this.#state; }
@@ -255,6 +288,7 @@ export class ReplicasManager {
     await this.#serial.catch(() => undefined);
     await this.#haClient?.shutdown();
     this.#haClient = null;
+    await this.haService.shutdown();
   }
 
   #loop(name: string, intervalMillis: number, task: () => Promise<void> | void, initialDelayMillis?: number): void {
@@ -564,13 +598,13 @@ export class ReplicasManager {
       if (!wasMaster) {
         await this.#haClient?.shutdown();
         this.#haClient = null;
+        this.haService.destroyConnections();
         this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
         this.broker.brokerConfig.brokerId = 0;
         this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
         await this.broker.changeSpecialServiceStatus(true);
         this.#masterAddress = this.broker.brokerAddr;
         this.#masterBrokerId = this.#brokerControllerId;
-        this.#masterSince = Date.now();
         this.#loop('CheckSyncStateSet', this.broker.brokerConfig.checkSyncStateSetPeriod, () => this.#checkSyncStateSetAndDoReport());
         this.#roleChanges++;
       }
@@ -595,6 +629,7 @@ export class ReplicasManager {
         this.#masterBrokerId = newMasterBrokerId;
         this.#handleSlaveSynchronize(BrokerRole.SLAVE);
         // the master's HA address comes with the next name-server registration answer (Java updateHaMasterAddress)
+        this.haService.destroyConnections();
         await this.#haClient?.shutdown();
         const msc = this.broker.messageStoreConfig;
         this.#haClient = new AutoSwitchHAClient({
@@ -647,14 +682,10 @@ export class ReplicasManager {
     }, SLAVE_SYNC_INTERVAL_MILLIS);
   }
 
-  /**
-   * A master's SyncStateSet check: without the HA stream no slave catches up, so every other replica leaves the set
-   * once haMaxTimeSlaveNotCatchup has passed since this broker became master (Java maybeShrinkSyncStateSet).
-   */
+  /** A master's SyncStateSet check: replicas that did not catch up for haMaxTimeSlaveNotCatchup leave it. */
   async #checkSyncStateSetAndDoReport(): Promise<void> {
     if (!this.isMasterState || this.#brokerControllerId === null) return;
-    const grace = Date.now() - this.#masterSince < this.broker.messageStoreConfig.haMaxTimeSlaveNotCatchup;
-    const next = new Set<number>(grace ? this.#syncStateSet : []);
+    const next = this.haService.maybeShrinkSyncStateSet();
     next.add(this.#brokerControllerId);
     if (next.size === this.#syncStateSet.size && [...next].every((id) => this.#syncStateSet.has(id))) return;
     await this.#doReportSyncStateSetChanged([...next]);

@@ -76,7 +76,7 @@ describe('controller: our brokers in controller mode', function () {
         brokerId: 7, ...extra,
       },
       messageStoreConfig: {
-        storePathRootDir: path.join(dir, name), mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, brokerRole: 'ASYNC_MASTER',
+        storePathRootDir: path.join(dir, name), haSendHeartbeatInterval: 1000, haMaxTimeSlaveNotCatchup: 6000, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, brokerRole: 'ASYNC_MASTER',
       },
       remotingServerConfig: { listenPort: 0, bindAddress: '127.0.0.1' },
       replicasManager: { retryIntervalMillis: 500, initialDelayMillis: 300 },
@@ -150,6 +150,11 @@ describe('controller: our brokers in controller mode', function () {
     expect(await fs.promises.readFile(path.join(dir, 'b2', 'brokerIdentity'), 'utf8')).to.equal(`CC#${brokerName}#2`);
     await waitFor(() => routeAddrs(brokerName).get(2) === b2.brokerAddr, 30_000, 'the slave registered with the name server as broker id 2');
     expect(b2.transactionalMessageCheckService).to.have.property('isRunning', false);
+    // it replicates the master over the AutoSwitch HA stream and the master adds it to the SyncStateSet
+    const firstMasterEnd = b1.messageStore.getMaxPhyOffset();
+    await waitFor(() => b2.messageStore.getMaxPhyOffset() === firstMasterEnd, 30_000, 'the slave holding what the master held');
+    await waitFor(() => rm1.syncStateSet.syncStateSet.length === 2, 30_000, 'the slave in the SyncStateSet');
+    expect(rm1.syncStateSet.syncStateSet).to.deep.equal([1, 2]);
 
     // the master goes away: its connection to the controller closes and the controller elects the other
     const epochBefore = rm2.masterEpoch;
@@ -168,11 +173,15 @@ describe('controller: our brokers in controller mode', function () {
     expect([...routeAddrs(brokerName).values()]).to.not.include(b1.brokerAddr);
     // the data version carries the master epoch (Java DataVersion.nextVersion(epoch))
     expect(b2.topicConfigManager.dataVersion.stateVersion).to.equal(rm2.masterEpoch);
-    expect(decodeEpochCheckpoint(await fs.promises.readFile(path.join(dir, 'b2', 'epochFileCheckpoint'), 'utf8'))).to.deep.equal([{ epoch: rm2.masterEpoch, startOffset: 0 }]);
-    expect(b2.messageStore.getMaxPhyOffset()).to.equal(0);
+    // the first master's term (replicated) and its own, from where the log ended
+    expect(decodeEpochCheckpoint(await fs.promises.readFile(path.join(dir, 'b2', 'epochFileCheckpoint'), 'utf8'))).to.deep.equal([
+      { epoch: epoch1, startOffset: 0 }, { epoch: rm2.masterEpoch, startOffset: firstMasterEnd }]);
+    // the messages written on the first master are here
+    expect(b2.messageStore.getMaxPhyOffset()).to.equal(firstMasterEnd);
+    const log2 = (await fs.promises.readFile(path.join(dir, 'b2', 'commitlog', '00000000000000000000'))).subarray(0, firstMasterEnd).toString('latin1');
+    for (let i = 0; i < 10; i++) expect(log2).to.include(`first-master-${i}`);
     expect(await sendUntilOk(topic, 10, 'second-master')).to.equal(10);
-    // they were stored on the new master (the old one is gone; nothing was replicated to it before)
-    expect(b2.messageStore.getMaxPhyOffset()).to.be.greaterThan(0);
+    expect(b2.messageStore.getMaxPhyOffset()).to.be.greaterThan(firstMasterEnd);
 
     // the old master comes back (same store, a new port): it keeps id 1 from its brokerIdentity file and follows the
     // new master as a slave, registered with the name server as broker id 1
@@ -186,11 +195,14 @@ describe('controller: our brokers in controller mode', function () {
     expect(rm1again.masterAddress).to.equal(b2.brokerAddr);
     expect(rm1again.masterEpoch).to.equal(rm2.masterEpoch);
     expect(await fs.promises.readFile(path.join(dir, 'b1', 'brokerIdentity'), 'utf8')).to.equal(`CC#${brokerName}#1`);
-    // its epoch file still ends with its own term (truncation to the consistent point is not built yet)
-    expect(rm1again.lastEpoch).to.equal(epoch1);
     await waitFor(() => routeAddrs(brokerName).get(1) === b1again.brokerAddr, 30_000, 'the old master registered with the name server as broker id 1');
     expect(routeAddrs(brokerName).get(0)).to.equal(b2.brokerAddr);
     expect(await controller!.masterOf(brokerName)).to.equal(2);
+    // its log ends at the consistent point (it was in the SyncStateSet): it replicates the new master's term and
+    // rejoins the SyncStateSet
+    await waitFor(() => b1again.messageStore.getMaxPhyOffset() === b2.messageStore.getMaxPhyOffset(), 30_000, 'the old master catching up');
+    expect(rm1again.lastEpoch).to.equal(rm2.masterEpoch);
+    await waitFor(() => rm2.syncStateSet.syncStateSet.length === 2, 30_000, 'the old master back in the SyncStateSet');
   };
 
   it('refuses enableControllerMode with enableDLegerCommitLog, and without controllerAddr', () => {
@@ -206,7 +218,6 @@ describe('controller: our brokers in controller mode', function () {
       controllerDLegerGroup: 'cg', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0', controllerStorePath: path.join(dir, 'controller'),
       configStorePath: path.join(dir, 'controller.properties'), mappedFileSize: 1024 * 1024, controllerDLegerHeartBeatTimeIntervalMs: 200,
       controllerDLegerMinVoteIntervalMs: 20, controllerDLegerMaxVoteIntervalMs: 60, scanNotActiveBrokerInterval: 500, scanInactiveMasterInterval: 500,
-      enableElectUncleanMaster: true,
     });
     await cm.start();
     await waitFor(() => cm.isLeaderState, 10_000, 'the controller to lead');
@@ -227,7 +238,7 @@ describe('controller: our brokers in controller mode', function () {
     const port = await freePort();
     const jc: JavaController = await startJavaController({
       controllerDLegerGroup: 'cg', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0',
-      controllerStorePath: path.join(dir, 'jcontroller'), enableElectUncleanMaster: true, scanNotActiveBrokerInterval: 500,
+      controllerStorePath: path.join(dir, 'jcontroller'), scanNotActiveBrokerInterval: 500,
     });
     const query = new RemotingClient();
     controller = {
