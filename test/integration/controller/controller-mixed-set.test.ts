@@ -1,9 +1,10 @@
 /**
- * A Java 5.3.3 broker and one of ours in the same broker set, under our controller: the Java broker is master;
- * ours gets id 2, becomes its slave, learns the master's HA address from the name server and replicates over the
- * AutoSwitch HA stream (our AutoSwitchHAClient against Java's AutoSwitchHAConnection): what was sent before it
- * joined and after is in its commit log, its epoch file holds the master's term, and the Java master adds it to
- * the SyncStateSet.
+ * A Java 5.3.3 broker and one of ours in the same broker set, under our controller, over the AutoSwitch HA stream.
+ * Java master, our slave (our AutoSwitchHAClient against Java's AutoSwitchHAConnection): ours gets id 2, learns the
+ * master's HA address from the name server, holds the master's commit log byte for byte and its term in the epoch
+ * file, and the Java master adds it to the SyncStateSet. Our master, Java slave (Java's AutoSwitchHAClient against
+ * our AutoSwitchHAService): the Java slave catches up, our master adds it to the set; our master shut down, the
+ * controller elects the Java broker, which takes sends and holds every message.
  *
  * Skips with a clear line when java or ../shared/javaref/5.3.3 is absent.
  */
@@ -27,7 +28,7 @@ import { type JavaBroker, javaSkipReason, startJavaBroker } from '../../helpers/
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
 
-describe('controller: a Java 5.3.3 master and our slave in one broker set (AutoSwitch HA)', function () {
+describe('controller: a Java 5.3.3 broker and ours in one broker set (AutoSwitch HA both ways)', function () {
   this.timeout(300_000);
   let dir: string;
   let namesrv: NamesrvController | null = null;
@@ -45,17 +46,27 @@ describe('controller: a Java 5.3.3 master and our slave in one broker set (AutoS
     }
   });
 
-  after(async () => {
+  afterEach(async () => {
     await producer?.shutdown();
+    producer = null;
     await ours?.shutdown();
+    ours = null;
     await java?.stop();
+    java = null;
     await cm?.shutdown();
+    cm = null;
     await namesrv?.shutdown();
-    await client.shutdown();
+    namesrv = null;
     if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
   });
 
-  it('our slave replicates from the Java master and joins its SyncStateSet', async () => {
+  after(async () => {
+    await client.shutdown();
+  });
+
+  const periods = { syncBrokerMetadataPeriod: 1000, checkSyncStateSetPeriod: 1000, syncControllerMetadataPeriod: 2000, controllerHeartBeatTimeoutMills: 6000, brokerHeartbeatInterval: 500 };
+
+  const setup = async (): Promise<void> => {
     dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'controller-mixed-'));
     namesrv = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
     await namesrv.start();
@@ -66,69 +77,123 @@ describe('controller: a Java 5.3.3 master and our slave in one broker set (AutoS
     });
     await cm.start();
     await waitFor(() => cm!.isLeaderState, 10_000, 'the controller to lead');
-    const brokerName = randomName('mix');
-    const periods = { syncBrokerMetadataPeriod: 1000, checkSyncStateSetPeriod: 1000, syncControllerMetadataPeriod: 2000, controllerHeartBeatTimeoutMills: 6000, brokerHeartbeatInterval: 500 };
-    java = await startJavaBroker('5.3.3', {
-      namesrvAddr: namesrv.address, brokerName, storeDir: path.join(dir, 'j1'),
-      conf: { brokerClusterName: 'CC', brokerName, enableControllerMode: true, controllerAddr: cm.address, brokerIP2: '127.0.0.1', haMaxTimeSlaveNotCatchup: 6000,
-        mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, ...periods },
-    });
-    const routeAddrs = () => namesrv!.routeInfoManager.brokerAddrTable.get(brokerName)?.brokerAddrs ?? new Map<number, string>();
-    await waitFor(() => routeAddrs().get(0) === java!.addr, 60_000, 'the Java broker registered as master');
-    const topic = randomName('MX');
-    producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: namesrv.address, instanceName: randomName('p'), sendMsgTimeout: 3000, pollNameServerInterval: 200 });
-    await producer.start();
-    const bodies: string[] = [];
-    await waitFor(async () => {
-      try {
-        const b = `before-${bodies.length}`;
-        const r = await producer!.send(createMessage(topic, b));
-        if (r.sendStatus === SendStatus.SEND_OK) bodies.push(b);
-      } catch { /* topic being created */ }
-      return bodies.length >= 5;
-    }, 60_000, '5 sends to the Java master', 100);
+  };
 
-    ours = new BrokerController({
-      brokerConfig: { brokerClusterName: 'CC', brokerName, namesrvAddr: namesrv.address, brokerIP1: '127.0.0.1', brokerIP2: '127.0.0.1', enableControllerMode: true, controllerAddr: cm.address, ...periods },
-      messageStoreConfig: { storePathRootDir: path.join(dir, 'ours'), mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, haSendHeartbeatInterval: 1000 },
+  const startJava = (brokerName: string): Promise<JavaBroker> => startJavaBroker('5.3.3', {
+    namesrvAddr: namesrv!.address, brokerName, storeDir: path.join(dir, 'j1'),
+    conf: { brokerClusterName: 'CC', brokerName, enableControllerMode: true, controllerAddr: cm!.address, brokerIP2: '127.0.0.1', haMaxTimeSlaveNotCatchup: 6000,
+      mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, ...periods },
+  });
+
+  const startOurs = async (brokerName: string): Promise<BrokerController> => {
+    const b = new BrokerController({
+      brokerConfig: { brokerClusterName: 'CC', brokerName, namesrvAddr: namesrv!.address, brokerIP1: '127.0.0.1', brokerIP2: '127.0.0.1', enableControllerMode: true, controllerAddr: cm!.address, ...periods },
+      messageStoreConfig: { storePathRootDir: path.join(dir, 'ours'), mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, haSendHeartbeatInterval: 1000, haMaxTimeSlaveNotCatchup: 6000 },
       remotingServerConfig: { listenPort: 0, bindAddress: '127.0.0.1' },
       replicasManager: { retryIntervalMillis: 500, initialDelayMillis: 300 },
     });
-    await ours.start();
+    await b.start();
+    return b;
+  };
+
+  const masterMax = async (addr: string): Promise<number> => {
+    const res = await client.invoke(addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_EPOCH_CACHE, null), 3000);
+    return decodeEpochEntryCache(res.body!).maxOffset;
+  };
+
+  const sendSome = async (topic: string, label: string, n: number, bodies: string[]): Promise<void> => {
+    let ok = 0;
+    await waitFor(async () => {
+      try {
+        const b = `${label}-${ok}`;
+        const r = await producer!.send(createMessage(topic, b));
+        if (r.sendStatus === SendStatus.SEND_OK) {
+          bodies.push(b);
+          ok++;
+        }
+      } catch { /* topic being created, or the route moving */ }
+      return ok >= n;
+    }, 60_000, `${n} sends (${label})`, 100);
+  };
+
+  const routeAddrs = (brokerName: string) => namesrv!.routeInfoManager.brokerAddrTable.get(brokerName)?.brokerAddrs ?? new Map<number, string>();
+  const sse = (brokerName: string) => cm!.controller.replicasInfoManager.syncStateSetInfoTable.get(brokerName)!;
+  const newProducer = async (): Promise<DefaultMQProducer> => {
+    const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: namesrv!.address, instanceName: randomName('p'), sendMsgTimeout: 3000, pollNameServerInterval: 200, retryTimesWhenSendFailed: 2 });
+    await p.start();
+    return p;
+  };
+  const commitLog = async (store: string, end: number): Promise<Buffer> => (await fs.promises.readFile(path.join(dir, store, 'commitlog', '00000000000000000000'))).subarray(0, end);
+
+  it('our slave replicates from the Java master and joins its SyncStateSet', async () => {
+    await setup();
+    const brokerName = randomName('mix');
+    java = await startJava(brokerName);
+    await waitFor(() => routeAddrs(brokerName).get(0) === java!.addr, 60_000, 'the Java broker registered as master');
+    const topic = randomName('MX');
+    producer = await newProducer();
+    const bodies: string[] = [];
+    await sendSome(topic, 'before', 5, bodies);
+
+    ours = await startOurs(brokerName);
     const rm = ours.replicasManager!;
     await waitFor(() => rm.state === 'RUNNING', 30_000, 'our broker running under the controller');
     expect(rm.brokerControllerId).to.equal(2);
     expect(ours.messageStoreConfig.brokerRole).to.equal('SLAVE');
     expect(rm.masterAddress).to.equal(java.addr);
-    await waitFor(() => routeAddrs().get(2) === ours!.brokerAddr, 30_000, 'our slave registered as broker id 2');
+    await waitFor(() => routeAddrs(brokerName).get(2) === ours!.brokerAddr, 30_000, 'our slave registered as broker id 2');
     await waitFor(() => rm.haClient?.haMasterAddress != null, 30_000, 'the master HA address learnt from the name server');
-
-    const masterMax = async (): Promise<number> => {
-      const res = await client.invoke(java!.addr, RemotingCommand.createRequest(RequestCode.GET_BROKER_EPOCH_CACHE, null), 3000);
-      return decodeEpochEntryCache(res.body!).maxOffset;
-    };
-    const m1 = await masterMax();
+    const m1 = await masterMax(java.addr);
     await waitFor(() => ours!.messageStore.getMaxPhyOffset() === m1, 30_000, 'our slave holding what the master held');
     // the Java master saw it catch up and added it to the SyncStateSet
-    const sse = () => cm!.controller.replicasInfoManager.syncStateSetInfoTable.get(brokerName)!;
-    await waitFor(() => sse().syncStateSet.size === 2, 30_000, 'our slave in the SyncStateSet');
-    expect([...sse().syncStateSet].sort()).to.deep.equal([1, 2]);
+    await waitFor(() => sse(brokerName).syncStateSet.size === 2, 30_000, 'our slave in the SyncStateSet');
+    expect([...sse(brokerName).syncStateSet].sort()).to.deep.equal([1, 2]);
 
-    for (let i = 0; i < 5; i++) {
-      const r = await producer.send(createMessage(topic, `after-${i}`));
-      expect(r.sendStatus).to.equal(SendStatus.SEND_OK);
-      bodies.push(`after-${i}`);
-    }
-    const m2 = await masterMax();
+    await sendSome(topic, 'after', 5, bodies);
+    const m2 = await masterMax(java.addr);
     expect(m2).to.be.greaterThan(m1);
     await waitFor(() => ours!.messageStore.getMaxPhyOffset() === m2, 30_000, 'our slave holding the later sends');
-    const log = (await fs.promises.readFile(path.join(dir, 'ours', 'commitlog', '00000000000000000000'))).subarray(0, m2).toString('latin1');
-    for (const b of bodies) expect(log).to.include(b);
+    const log = await commitLog('ours', m2);
+    for (const b of bodies) expect(log.toString('latin1')).to.include(b);
     // the same bytes as the master's commit log
-    const javaLog = (await fs.promises.readFile(path.join(dir, 'j1', 'commitlog', '00000000000000000000'))).subarray(0, m2);
-    expect(Buffer.from(log, 'latin1').equals(javaLog)).to.equal(true);
-    const masterEpoch = sse().masterEpoch;
-    expect(decodeEpochCheckpoint(await fs.promises.readFile(path.join(dir, 'ours', 'epochFileCheckpoint'), 'utf8'))).to.deep.equal([{ epoch: masterEpoch, startOffset: 0 }]);
+    expect(log.equals(await commitLog('j1', m2))).to.equal(true);
+    expect(decodeEpochCheckpoint(await fs.promises.readFile(path.join(dir, 'ours', 'epochFileCheckpoint'), 'utf8'))).to.deep.equal([{ epoch: sse(brokerName).masterEpoch, startOffset: 0 }]);
     expect(rm.haClient!.refusedHandshakes).to.equal(0);
+  });
+
+  it('a Java slave replicates from our master and joins its SyncStateSet; our master shut down, the Java slave takes over with every message', async () => {
+    await setup();
+    const brokerName = randomName('mix');
+    ours = await startOurs(brokerName);
+    const rm = ours.replicasManager!;
+    await waitFor(() => rm.state === 'RUNNING', 30_000, 'our broker running under the controller');
+    expect(rm.brokerControllerId).to.equal(1);
+    await waitFor(() => routeAddrs(brokerName).get(0) === ours!.brokerAddr, 30_000, 'our master registered as broker id 0');
+    const topic = randomName('MX');
+    producer = await newProducer();
+    const bodies: string[] = [];
+    await sendSome(topic, 'before', 5, bodies);
+
+    java = await startJava(brokerName);
+    await waitFor(() => routeAddrs(brokerName).get(2) === java!.addr, 60_000, 'the Java slave registered as broker id 2');
+    // Java's AutoSwitchHAClient against our AutoSwitchHAService: it catches up and our master adds it to the set
+    await waitFor(() => rm.syncStateSet.syncStateSet.length === 2, 60_000, 'the Java slave in our master\'s SyncStateSet');
+    expect([...sse(brokerName).syncStateSet].sort()).to.deep.equal([1, 2]);
+    await sendSome(topic, 'after', 5, bodies);
+    const end = ours.messageStore.getMaxPhyOffset();
+    await waitFor(async () => (await masterMax(java!.addr)) === end, 30_000, 'the Java slave holding everything');
+    expect((await commitLog('j1', end)).equals(await commitLog('ours', end))).to.equal(true);
+
+    // our master goes away: the controller elects the Java slave (clean: it is in the SyncStateSet)
+    const epochBefore = sse(brokerName).masterEpoch;
+    await ours.shutdown();
+    ours = null;
+    await waitFor(() => sse(brokerName).masterEpoch > epochBefore && sse(brokerName).masterBrokerId === 2, 30_000, 'the Java slave elected');
+    await waitFor(() => routeAddrs(brokerName).get(0) === java!.addr, 60_000, 'the Java broker registered as master');
+    await sendSome(topic, 'java-master', 3, bodies);
+    const javaEnd = await masterMax(java.addr);
+    expect(javaEnd).to.be.greaterThan(end);
+    const jlog = (await commitLog('j1', javaEnd)).toString('latin1');
+    for (const b of bodies) expect(jlog).to.include(b);
   });
 });
