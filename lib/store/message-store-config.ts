@@ -135,23 +135,23 @@ export interface MessageStoreConfig {
   /** SYNC_MASTER: a slave further behind than this (bytes) counts as unavailable. */
   haSlaveFallbehindMax: number;
   /**
-   * Controller mode: a send waits for this many replicas, the master included (ignored with allAckInSyncStateSet).
-   * Until the AutoSwitch HA stream lands, a value above 1 answers SLAVE_NOT_AVAILABLE.
+   * Controller mode: a send waits for this many replicas of the SyncStateSet, the master included (ignored with
+   * allAckInSyncStateSet); fewer in the set answers SLAVE_NOT_AVAILABLE, a wait past syncFlushTimeout FLUSH_SLAVE_TIMEOUT.
    */
   inSyncReplicas: number;
-  /** Controller mode: fewer replicas in sync than this refuses sends (IN_SYNC_REPLICAS_NOT_ENOUGH). No effect until the AutoSwitch HA stream lands. */
+  /** Controller mode: fewer replicas in sync than this refuses sends (IN_SYNC_REPLICAS_NOT_ENOUGH). No effect yet. */
   minInSyncReplicas: number;
   /** Controller mode: a send waits for every replica of the SyncStateSet. */
   allAckInSyncStateSet: boolean;
-  /** Controller mode: lower inSyncReplicas to the replicas in sync, down to minInSyncReplicas. No effect until the AutoSwitch HA stream lands. */
+  /** Controller mode: lower inSyncReplicas to the replicas in sync, down to minInSyncReplicas. No effect yet. */
   enableAutoInSyncReplicas: boolean;
-  /** Controller mode: a slave that has not caught up for this long leaves the SyncStateSet, ms (until the AutoSwitch HA stream lands no slave catches up: a new master drops the others after this). */
+  /** Controller mode: a slave that has not caught up for this long leaves the SyncStateSet, ms. */
   haMaxTimeSlaveNotCatchup: number;
-  /** Controller mode: a new replica with no data replicates from the master's last commit-log file only. No effect until the AutoSwitch HA stream lands. */
+  /** Controller mode: a new replica with no data replicates from the master's last commit-log file only. */
   syncFromLastFile: boolean;
-  /** Controller mode: this replica replicates but never joins the SyncStateSet. No effect until the AutoSwitch HA stream lands. */
+  /** Controller mode: this replica replicates but never joins the SyncStateSet. */
   asyncLearner: boolean;
-  /** Controller mode: the epoch file; empty = `<storePathRootDir>/epochFileCheckpoint`. Not written yet. */
+  /** Controller mode: the epoch file; empty = `<storePathRootDir>/epochFileCheckpoint`. */
   storePathEpochFile: string;
   /** Controller mode: the file holding the id the controller gave; empty = `<storePathRootDir>/brokerIdentity`. */
   storePathBrokerIdentity: string;
