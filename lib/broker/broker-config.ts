@@ -174,6 +174,29 @@ export interface BrokerConfig {
   sendThreadPoolQueueCapacity: number;
   /** Pulls being processed over every connection (a held pull no longer counts); the excess gets SYSTEM_BUSY [OVERLOAD]. */
   pullThreadPoolQueueCapacity: number;
+  /**
+   * Controller mode (RocketMQ 5.x): the controllers at `controllerAddr` give this broker its id and role and fail the
+   * set over; brokerId and brokerRole are then ignored. Refused together with enableDLegerCommitLog.
+   */
+  enableControllerMode: boolean;
+  /** Controller mode: the controllers' addresses (their DLedger peer ports), `;`-separated `host:port`. */
+  controllerAddr: string;
+  /** Controller mode: resolve controllerAddr as a domain name to every address it has (Java's DNS lookup). No effect yet: the addresses are used as written. */
+  fetchControllerAddrByDnsLookup: boolean;
+  /** Controller mode: how often the broker asks the controller for its set's master and SyncStateSet (GET_REPLICA_INFO), ms. */
+  syncBrokerMetadataPeriod: number;
+  /** Controller mode: how often a master checks its SyncStateSet and reports a change (ALTER_SYNC_STATE_SET), ms. */
+  checkSyncStateSetPeriod: number;
+  /** Controller mode: how often the broker asks the controllers which of them leads (GET_METADATA_INFO), ms. */
+  syncControllerMetadataPeriod: number;
+  /** Controller mode: the controller takes the broker for dead after this long without a heartbeat, ms. */
+  controllerHeartBeatTimeoutMills: number;
+  /** Controller mode: how often BROKER_HEARTBEAT is sent (oneway) to every controller, ms. */
+  brokerHeartbeatInterval: number;
+  /** Timeout of a heartbeat, ms (Java's sendHeartbeatTimeoutMillis). */
+  sendHeartbeatTimeoutMillis: number;
+  /** Controller mode: the lower, the more the controller prefers this replica as master. */
+  brokerElectionPriority: number;
 }
 
 export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
@@ -238,6 +261,16 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   grpcServerPort: -1,
   sendThreadPoolQueueCapacity: 10000,
   pullThreadPoolQueueCapacity: 100000,
+  enableControllerMode: false,
+  controllerAddr: '',
+  fetchControllerAddrByDnsLookup: false,
+  syncBrokerMetadataPeriod: 5 * 1000,
+  checkSyncStateSetPeriod: 5 * 1000,
+  syncControllerMetadataPeriod: 10 * 1000,
+  controllerHeartBeatTimeoutMills: 10 * 1000,
+  brokerHeartbeatInterval: 1000,
+  sendHeartbeatTimeoutMillis: 1000,
+  brokerElectionPriority: 2147483647,
 });
 
 /** Where the Prometheus endpoint listens, or null when metrics are off (or an exporter we do not have is named). */

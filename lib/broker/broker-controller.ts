@@ -4,6 +4,8 @@
  * @see org.apache.rocketmq.broker.BrokerController
  */
 import { DLedgerCommitLog } from './dledger/dledger-commit-log';
+import { ReplicasManager } from './controller/replicas-manager';
+import { nextVersion } from '../../protocol/body/data-version';
 import type { DLedgerConfig } from '../dledger';
 import { type BrokerConfig, localAddress, prometheusEndpoint, resolveBrokerConfig } from './broker-config';
 import type { BrokerService, ScheduleMessageServiceHook } from './broker-hooks';
@@ -72,6 +74,8 @@ export interface BrokerControllerOptions {
   replication?: { slaveSyncInitialDelayMillis?: number; slaveSyncIntervalMillis?: number };
   /** DLedger timings and sizes over what enableDLegerCommitLog derives from the store config (tests use short ones). */
   dledger?: Partial<DLedgerConfig>;
+  /** Controller mode: the retry wait and first delay of the periodic controller calls (tests shorten them). */
+  replicasManager?: { retryIntervalMillis?: number; initialDelayMillis?: number };
 }
 
 export class BrokerController {
@@ -128,6 +132,8 @@ export class BrokerController {
   accelerators: Accelerator[] = [];
   /** The RocketMQ 5.x gRPC endpoint when grpcServerPort is set (lib/grpc, loaded only then), else null. */
   readonly grpcEndpoint: GrpcEndpoint | null = null;
+  /** Controller mode (enableControllerMode): id, role and failover from the controllers; null otherwise. */
+  readonly replicasManager: ReplicasManager | null;
   /** The ACL check run before every request when aclEnable=true (Java initialAcl), else null. */
   readonly accessValidator: PlainAccessValidator | null;
   /** Epoch millis before which sends are refused (Java startAcceptSendRequestTimeStamp). */
@@ -138,6 +144,8 @@ export class BrokerController {
   readonly #loops: ServiceLoop[] = [];
   #listenPort = 0;
   #registeredOnce = false;
+  /** Fenced (controller mode until the controller gave a role): no name-server registration (Java isIsolated). */
+  #isolated = false;
   /** The last whole-table wrapper, reused while the data version and the broker's permission stay. */
   #fullWrapper: { key: string; wrapper: TopicConfigSerializeWrapper } | null = null;
   #removeArrivingListener: (() => void) | null = null;
@@ -150,7 +158,14 @@ export class BrokerController {
     this.messageStoreConfig = resolveMessageStoreConfig({ ...options.messageStoreConfig, storePathRootDir: storeRoot });
     this.logger = componentLogger('broker', options.logger).child({ brokerName: this.brokerConfig.brokerName });
     // Java's BrokerStartup: a master is brokerId 0; a slave needs a brokerId > 0.
-    if (this.messageStoreConfig.enableDLegerCommitLog) {
+    if (this.brokerConfig.enableControllerMode) {
+      if (this.messageStoreConfig.enableDLegerCommitLog) throw new ConfigError('The config enableControllerMode and enableDLegerCommitLog cannot both be true.');
+      if (!this.brokerConfig.controllerAddr) throw new ConfigError('enableControllerMode=true needs controllerAddr');
+      // The controller gives the id and the role: the broker starts fenced, as a slave without master-only services.
+      this.messageStoreConfig.brokerRole = BrokerRole.SLAVE;
+      this.brokerConfig.brokerId = -1;
+      this.#isolated = true;
+    } else if (this.messageStoreConfig.enableDLegerCommitLog) {
       // A DLedger peer starts as a slave; the elected leader becomes master (DLedgerRoleChangeHandler).
       this.messageStoreConfig.brokerRole = BrokerRole.SLAVE;
       this.brokerConfig.brokerId = Number.parseInt(this.messageStoreConfig.dLegerSelfId.slice(1), 10) + 1;
@@ -218,6 +233,7 @@ export class BrokerController {
       logger: componentLogger('broker-registration', this.logger),
       build: (topics) => this.#buildRegisterArgs(topics),
       maxRetryDelayMillis: Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)),
+      shouldRetry: () => !this.#isolated,
     });
     this.scheduleMessageService = new ScheduleMessageService(
       {
@@ -246,7 +262,8 @@ export class BrokerController {
       timerLogFileSize: this.messageStoreConfig.mappedFileSizeTimerLog,
       logger: componentLogger('timer-message-store', this.logger),
     });
-    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) this.services.push(this.pop);
+    // In controller mode POP serves on every role; only its revive service follows the role.
+    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE || bc.enableControllerMode) this.services.push(this.pop);
     this.replication = new BrokerReplication({
       store: this.messageStore,
       config: this.messageStoreConfig,
@@ -264,6 +281,12 @@ export class BrokerController {
         bindAddress: options.remotingServerConfig?.bindAddress ?? '0.0.0.0',
         ...options.dledger,
       }, componentLogger('dledger-commit-log', this.logger))
+      : null;
+    this.replicasManager = bc.enableControllerMode
+      ? new ReplicasManager(this, {
+        remotingClient: this.brokerOuterAPI.remotingClient, logger: componentLogger('replicas-manager', this.logger),
+        bindAddress: options.remotingServerConfig?.bindAddress, ...options.replicasManager,
+      })
       : null;
     this.accessValidator = bc.aclEnable
       ? new PlainAccessValidator({ fileHome: bc.rocketmqHome, ...options.acl, logger: this.logger })
@@ -312,6 +335,7 @@ export class BrokerController {
       new EndTransactionProcessor(this),
       ...this.pop.processors,
       new ReplyMessageProcessor(this),
+      ...(this.replicasManager ? [this.replicasManager.processor] : []),
       ...extra,
     ];
     for (const p of all) {
@@ -375,8 +399,14 @@ export class BrokerController {
     this.remotingServer.on('idle', (addr, channel) => this.#onChannelGone(addr, channel));
     this.remotingServer.on('exception', (addr, channel) => this.#onChannelGone(addr, channel));
     this.#listenPort = await this.remotingServer.listen();
-    // DLedger replicates through its own log: no HA stream.
+    // DLedger replicates through its own log: no HA stream. Controller mode's AutoSwitch HA stream is not built yet:
+    // the 4.x one would be spoken to a Java replica that expects AutoSwitch frames, so none runs.
     if (this.dledgerCommitLog) await this.dledgerCommitLog.start();
+    else if (this.replicasManager) {
+      const configured = this.messageStoreConfig.haListenPort || (this.remotingServer.options.listenPort === 0 ? 0 : this.#listenPort + 1);
+      await this.replicasManager.startHAService(configured);
+      this.messageStore.setReplicaWaiter(this.#controllerReplicaWaiter());
+    }
     else await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);
     await this.#startVipChannel();
     const bind = this.remotingServer.options.bindAddress;
@@ -390,6 +420,8 @@ export class BrokerController {
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) await this.scheduleMessageService.start();
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE && this.messageStoreConfig.timerWheelEnable) await this.timerMessageStore.start();
     for (const s of this.services) await s.start();
+    // fenced until the controller gives a role: no POP revive yet
+    if (this.replicasManager) await this.pop.reviveService.shutdown();
     const loop = (name: string, intervalMillis: number, task: () => Promise<void> | void, initialDelayMillis?: number) => {
       const l = new ServiceLoop({ name, intervalMillis, initialDelayMillis, logger: this.logger }, task);
       this.#loops.push(l);
@@ -402,8 +434,14 @@ export class BrokerController {
     // Java's BrokerFastFailure: every 10 ms after 1 s.
     loop('BrokerFastFailure', 10, () => this.brokerFastFailure.cleanExpiredRequest(), 1000);
     loop('PersistConsumerOffset', this.brokerConfig.flushConsumerOffsetInterval, () => this.consumerOffsetManager.persistIfChanged());
-    await this.registerBrokerAll(true, false, true);
-    loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => this.registerBrokerAll(true, false, this.brokerConfig.forceRegister));
+    if (!this.#isolated) await this.registerBrokerAll(true, false, true);
+    loop('RegisterBrokerAll', Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)), () => (this.#isolated ? undefined : this.registerBrokerAll(true, false, this.brokerConfig.forceRegister)));
+    if (this.replicasManager) {
+      // Java's ReplicasManager.start(): the first attempt runs now, later ones in the background.
+      await this.replicasManager.load();
+      this.replicasManager.start();
+      await this.replicasManager.whenStartAttempted();
+    }
     this.accelerators = brokerAccelerators(this.messageStore.commitLog.writeMode, this.accessValidator !== null);
     this.logger.info(acceleratorsLine(this.accelerators));
     this.logger.info({ brokerAddr: this.brokerAddr, cluster: this.brokerConfig.brokerClusterName }, 'broker started');
@@ -434,6 +472,7 @@ export class BrokerController {
   }
 
   async #shutdown(): Promise<void> {
+    await this.replicasManager?.shutdown();
     for (const l of this.#loops.splice(0)) await l.stop();
     await this.pullRequestHoldService.shutdown();
     this.registration.shutdown();
@@ -449,7 +488,7 @@ export class BrokerController {
     await this.accessValidator?.shutdown();
     // DLedger first: no role change starts a service after this.
     await this.dledgerCommitLog?.shutdown();
-    if (this.dledgerCommitLog) await this.transactionalMessageCheckService.shutdown();
+    if (this.dledgerCommitLog || this.replicasManager) await this.transactionalMessageCheckService.shutdown();
     for (const s of [...this.services].reverse()) await s.shutdown();
     await this.scheduleMessageService.shutdown();
     await this.timerMessageStore.shutdown();
@@ -475,6 +514,61 @@ export class BrokerController {
     await this.transactionalMessageCheckService.shutdown();
   }
 
+  // ---- controller mode (ReplicasManager's view of the broker) ----
+
+  get isIsolated(): boolean {
+    return this.#isolated;
+  }
+
+  setIsolated(isolated: boolean): void {
+    this.#isolated = isolated;
+  }
+
+  setBrokerRole(role: BrokerRole): void {
+    this.messageStoreConfig.brokerRole = role;
+    this.messageStore.config.brokerRole = role;
+  }
+
+  /** Starts or stops what only a master runs: delay delivery, transaction checks, POP revive (Java changeSpecialServiceStatus). */
+  async changeSpecialServiceStatus(shouldStart: boolean): Promise<void> {
+    if (shouldStart) {
+      await this.changeToMaster();
+      this.pop.reviveService.start();
+    } else {
+      await this.changeToSlave();
+      await this.pop.reviveService.shutdown();
+    }
+  }
+
+  nextDataVersion(stateVersion: number): void {
+    this.topicConfigManager.dataVersion = { ...nextVersion(this.topicConfigManager.dataVersion), stateVersion };
+  }
+
+  setSlaveSynchronizeMaster(masterAddr: string | null): void {
+    this.replication.slaveSynchronize.masterAddr = masterAddr;
+  }
+
+  syncAllFromMaster(): Promise<void> {
+    return this.replication.slaveSynchronize.syncAll();
+  }
+
+  getMaxPhyOffset(): number {
+    return this.messageStore.getMaxPhyOffset();
+  }
+
+  /**
+   * Controller mode: what a SYNC_MASTER's send waits for (Java CommitLog.handleHA): needAckNums replicas of the
+   * SyncStateSet, the master included, holding the message (1: the master alone answers at once); a set smaller than
+   * needAckNums answers SLAVE_NOT_AVAILABLE, a wait past syncFlushTimeout FLUSH_SLAVE_TIMEOUT.
+   */
+  #controllerReplicaWaiter(): { isSlaveOK(end: number): boolean; waitTransfer(end: number, timeoutMillis: number): Promise<boolean> } {
+    const rm = this.replicasManager!;
+    return {
+      isSlaveOK: () => rm.needAckNums() <= 1 || rm.syncStateSet.syncStateSet.length >= rm.needAckNums(),
+      waitTransfer: (end, timeoutMillis) => (rm.needAckNums() <= 1 ? Promise.resolve(true) : rm.haService.waitAcks(end, rm.needAckNums(), timeoutMillis)),
+    };
+  }
+
   /**
    * REGISTER_BROKER of the whole topic table to every name server (Java registerBrokerAll). With `forceRegister`
    * false, only to the name servers whose data version differs (QUERY_DATA_VERSION first, Java needRegister).
@@ -497,13 +591,16 @@ export class BrokerController {
    * what a topic create costs does not grow with the number of topics. Resolves once the name servers answered.
    */
   async registerIncrementBrokerData(topics: Iterable<string>): Promise<void> {
+    // A controller-mode broker without a role yet registers nothing (it is fenced from the name servers).
+    if (this.#isolated) return;
     this.#onRegistered(await this.registration.register({ full: false, topics }));
   }
 
   #onRegistered(results: RegisterBrokerResult[]): void {
     if (results.length > 0) {
       this.#registeredOnce = true;
-      if (!this.dledgerCommitLog) this.replication.onRegisterResult(results[0]);
+      if (!this.dledgerCommitLog && !this.replicasManager) this.replication.onRegisterResult(results[0]);
+      this.replicasManager?.onRegisterResult(results[0]);
     }
   }
 
@@ -536,7 +633,7 @@ export class BrokerController {
       brokerAddr: this.brokerAddr,
       brokerName: bc.brokerName,
       brokerId: bc.brokerId,
-      haServerAddr: `${bc.brokerIP2 || bc.brokerIP1}:${this.replication.haListenPort || this.listenPort + 1}`,
+      haServerAddr: `${bc.brokerIP2 || bc.brokerIP1}:${(this.replicasManager ? this.replicasManager.haListenPort : this.replication.haListenPort) || this.listenPort + 1}`,
       topicConfigWrapper: wrapper,
       filterServerList: [],
       timeoutMills: bc.registerBrokerTimeoutMills,

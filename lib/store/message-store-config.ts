@@ -134,6 +134,27 @@ export interface MessageStoreConfig {
   haTransferBatchSize: number;
   /** SYNC_MASTER: a slave further behind than this (bytes) counts as unavailable. */
   haSlaveFallbehindMax: number;
+  /**
+   * Controller mode: a send waits for this many replicas of the SyncStateSet, the master included (ignored with
+   * allAckInSyncStateSet); fewer in the set answers SLAVE_NOT_AVAILABLE, a wait past syncFlushTimeout FLUSH_SLAVE_TIMEOUT.
+   */
+  inSyncReplicas: number;
+  /** Controller mode: fewer replicas in sync than this refuses sends (IN_SYNC_REPLICAS_NOT_ENOUGH). No effect yet. */
+  minInSyncReplicas: number;
+  /** Controller mode: a send waits for every replica of the SyncStateSet. */
+  allAckInSyncStateSet: boolean;
+  /** Controller mode: lower inSyncReplicas to the replicas in sync, down to minInSyncReplicas. No effect yet. */
+  enableAutoInSyncReplicas: boolean;
+  /** Controller mode: a slave that has not caught up for this long leaves the SyncStateSet, ms. */
+  haMaxTimeSlaveNotCatchup: number;
+  /** Controller mode: a new replica with no data replicates from the master's last commit-log file only. */
+  syncFromLastFile: boolean;
+  /** Controller mode: this replica replicates but never joins the SyncStateSet. */
+  asyncLearner: boolean;
+  /** Controller mode: the epoch file; empty = `<storePathRootDir>/epochFileCheckpoint`. */
+  storePathEpochFile: string;
+  /** Controller mode: the file holding the id the controller gave; empty = `<storePathRootDir>/brokerIdentity`. */
+  storePathBrokerIdentity: string;
   /** A slave's fixed master HA address ("ip:port"); empty = learnt from the name server's REGISTER_BROKER answer. */
   haMasterAddress: string;
   /**
@@ -215,6 +236,15 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   haTransferBatchSize: 1024 * 32,
   haSlaveFallbehindMax: 1024 * 1024 * 256,
   haMasterAddress: '',
+  inSyncReplicas: 1,
+  minInSyncReplicas: 1,
+  allAckInSyncStateSet: false,
+  enableAutoInSyncReplicas: false,
+  haMaxTimeSlaveNotCatchup: 1000 * 15,
+  syncFromLastFile: false,
+  asyncLearner: false,
+  storePathEpochFile: '',
+  storePathBrokerIdentity: '',
   transientStorePoolEnable: false,
   writeSegmentSize: 4 * 1024 * 1024,
   timerWheelEnable: true,

@@ -29,3 +29,4 @@ export * from './sync-state-set';
 export * from './broker-member-group';
 export * from './elect-master-response-body';
 export * from './broker-replicas-info';
+export * from './epoch-entry-cache';

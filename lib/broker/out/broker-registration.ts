@@ -64,6 +64,8 @@ export interface BrokerRegistrationOptions {
    * longer one that registered again since, on a new one.
    */
   maxRetryDelayMillis: number;
+  /** Whether a retry may go out now (a controller-mode broker without a role registers nothing). */
+  shouldRetry?: () => boolean;
   /** The request for `topics` (null: every topic), built at send time. */
   build(topics: ReadonlySet<string> | null): RegisterBrokerArgs;
 }
@@ -157,7 +159,7 @@ export class BrokerRegistration {
     lane.retry = setTimeout(() => {
       lane.retry = null;
       // Only if nothing registered with it meanwhile.
-      if (lane.stale) void this.#enqueue(addr, { full: true });
+      if (lane.stale && (this.#options.shouldRetry?.() ?? true)) void this.#enqueue(addr, { full: true });
     }, delay);
     lane.retry.unref();
   }

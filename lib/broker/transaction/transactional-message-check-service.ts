@@ -31,6 +31,11 @@ export class TransactionalMessageCheckService {
     this.#loop.start();
   }
 
+  /** Checking half messages now (a master's service; stopped on a slave). */
+  get isRunning(): boolean {
+    return this.#loop.isRunning;
+  }
+
   shutdown(): Promise<void> {
     return this.#loop.stop();
   }

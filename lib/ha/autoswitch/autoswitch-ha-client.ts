@@ -1,0 +1,241 @@
+/**
+ * The slave's end of the AutoSwitch HA stream (controller mode): connects to the master's HA address, sends its
+ * handshake (broker id, isSyncFromLastFile, isAsyncLearner), reads the master's epoch entries, checks where the two
+ * logs agree, then reports its max offset (TRANSFER) and appends each transfer to its commit log, recording a new
+ * epoch entry when the master's epoch changes, and reporting after each transfer and every haSendHeartbeatInterval.
+ *
+ * Not yet: truncation. A slave whose log goes beyond the consistent point with the master (an old master with
+ * messages the new one never got) is refused: the connection is closed and nothing is replicated.
+ *
+ * @see org.apache.rocketmq.store.ha.autoswitch.AutoSwitchHAClient
+ */
+import net from 'node:net';
+import type { Logger } from '../../logger';
+import type { DefaultMessageStore } from '../../store/message-store';
+import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
+import {
+  AutoSwitchMasterFrameDecoder, HAConnectionState, encodeAutoSwitchSlaveFrame, type AutoSwitchMasterFrame,
+} from '../../../protocol/ha/autoswitch-ha-codec';
+
+export interface AutoSwitchHAClientOptions {
+  store: DefaultMessageStore;
+  epochCache: EpochFileCache;
+  brokerId: number;
+  syncFromLastFile: boolean;
+  asyncLearner: boolean;
+  logger: Logger;
+}
+
+export class AutoSwitchHAClient {
+  #haMasterAddress: string | null = null;
+  #socket: net.Socket | null = null;
+  #decoder: AutoSwitchMasterFrameDecoder | null = null;
+  #state: HAConnectionState = HAConnectionState.READY;
+  #queue: AutoSwitchMasterFrame[] = [];
+  #processing: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #running = false;
+  #lastWriteTimestamp = 0;
+  #lastReadTimestamp = 0;
+  #currentReceivedEpoch = -1;
+  /** The master's confirm offset, bounded by this log's end (Java setConfirmOffset). */
+  confirmOffset = -1;
+  /** Connections opened so far. */
+  connectCount = 0;
+  /** Handshakes refused because the logs disagree (truncation is not built yet). */
+  refusedHandshakes = 0;
+
+  constructor(private readonly options: AutoSwitchHAClientOptions) {}
+
+  get state(): HAConnectionState {
+    return this.#state;
+  }
+
+  get haMasterAddress(): string | null {
+    return this.#haMasterAddress;
+  }
+
+  /** The master's HA address (from the name server's REGISTER_BROKER answer); a new one drops the connection. */
+  updateHaMasterAddress(addr: string | null): void {
+    if (addr === this.#haMasterAddress) return;
+    this.options.logger.info({ old: this.#haMasterAddress, new: addr }, 'update master HA address');
+    this.#haMasterAddress = addr;
+    this.closeMaster();
+    this.#tick();
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule();
+    this.#tick();
+  }
+
+  async shutdown(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.closeMaster();
+    while (this.#processing) await this.#processing;
+  }
+
+  #config() {
+    return this.options.store.config;
+  }
+
+  #schedule(): void {
+    if (!this.#running) return;
+    this.#timer = setTimeout(() => {
+      this.#tick();
+      this.#schedule();
+    }, Math.max(1, Math.min(1000, this.#config().haSendHeartbeatInterval)));
+    this.#timer.unref();
+  }
+
+  #tick(): void {
+    if (!this.#running) return;
+    if (!this.#socket) {
+      this.#connect();
+      return;
+    }
+    if (this.#state !== HAConnectionState.TRANSFER) return;
+    const now = Date.now();
+    if (now - this.#lastWriteTimestamp > this.#config().haSendHeartbeatInterval) this.#reportMaxOffset();
+    if (now - this.#lastReadTimestamp > this.#config().haHousekeepingInterval) {
+      this.options.logger.warn({ haMasterAddress: this.#haMasterAddress }, 'AutoSwitchHAClient, master not response some time, so close connection');
+      this.closeMaster();
+    }
+  }
+
+  #connect(): void {
+    const addr = this.#haMasterAddress;
+    if (!addr) return;
+    const i = addr.lastIndexOf(':');
+    const host = addr.slice(0, i);
+    const port = Number(addr.slice(i + 1));
+    if (!host || !Number.isInteger(port) || port <= 0) {
+      this.options.logger.error({ addr }, 'bad master HA address');
+      return;
+    }
+    const socket = net.connect({ host, port });
+    this.#socket = socket;
+    this.#decoder = new AutoSwitchMasterFrameDecoder();
+    this.#queue = [];
+    socket.setNoDelay(true);
+    socket.on('connect', () => {
+      if (this.#socket !== socket) return;
+      this.connectCount++;
+      this.#state = HAConnectionState.HANDSHAKE;
+      this.#lastReadTimestamp = Date.now();
+      this.#write(encodeAutoSwitchSlaveFrame({
+        state: HAConnectionState.HANDSHAKE, isSyncFromLastFile: this.options.syncFromLastFile, isAsyncLearner: this.options.asyncLearner, brokerId: this.options.brokerId,
+      }));
+      this.options.logger.info({ haMasterAddress: addr, brokerId: this.options.brokerId }, 'AutoSwitchHAClient connected, handshake sent');
+    });
+    socket.on('data', (chunk: Buffer) => this.#onData(socket, chunk));
+    socket.on('error', (err) => this.options.logger.info({ err, haMasterAddress: addr }, 'AutoSwitchHAClient connection error'));
+    socket.on('close', () => {
+      if (this.#socket === socket) this.closeMaster();
+    });
+  }
+
+  #onData(socket: net.Socket, chunk: Buffer): void {
+    if (this.#socket !== socket || !this.#decoder) return;
+    this.#lastReadTimestamp = Date.now();
+    try {
+      this.#queue.push(...this.#decoder.push(chunk));
+    } catch (err) {
+      this.options.logger.error({ err }, 'AutoSwitchHAClient, bad frame from master');
+      this.closeMaster();
+      return;
+    }
+    if (!this.#processing && this.#queue.length) {
+      this.#processing = this.#process(socket).catch((err: unknown) => {
+        this.options.logger.error({ err }, 'AutoSwitchHAClient, processing failed');
+        if (this.#socket === socket) this.closeMaster();
+      }).finally(() => { this.#processing = null; });
+    }
+  }
+
+  async #process(socket: net.Socket): Promise<void> {
+    const store = this.options.store;
+    while (this.#queue.length && this.#socket === socket) {
+      const f = this.#queue.shift()!;
+      if (f.state === HAConnectionState.HANDSHAKE) {
+        if (!(await this.#checkConsistent(f.epochEntries, f.maxPhyOffset))) {
+          this.refusedHandshakes++;
+          this.closeMaster();
+          return;
+        }
+        this.#state = HAConnectionState.TRANSFER;
+        this.#reportMaxOffset();
+        continue;
+      }
+      const slaveMax = store.getMaxPhyOffset();
+      if (slaveMax !== 0 && f.body.length > 0 && slaveMax !== f.offset) {
+        this.options.logger.error({ slave: slaveMax, master: f.offset }, 'master pushed offset not equal the max phy offset in slave');
+        this.closeMaster();
+        return;
+      }
+      if (f.epoch !== this.#currentReceivedEpoch) {
+        this.#currentReceivedEpoch = f.epoch;
+        if (f.epoch > this.options.epochCache.lastEpoch()) await this.options.epochCache.appendEntry({ epoch: f.epoch, startOffset: f.epochStartOffset });
+      }
+      if (f.body.length > 0 && !(await store.appendToCommitLog(f.offset, f.body))) {
+        this.options.logger.error({ offset: f.offset }, 'appending the master\'s data failed');
+        this.closeMaster();
+        return;
+      }
+      this.confirmOffset = Math.min(f.confirmOffset, store.getMaxPhyOffset());
+      if (this.#socket === socket) this.#reportMaxOffset();
+    }
+  }
+
+  /**
+   * Java's doTruncate without the truncation: an empty slave starts at 0; a slave whose log ends at the consistent
+   * point goes on from its end; any other is refused.
+   */
+  async #checkConsistent(masterEntries: { epoch: number; startOffset: number }[], masterEndOffset: number): Promise<boolean> {
+    const local = this.options.epochCache;
+    if (local.entrySize === 0) {
+      if (this.options.store.getMaxPhyOffset() === 0) return true;
+      this.options.logger.error({ maxPhyOffset: this.options.store.getMaxPhyOffset() }, 'a log with no epoch file cannot be matched with the master\'s (truncation is not built yet)');
+      return false;
+    }
+    const masterCache = new EpochFileCache();
+    await masterCache.initCacheFromEntries(masterEntries);
+    masterCache.setLastEpochEntryEndOffset(masterEndOffset);
+    const localCache = new EpochFileCache();
+    await localCache.initCacheFromEntries(local.getAllEntries());
+    localCache.setLastEpochEntryEndOffset(this.options.store.getMaxPhyOffset());
+    const point = localCache.findConsistentPoint(masterCache);
+    if (point < 0 || point < this.options.store.getMaxPhyOffset()) {
+      this.options.logger.error({ consistentPoint: point, maxPhyOffset: this.options.store.getMaxPhyOffset(), master: masterEntries, local: local.getAllEntries() },
+        'this log goes beyond the consistent point with the master: truncation is not built yet, not replicating');
+      return false;
+    }
+    return true;
+  }
+
+  #reportMaxOffset(): void {
+    this.#write(encodeAutoSwitchSlaveFrame({ state: HAConnectionState.TRANSFER, offset: this.options.store.getMaxPhyOffset() }));
+  }
+
+  #write(b: Buffer): void {
+    const s = this.#socket;
+    if (!s || s.destroyed) return;
+    s.write(b);
+    this.#lastWriteTimestamp = Date.now();
+  }
+
+  closeMaster(): void {
+    const s = this.#socket;
+    if (!s) return;
+    this.#socket = null;
+    this.#decoder = null;
+    this.#queue = [];
+    this.#state = HAConnectionState.READY;
+    this.#currentReceivedEpoch = -1;
+    s.destroy();
+  }
+}
