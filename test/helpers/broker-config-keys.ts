@@ -11,6 +11,12 @@ export const OUR_ONLY_BROKER_CONFIG_KEYS: readonly string[] = [
   'grpcServerPort',
   // Java 5.x MessageStoreConfig timer keys (lib/store/timer)
   'timerWheelEnable', 'timerPrecisionMs', 'timerMaxDelaySec', 'mappedFileSizeTimerLog',
+  // Java 5.x controller-mode keys (BrokerConfig and MessageStoreConfig of 5.3.3; lib/broker/controller)
+  'enableControllerMode', 'controllerAddr', 'fetchControllerAddrByDnsLookup', 'syncBrokerMetadataPeriod',
+  'checkSyncStateSetPeriod', 'syncControllerMetadataPeriod', 'controllerHeartBeatTimeoutMills', 'brokerHeartbeatInterval',
+  'sendHeartbeatTimeoutMillis', 'brokerElectionPriority', 'inSyncReplicas', 'minInSyncReplicas', 'allAckInSyncStateSet',
+  'enableAutoInSyncReplicas', 'haMaxTimeSlaveNotCatchup', 'syncFromLastFile', 'asyncLearner', 'storePathEpochFile',
+  'storePathBrokerIdentity',
   // DLedger keys: Java prints them only once set (their default is null; its batch-push field prints as
   // isEnableBatchPush); ours prints them empty or false
   'dLegerGroup', 'dLegerPeers', 'dLegerSelfId', 'preferredLeaderId', 'enableBatchPush',
