@@ -22,12 +22,14 @@ import { GrpcClientSettingsManager } from './grpc-client-settings-manager';
 import { loadGrpc } from './grpc-loader';
 import { DEFAULT_GRPC_PROXY_CONFIG, type GrpcProxyConfig } from './grpc-proxy-config';
 import { LocalInvoker } from './local-invoker';
-import type { TelemetryCommand } from './pb';
+import type { EndTransactionRequest, TelemetryCommand } from './pb';
 import type { ProxyContext } from './proxy-context';
-import { ReceiveMessageActivity, type ReceiveMessageResponse } from './receive-message-activity';
+import { ReceiveMessageActivity, type ReceiveMessageResponse, toClientMessage } from './receive-message-activity';
 import { buildStatusOfError } from './response-builder';
 import { RouteActivity } from './route-activity';
 import { SendMessageActivity } from './send-message-activity';
+import { EndTransactionActivity } from './end-transaction-activity';
+import { TransactionService } from './transaction-service';
 
 export interface GrpcMessagingApplicationOptions {
   /** The port to listen on (0: any free port). */
@@ -55,13 +57,15 @@ export class GrpcMessagingApplication {
   readonly logger: Logger;
   readonly config: GrpcProxyConfig;
   readonly settings: GrpcClientSettingsManager;
-  readonly channels = new GrpcChannelManager();
+  readonly channels: GrpcChannelManager;
+  readonly transactions: TransactionService;
   readonly #a: ActivityContext;
   readonly #route: RouteActivity;
   readonly #client: ClientActivity;
   readonly #send: SendMessageActivity;
   readonly #receive: ReceiveMessageActivity;
   readonly #ack: ConsumerAckActivities;
+  readonly #endTransaction: EndTransactionActivity;
   readonly #telemetryCalls = new Set<GrpcJs.ServerDuplexStream<TelemetryCommand, TelemetryCommand>>();
   #server: GrpcJs.Server | null = null;
   #port = 0;
@@ -75,6 +79,15 @@ export class GrpcMessagingApplication {
     this.logger = componentLogger('grpc', options.logger ?? broker.logger);
     this.config = { ...DEFAULT_GRPC_PROXY_CONFIG, ...options.config };
     this.settings = new GrpcClientSettingsManager(broker, this.config);
+    this.transactions = new TransactionService(() => broker.brokerConfig.brokerName, this.config);
+    const transactions = this.transactions;
+    const logger = this.logger;
+    this.channels = new GrpcChannelManager({
+      logger,
+      processCheckTransactionState: (header, messageExt) => transactions.processCheckTransactionState(header, messageExt),
+      onSendCheckTransactionStateFailed: (group, data) => transactions.onSendCheckTransactionStateFailed(group, data),
+      buildMessage: (messageExt) => toClientMessage(messageExt, logger),
+    });
     this.#a = {
       broker, config: this.config, settings: this.settings, channels: this.channels, invoker: new LocalInvoker(broker),
       logger: this.logger, grpcPort: () => this.#port,
@@ -82,7 +95,8 @@ export class GrpcMessagingApplication {
     const consumer = new ConsumerProcessor(this.#a);
     this.#route = new RouteActivity(this.#a);
     this.#client = new ClientActivity(this.#a);
-    this.#send = new SendMessageActivity(this.#a);
+    this.#send = new SendMessageActivity(this.#a, this.transactions);
+    this.#endTransaction = new EndTransactionActivity(this.#a, this.transactions);
     this.#receive = new ReceiveMessageActivity(this.#a, consumer);
     this.#ack = new ConsumerAckActivities(this.#a, consumer);
   }
@@ -106,6 +120,7 @@ export class GrpcMessagingApplication {
       server.bindAsync(bind, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
     });
     this.#server = server;
+    this.transactions.start();
     const interval = this.options.settingsCleanIntervalMillis ?? 5000;
     this.#cleaner = setInterval(() => this.#cleanSettings(), interval);
     this.#cleaner.unref();
@@ -121,6 +136,7 @@ export class GrpcMessagingApplication {
     await this.#starting?.catch(() => undefined);
     if (this.#cleaner) clearInterval(this.#cleaner);
     this.#cleaner = null;
+    this.transactions.shutdown();
     for (const call of this.#telemetryCalls) call.end();
     this.#telemetryCalls.clear();
     for (const c of this.channels.channels()) c.close();
@@ -222,9 +238,7 @@ export class GrpcMessagingApplication {
         (ctx, req: Parameters<ConsumerAckActivities['changeInvisibleDuration']>[0]) => this.#ack.changeInvisibleDuration(req, this.#channel(ctx))),
       notifyClientTermination: this.#unary('NotifyClientTermination',
         (ctx, req: Parameters<ClientActivity['notifyClientTermination']>[1]) => this.#client.notifyClientTermination(ctx, req)),
-      endTransaction: this.#unary('EndTransaction', () => {
-        throw new GrpcProxyError('NOT_IMPLEMENTED', 'EndTransaction is not served by this endpoint yet');
-      }),
+      endTransaction: this.#unary('EndTransaction', (ctx, req: EndTransactionRequest) => this.#endTransaction.endTransaction(req, this.#channel(ctx))),
       recallMessage: this.#unary('RecallMessage', () => {
         throw new GrpcProxyError('NOT_IMPLEMENTED', 'recall message is not supported');
       }),
@@ -261,8 +275,7 @@ export class GrpcMessagingApplication {
       if (!open) return;
       open = false;
       this.#telemetryCalls.delete(call);
-      const channel = this.channels.getChannel(ctx.clientId);
-      if (channel) channel.setClientObserver(null);
+      this.channels.getChannel(ctx.clientId)?.clearClientObserver(writer);
     };
     call.on('end', () => {
       close();

@@ -11,6 +11,8 @@ import { isWriteable } from '../../protocol/body/perm-name';
 import { ResponseCode } from '../../protocol/code/response-code';
 import { encodeBatchBody } from '../../protocol/message/batch';
 import { javaStringHashCode } from '../../protocol/message/java-hash';
+import { decodeOffsetMessageId } from '../../protocol/message/message-id';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { propertiesToString } from '../../protocol/message/properties';
 import { TopicValidator } from '../../protocol/mix-all';
 import { SendBatchMessage, SendMessage } from '../../protocol/requests/send-message';
@@ -23,6 +25,7 @@ import { validateTopic } from './grpc-validator';
 import type { PbStatus, SendMessageRequest } from './pb';
 import type { ProxyContext } from './proxy-context';
 import { buildStatus } from './response-builder';
+import type { TransactionService } from './transaction-service';
 
 /** Guava's Hashing.consistentHash(long, int) (the proxy's queue of a message group). */
 export function consistentHash(input: number | bigint, buckets: number): number {
@@ -42,7 +45,7 @@ export class SendMessageActivity {
   /** The next queue of each topic (MessageQueueSelector.selectOneByPipeline's index). */
   readonly #index = new Map<string, number>();
 
-  constructor(private readonly a: ActivityContext) {}
+  constructor(private readonly a: ActivityContext, private readonly transactions: TransactionService) {}
 
   async sendMessage(ctx: ProxyContext, req: SendMessageRequest, channel: GrpcClientChannel): Promise<{ status: PbStatus; entries: SendResultEntry[] }> {
     if (!req.messages || req.messages.length === 0) throw new GrpcProxyError('MESSAGE_CORRUPTED', 'no message to send');
@@ -100,8 +103,14 @@ export class SendMessageActivity {
       case ResponseCode.SUCCESS: {
         const h = SendMessageResponseHeader.decode(response.extFields);
         const messageId = entries.map((e) => e.properties.UNIQ_KEY).join(',');
+        // A 5.x broker answers the message's UNIQ_KEY as its transaction id (SendMessageProcessor); the same here
+        // when the answer has none.
+        const transactionId = h.transactionId || (entries.length === 1 ? entries[0].properties.UNIQ_KEY ?? '' : '');
+        if ((header.sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0 && transactionId) {
+          this.#fillTransactionData(topic, h.msgId, h.queueOffset, transactionId);
+        }
         const entry: SendResultEntry = {
-          status: buildStatus('OK', 'OK'), offset: h.queueOffset, messageId, transactionId: h.transactionId ?? '', recallHandle: h.recallHandle ?? '',
+          status: buildStatus('OK', 'OK'), offset: h.queueOffset, messageId, transactionId, recallHandle: h.recallHandle ?? '',
         };
         return { status: entry.status, entries: [entry] };
       }
@@ -109,5 +118,15 @@ export class SendMessageActivity {
         throw new GrpcProxyError('INTERNAL_SERVER_ERROR', response.remark ?? `send message failed, code ${response.code}`);
     }
     return { status, entries: [{ status }] };
+  }
+
+  /** ProducerProcessor.fillTransactionData: the half message's offsets kept for its EndTransaction (group = topic). */
+  #fillTransactionData(topic: string, offsetMsgId: string, queueOffset: number, transactionId: string): void {
+    try {
+      const commitLogOffset = decodeOffsetMessageId(offsetMsgId).offset;
+      this.transactions.addTransactionData(topic, topic, queueOffset, commitLogOffset, transactionId);
+    } catch (err) {
+      this.a.logger.warn({ err, topic, offsetMsgId, transactionId }, 'fillTransactionData failed');
+    }
   }
 }
