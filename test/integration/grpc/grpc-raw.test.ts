@@ -63,7 +63,9 @@ describe('gRPC endpoint: a bare gRPC client', function () {
       .to.equal('INVALID_RECEIPT_HANDLE');
     expect(await status('ackMessage', { topic: { name: 'T' }, group: { name: 'G' }, entries: [{ messageId: 'x', receiptHandle: '0 1 1 0 0 broker-a 0 0 0' }] }))
       .to.equal('INVALID_RECEIPT_HANDLE');
-    expect(await status('endTransaction', { topic: { name: 'T' }, messageId: 'x', transactionId: 'y' })).to.equal('NOT_IMPLEMENTED');
+    // No half message sent through the endpoint has that transaction id (Java: TRANSACTION_DATA_NOT_FOUND).
+    expect(await status('endTransaction', { topic: { name: 'T' }, messageId: 'x', transactionId: 'y' })).to.equal('INTERNAL_SERVER_ERROR');
+    expect(await status('endTransaction', { topic: { name: 'T' }, messageId: 'x', transactionId: ' ' })).to.equal('INVALID_TRANSACTION_ID');
   });
 
   it('stores a request of several messages as one batch and answers their ids', async () => {
