@@ -49,9 +49,9 @@ export class GrpcClientChannel implements VirtualChannel {
     return !this.#closed;
   }
 
-  /** Whether a Telemetry stream of the client is open (commands can reach it). */
-  get hasClientObserver(): boolean {
-    return this.#observer !== null && !this.#closed;
+  /** Whether `observer` is the stream commands to this client go to. */
+  isClientObserver(observer: TelemetryWriter): boolean {
+    return this.#observer === observer && !this.#closed;
   }
 
   /** The Telemetry stream commands to this client go to (the newest one the client opened). */

@@ -30,6 +30,7 @@ import { RouteActivity } from './route-activity';
 import { SendMessageActivity } from './send-message-activity';
 import { EndTransactionActivity } from './end-transaction-activity';
 import { TransactionService } from './transaction-service';
+import { ReceiptHandleManager } from './receipt-handle-manager';
 
 export interface GrpcMessagingApplicationOptions {
   /** The port to listen on (0: any free port). */
@@ -59,6 +60,7 @@ export class GrpcMessagingApplication {
   readonly settings: GrpcClientSettingsManager;
   readonly channels: GrpcChannelManager;
   readonly transactions: TransactionService;
+  readonly receiptHandles: ReceiptHandleManager;
   readonly #a: ActivityContext;
   readonly #route: RouteActivity;
   readonly #client: ClientActivity;
@@ -93,12 +95,13 @@ export class GrpcMessagingApplication {
       logger: this.logger, grpcPort: () => this.#port,
     };
     const consumer = new ConsumerProcessor(this.#a);
+    this.receiptHandles = new ReceiptHandleManager(this.#a, consumer);
     this.#route = new RouteActivity(this.#a);
-    this.#client = new ClientActivity(this.#a);
+    this.#client = new ClientActivity(this.#a, this.receiptHandles);
     this.#send = new SendMessageActivity(this.#a, this.transactions);
     this.#endTransaction = new EndTransactionActivity(this.#a, this.transactions);
-    this.#receive = new ReceiveMessageActivity(this.#a, consumer);
-    this.#ack = new ConsumerAckActivities(this.#a, consumer);
+    this.#receive = new ReceiveMessageActivity(this.#a, consumer, this.receiptHandles);
+    this.#ack = new ConsumerAckActivities(this.#a, consumer, this.receiptHandles);
   }
 
   /** The port listened on (0 before start). */
@@ -121,6 +124,7 @@ export class GrpcMessagingApplication {
     });
     this.#server = server;
     this.transactions.start();
+    this.receiptHandles.start();
     const interval = this.options.settingsCleanIntervalMillis ?? 5000;
     this.#cleaner = setInterval(() => this.#cleanSettings(), interval);
     this.#cleaner.unref();
@@ -137,6 +141,8 @@ export class GrpcMessagingApplication {
     if (this.#cleaner) clearInterval(this.#cleaner);
     this.#cleaner = null;
     this.transactions.shutdown();
+    // Messages still renewed for push consumers are made visible again soon (the broker still runs).
+    await this.receiptHandles.shutdown();
     for (const call of this.#telemetryCalls) call.end();
     this.#telemetryCalls.clear();
     for (const c of this.channels.channels()) c.close();
@@ -271,17 +277,30 @@ export class GrpcMessagingApplication {
         call.emit('error', { code, details: `process client telemetryCommand failed. ${(err as Error).message}` });
       }
     });
+    // Whether this stream was the one commands to the client went to when it closed.
+    let wasCurrent = false;
     const close = () => {
       if (!open) return;
       open = false;
       this.#telemetryCalls.delete(call);
-      this.channels.getChannel(ctx.clientId)?.clearClientObserver(writer);
+      const channel = this.channels.getChannel(ctx.clientId);
+      wasCurrent = channel?.isClientObserver(writer) === true;
+      channel?.clearClientObserver(writer);
     };
     call.on('end', () => {
       close();
       call.end();
     });
-    call.on('cancelled', close);
+    // Cancelled: the client's connection is gone (a killed client). A consumer leaves its group at once and what it
+    // held is visible again after invisibleTimeMillisWhenClear, rather than after its channel expires (2 min).
+    // (grpc-js ends the stream, then reports it cancelled.) A client that terminated cleanly was already removed by
+    // its NotifyClientTermination; one with another stream open is still there.
+    call.on('cancelled', () => {
+      close();
+      if (!wasCurrent || this.#stopping) return;
+      for (const other of this.#telemetryCalls) if (header(other.metadata, 'x-mq-client-id') === ctx.clientId) return;
+      this.#client.onClientGone(ctx);
+    });
     call.on('error', (err: Error) => {
       this.logger.debug({ err, clientId: ctx.clientId }, 'telemetry on error');
       close();
