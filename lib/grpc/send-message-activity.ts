@@ -14,7 +14,9 @@ import { javaStringHashCode } from '../../protocol/message/java-hash';
 import { decodeOffsetMessageId } from '../../protocol/message/message-id';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { propertiesToString } from '../../protocol/message/properties';
-import { TopicValidator } from '../../protocol/mix-all';
+import { MixAll, TopicValidator } from '../../protocol/mix-all';
+import { MessageConst } from '../../protocol/message/message-const';
+import type { MessageProperties } from '../../protocol/message/properties';
 import { SendBatchMessage, SendMessage } from '../../protocol/requests/send-message';
 import { SendMessageResponseHeader } from '../../protocol/header/send-message-response-header';
 import { GrpcProxyError } from '../errors';
@@ -25,6 +27,7 @@ import { validateTopic } from './grpc-validator';
 import type { PbStatus, SendMessageRequest } from './pb';
 import type { ProxyContext } from './proxy-context';
 import { buildStatus } from './response-builder';
+import { topicMessageType } from './route-activity';
 import type { TransactionService } from './transaction-service';
 
 /** Guava's Hashing.consistentHash(long, int) (the proxy's queue of a message group). */
@@ -36,6 +39,23 @@ export function consistentHash(input: number | bigint, buckets: number): number 
     const next = Math.trunc((candidate + 1) / ((Number(BigInt.asIntN(32, state >> 33n)) + 1) / 0x80000000));
     if (next >= 0 && next < buckets) candidate = next;
     else return candidate;
+  }
+}
+
+/** TopicMessageType.parseFromMessageProperty: the type a message's properties make it. */
+export function parseTopicMessageType(props: MessageProperties): string {
+  if (props[MessageConst.PROPERTY_TRANSACTION_PREPARED] === 'true') return 'TRANSACTION';
+  if (props[MessageConst.PROPERTY_DELAY_TIME_LEVEL] !== undefined || props[MessageConst.PROPERTY_TIMER_DELIVER_MS] !== undefined
+    || props[MessageConst.PROPERTY_TIMER_DELAY_SEC] !== undefined || props[MessageConst.PROPERTY_TIMER_DELAY_MS] !== undefined) return 'DELAY';
+  if (props[MessageConst.PROPERTY_SHARDING_KEY] !== undefined) return 'FIFO';
+  return 'NORMAL';
+}
+
+/** DefaultTopicMessageTypeValidator.validate: MESSAGE_PROPERTY_CONFLICT_WITH_TYPE unless the types match or the topic is MIXED. */
+export function validateTopicMessageType(expectedType: string, actualType: string): void {
+  if (actualType === 'UNSPECIFIED' || (actualType !== expectedType && expectedType !== 'MIXED')) {
+    throw new GrpcProxyError('MESSAGE_PROPERTY_CONFLICT_WITH_TYPE',
+      `TopicMessageType validate failed, the expected type is ${expectedType}, but actual type is ${actualType}`);
   }
 }
 
@@ -60,6 +80,11 @@ export class SendMessageActivity {
       return { body: m.body, properties: buildMessageProperties(m, topic, ctx.remoteAddress, this.a.config, now) };
     });
     const tc = this.a.broker.topicConfigManager.selectTopicConfig(topic);
+    // ProducerProcessor: the message's type checked against the topic's (a topic the broker lacks is UNSPECIFIED).
+    if (this.a.config.enableTopicMessageTypeCheck && entries[0].properties[MessageConst.PROPERTY_TRANSFER_FLAG] === undefined
+      && !topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && !topic.startsWith(MixAll.DLQ_GROUP_TOPIC_PREFIX)) {
+      validateTopicMessageType(tc ? topicMessageType(tc) : 'UNSPECIFIED', parseTopicMessageType(entries[0].properties));
+    }
     if (!tc) throw new GrpcProxyError('TOPIC_NOT_FOUND', `No topic route info in name server for the topic: ${topic}`);
     const writeQueues = isWriteable(tc.perm) ? tc.writeQueueNums : 0;
     if (writeQueues <= 0) throw new GrpcProxyError('FORBIDDEN', `no writable queue of topic ${topic}`);
