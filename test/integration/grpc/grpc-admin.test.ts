@@ -4,6 +4,7 @@
  * proxy checks it (MESSAGE_PROPERTY_CONFLICT_WITH_TYPE), and GET_SUBSCRIPTIONGROUP_CONFIG (352) with the group's
  * 5.x fields.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
@@ -20,6 +21,7 @@ import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { registerLeftover } from '../../helpers/root-hooks';
 import { randomName } from '../../helpers/cluster';
+import { javaSkipReason, makeRunDir, runMqadmin } from '../../helpers/javaref';
 
 type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: Record<string, unknown>) => void) => void;
 type Stub = grpc.Client & Record<string, Unary>;
@@ -96,6 +98,27 @@ describe('gRPC endpoint: topic message types and GET_SUBSCRIPTIONGROUP_CONFIG', 
     expect(await errorOf(updateTopic(topic, '+queue.type=BatchCQ'))).to.match(/attempt to update an unchangeable attribute/);
     expect(await errorOf(updateTopic(randomName('GTA'), '-message.type'))).to.match(/only add attribute is supported while creating topic/);
     expect(attributesOf(topic)).to.deep.equal({});
+  });
+
+  it('Java 5.3.3 mqadmin updateTopic -a +message.type=FIFO against our broker: the attribute set; a wrong value refused', async function () {
+    const skip = javaSkipReason('5.3.3');
+    if (skip) {
+      console.log(`      ${skip}`);
+      this.skip();
+    }
+    this.timeout(180_000);
+    const runDir = makeRunDir('rmq533-attr-');
+    try {
+      const topic = randomName('GTJ');
+      const ok = await runMqadmin('5.3.3', ['updateTopic', '-b', brokerAddr, '-t', topic, '-r', '2', '-w', '2', '-a', '+message.type=FIFO'], { runDir, timeoutMs: 90_000 });
+      expect(ok.stdout).to.contain(`create topic to ${brokerAddr} success.`);
+      expect(attributesOf(topic)).to.deep.equal({ 'message.type': 'FIFO' });
+      const bad = await runMqadmin('5.3.3', ['updateTopic', '-b', brokerAddr, '-t', topic, '-a', '+message.type=BOGUS'], { runDir, timeoutMs: 90_000 });
+      expect(`${bad.stdout}${bad.stderr}`).to.contain('value is not in set');
+      expect(attributesOf(topic)).to.deep.equal({ 'message.type': 'FIFO' });
+    } finally {
+      fs.rmSync(runDir, { recursive: true, force: true });
+    }
   });
 
   it('a gRPC send is checked against the topic\'s message type (MESSAGE_PROPERTY_CONFLICT_WITH_TYPE)', async () => {
