@@ -293,8 +293,10 @@ export class GrpcMessagingApplication {
     });
     // Cancelled: the client's connection is gone (a killed client). A consumer leaves its group at once and what it
     // held is visible again after invisibleTimeMillisWhenClear, rather than after its channel expires (2 min).
-    // (grpc-js ends the stream, then reports it cancelled.) A client that terminated cleanly was already removed by
-    // its NotifyClientTermination; one with another stream open is still there.
+    // grpc-js reports every call 'cancelled' once: when its connection goes (after an 'end'), and after its status
+    // went out (the client half-closed it). Either way the stream is gone; a client that terminated cleanly was
+    // already removed by its NotifyClientTermination (5.x clients send it before closing their streams), and one
+    // with another stream open (or that opens one, re-sending its settings) is still there.
     call.on('cancelled', () => {
       close();
       if (!wasCurrent || this.#stopping) return;
