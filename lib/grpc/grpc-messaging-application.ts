@@ -71,6 +71,7 @@ export class GrpcMessagingApplication {
   readonly #telemetryCalls = new Set<GrpcJs.ServerDuplexStream<TelemetryCommand, TelemetryCommand>>();
   #server: GrpcJs.Server | null = null;
   #port = 0;
+  #openReceiveCalls = 0;
   #cleaner: NodeJS.Timeout | null = null;
   #starting: Promise<void> | null = null;
   #stopping: Promise<void> | null = null;
@@ -107,6 +108,11 @@ export class GrpcMessagingApplication {
   /** The port listened on (0 before start). */
   get port(): number {
     return this.#port;
+  }
+
+  /** ReceiveMessage calls neither answered nor cancelled by their client yet (held long polls included). */
+  get openReceiveCalls(): number {
+    return this.#openReceiveCalls;
   }
 
   start(): Promise<void> {
@@ -218,6 +224,9 @@ export class GrpcMessagingApplication {
       queryAssignment: this.#unary('QueryAssignment', (_ctx, req: Parameters<RouteActivity['queryAssignment']>[0]) =>
         this.#route.queryAssignment(req)),
       receiveMessage: (call: GrpcJs.ServerWritableStream<Parameters<ReceiveMessageActivity['receiveMessage']>[1], ReceiveMessageResponse>) => {
+        // grpc-js says 'cancelled' once per call: when its client cancels it, or once its status is out.
+        this.#openReceiveCalls++;
+        call.once('cancelled', () => this.#openReceiveCalls--);
         const stream = {
           write: (r: ReceiveMessageResponse) => call.write(r),
           end: () => call.end(),

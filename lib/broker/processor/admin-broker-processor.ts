@@ -107,6 +107,7 @@ export interface AdminBrokerController {
   readonly sendExecutor: Pick<RequestExecutor, 'queueSize' | 'headWaitTimeMills'>;
   readonly pullExecutor: Pick<RequestExecutor, 'queueSize'>;
   registerIncrementBrokerData(topics: Iterable<string>): Promise<void>;
+  registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
 }
 
 export class AdminBrokerProcessor {
@@ -411,7 +412,7 @@ export class AdminBrokerProcessor {
       Buffer.from(this.allConfigsText(), 'utf8'));
   }
 
-  private updateBrokerConfig(request: RemotingCommand): RemotingCommand {
+  private updateBrokerConfig(request: RemotingCommand): RemotingCommand | Promise<RemotingCommand> {
     if (!request.body || request.body.length === 0) return this.ok(request);
     let props: Map<string, string>;
     try {
@@ -430,6 +431,14 @@ export class AdminBrokerProcessor {
       return this.error(request, ResponseCode.SYSTEM_ERROR, String((err as Error).message));
     }
     this.configDataVersion = nextVersion(this.configDataVersion);
+    if (props.has('brokerPermission')) {
+      // Java: a new topic data version and a forced registration, so the name servers serve every topic with the
+      // broker's permission now (an operator wiping a broker's write permission before maintenance), not never.
+      const tcm = this.controller.topicConfigManager;
+      tcm.dataVersion = nextVersion(tcm.dataVersion);
+      // Answered once the name servers have it, as Java's (its registration runs in the request's thread).
+      return this.controller.registerBrokerAll(false, false, true).then(() => this.ok(request));
+    }
     return this.ok(request);
   }
 

@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { startCluster, type Cluster } from '../../../lib/server';
 import { PROTO_LOADER_OPTIONS, protoRoot } from '../../../lib/grpc/grpc-loader';
+import type { GrpcMessagingApplication } from '../../../lib/grpc';
 import { registerLeftover } from '../../helpers/root-hooks';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
@@ -110,6 +111,11 @@ describe('gRPC endpoint: a bare gRPC client', function () {
     const cks = cluster.brokers[0].pop.checkPoints;
     await waitFor(() => cluster.brokers[0].pop.polling.size === 1, 10_000, 'the receive held');
     receive.cancel();
+    // The message must reach the held receive after the endpoint knows its client is gone, not before: then the
+    // message would be written to a stream the client no longer reads (and come back only after 120 s, as in Java).
+    const endpoint = cluster.brokers[0].grpcEndpoint as unknown as GrpcMessagingApplication;
+    await waitFor(() => endpoint.openReceiveCalls === 0, 10_000, 'the endpoint told of the cancel');
+    expect(cluster.brokers[0].pop.polling.size).to.equal(1);
     const p = new DefaultMQProducer({ producerGroup: randomName('RPG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('rp') });
     await p.start();
     try {
