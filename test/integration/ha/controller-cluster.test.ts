@@ -3,7 +3,8 @@
  * broker set in controller mode with allAckInSyncStateSet. The master is elected and registered as broker id 0, the
  * others follow it and are in its SyncStateSet; a SEND_OK means every replica holds the message. The master is
  * shut down: the controller elects another, which registers as broker id 0, and a producer's sends succeed again;
- * every message acknowledged before the failover is read back from the topic.
+ * every message acknowledged before the failover is read back from the topic. The old master comes back
+ * (Cluster.startBroker) as a slave and rejoins the SyncStateSet.
  *
  * Pending: the messages acknowledged by the new master are not readable yet. The new master assigns queue offsets
  * from its queue-offset table, which a slave's dispatch never advanced, so its first sends get offsets 0, 1, ...
@@ -119,6 +120,13 @@ describe('ha: a controller-mode broker set in process (startCluster({ controller
     await waitFor(() => route(c).get(2) === slave.brokerAddr, 30_000, 'the slave registered as broker id 2');
     expect(route(c).get(0)).to.equal(master.brokerAddr);
     await failover(c, 2);
+    // the old master back on its port and store (startBroker): it keeps its id and follows the new master as a slave
+    const back = await c.startBroker(0);
+    await waitFor(() => back.replicasManager?.state === 'RUNNING' && back.messageStoreConfig.brokerRole === 'SLAVE', 30_000, 'the old master back as a slave');
+    expect(back.replicasManager!.brokerControllerId).to.equal(1);
+    expect(back.brokerAddr).to.equal(master.brokerAddr);
+    await waitFor(() => c.master()?.replicasManager?.syncStateSet.syncStateSet.length === 2, 60_000, 'the old master back in the SyncStateSet');
+    expect(c.master()).to.equal(slave);
   });
 
   it('the controller inside the name server (enableControllerInNamesrv) and 3 replicas', async () => {
