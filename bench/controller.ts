@@ -10,7 +10,8 @@
  *   built yet), catches up and rejoins the SyncStateSet before the next kill.
  * - throughput: sync x16 and async x256 (1 KiB, 8 queues) of a 2-replica set with allAckInSyncStateSet, ours
  *   (under our controller) beside Java 5.3.3's (2 brokers under a Java 5.3.3 controller), each measured once both
- *   replicas are in the SyncStateSet; ours / Java per row.
+ *   replicas are in the SyncStateSet; ours / Java per row; and, for scale, a 4.x SYNC_MASTER + SLAVE pair of ours
+ *   (the same sends waiting for the slave, no controller).
  *
  *   npm run bench -- controller [--kills N] [--sides ours,java] [--sync-messages N] [--async-messages N]
  *
@@ -242,12 +243,33 @@ async function startJavaSet(env: Env): Promise<Group> {
   return { brokerName, controllerAddr: jc.addr, stop };
 }
 
-async function measureSet(env: Env, side: 'ours' | 'java', counts: { sync: number; async: number }, log: (l: string) => void): Promise<Map<string, Load>> {
-  const group = side === 'ours' ? await startOursSet(env) : await startJavaSet(env);
+/** A 4.x SYNC_MASTER + SLAVE pair of ours (no controller), the baseline of a replicated send. */
+async function startOursSyncPair(env: Env): Promise<Group> {
+  const brokerName = 'ours-sync-pair';
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    for (const c of children.reverse()) await stopChild(c);
+  };
+  const base = (dir: string) => ({ brokerName, brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr: env.ns.address, storePathRootDir: dir });
+  try {
+    const m = path.join(env.root, 'pair-m');
+    const sl = path.join(env.root, 'pair-s');
+    children.push((await ourBroker({ brokerConfig: base(m), messageStoreConfig: { storePathRootDir: m, mappedFileSizeCommitLog: FILE, brokerRole: 'SYNC_MASTER' } })).child);
+    children.push((await ourBroker({ brokerConfig: { ...base(sl), brokerId: 1 }, messageStoreConfig: { storePathRootDir: sl, mappedFileSizeCommitLog: FILE, brokerRole: 'SLAVE' } })).child);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { brokerName, controllerAddr: '', stop };
+}
+
+async function measureSet(env: Env, side: 'ours' | 'java' | 'pair', counts: { sync: number; async: number }, log: (l: string) => void): Promise<Map<string, Load>> {
+  const group = side === 'ours' ? await startOursSet(env) : side === 'java' ? await startJavaSet(env) : await startOursSyncPair(env);
   const producer = new DefaultMQProducer({ producerGroup: `PG_CTL_${side}`, namesrvAddr: env.ns.address, instanceName: `ctl-bench-${side}`, pollNameServerInterval: 1000, sendMsgTimeout: 10_000 });
   const out = new Map<string, Load>();
   try {
     await until(async () => {
+      if (side === 'pair') return ((await env.admin.examineBrokerClusterInfo()).brokerAddrTable.get(group.brokerName)?.brokerAddrs.size ?? 0) === 2;
       const info = await replicaInfo(env.query, group.controllerAddr, group.brokerName);
       return info.syncStateSet.length === 2 && (await masterAt(env, group.brokerName)) !== '';
     }, 180_000, `${side}: a master and both replicas in the SyncStateSet`);
@@ -263,12 +285,12 @@ async function measureSet(env: Env, side: 'ours' | 'java', counts: { sync: numbe
         await sleep(100);
       }
     }
-    const info = await replicaInfo(env.query, group.controllerAddr, group.brokerName);
+    const info = side === 'pair' ? { syncStateSet: [0, 1] } : await replicaInfo(env.query, group.controllerAddr, group.brokerName);
     if (info.syncStateSet.length !== 2) throw new Error(`${side}: the SyncStateSet shrank to ${JSON.stringify(info.syncStateSet)} during the warm-up`);
     for (const [scenario, concurrency, messages] of [['sync x16', 16, counts.sync], ['async x256', 256, counts.async]] as const) {
       const r = await sendLoad(producer, topic, BODY, concurrency, messages);
       out.set(scenario, { msgPerSec: messages / r.seconds, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), failed: r.failed });
-      log(`  ${side} controller set ${scenario}: ${Math.round(messages / r.seconds)} msg/s, p50 ${pct(r.latencies, 50).toFixed(1)} ms, p99 ${pct(r.latencies, 99).toFixed(1)} ms, ${r.failed} failed`);
+      log(`  ${side === 'pair' ? 'ours SYNC_MASTER + SLAVE' : `${side} controller set`} ${scenario}: ${Math.round(messages / r.seconds)} msg/s, p50 ${pct(r.latencies, 50).toFixed(1)} ms, p99 ${pct(r.latencies, 99).toFixed(1)} ms, ${r.failed} failed`);
     }
   } finally {
     await producer.shutdown().catch(() => undefined);
@@ -279,7 +301,7 @@ async function measureSet(env: Env, side: 'ours' | 'java', counts: { sync: numbe
 
 export interface ControllerBenchReport {
   failover: FailoverFigures | null;
-  rows: { scenario: string; ours?: Load; java?: Load }[];
+  rows: { scenario: string; ours?: Load; java?: Load; pair?: Load }[];
   javaSkipped: string | null;
 }
 
@@ -299,7 +321,8 @@ export async function runController(opts: ControllerBenchOptions, log: (l: strin
     if (opts.kills > 0 && opts.sides.includes('ours')) report.failover = await failover(env, opts.kills, log);
     const ours = opts.sides.includes('ours') ? await measureSet(env, 'ours', opts, log) : new Map<string, Load>();
     const java = skip ? new Map<string, Load>() : await measureSet(env, 'java', opts, log);
-    for (const scenario of ['sync x16', 'async x256']) report.rows.push({ scenario, ours: ours.get(scenario), java: java.get(scenario) });
+    const pair = opts.sides.includes('ours') ? await measureSet(env, 'pair', opts, log) : new Map<string, Load>();
+    for (const scenario of ['sync x16', 'async x256']) report.rows.push({ scenario, ours: ours.get(scenario), java: java.get(scenario), pair: pair.get(scenario) });
   } finally {
     await query.shutdown();
     await admin?.shutdown().catch(() => undefined);
@@ -316,8 +339,8 @@ export function formatController(r: ControllerBenchReport): string {
     lines.push(`failover (kill -9 of the master -> first SEND_OK), 2 replicas of ours, short timings: p50 ${r.failover.p50.toFixed(0)} ms, max ${r.failover.max.toFixed(0)} ms over ${r.failover.times.length} kills`);
   }
   lines.push(...[
-    ['2-replica set, allAckInSyncStateSet', 'ours msg/s (p50 / p99 ms)', 'Java 5.3.3 msg/s (p50 / p99 ms)', 'ours / Java'],
-    ...r.rows.map((row) => [row.scenario, cell(row.ours), cell(row.java), row.ours && row.java ? (row.ours.msgPerSec / row.java.msgPerSec).toFixed(2) : 'n/a']),
+    ['2-replica set, allAckInSyncStateSet', 'ours msg/s (p50 / p99 ms)', 'Java 5.3.3 msg/s (p50 / p99 ms)', 'ours / Java', 'ours 4.x SYNC_MASTER + SLAVE msg/s (p50 / p99 ms)'],
+    ...r.rows.map((row) => [row.scenario, cell(row.ours), cell(row.java), row.ours && row.java ? (row.ours.msgPerSec / row.java.msgPerSec).toFixed(2) : 'n/a', cell(row.pair)]),
   ].map((cols) => `| ${cols.join(' | ')} |`));
   return lines.join('\n');
 }
@@ -353,11 +376,11 @@ export async function runControllerBench(argv: readonly string[] = []): Promise<
     });
   }
   for (const row of report.rows) {
-    for (const side of ['ours', 'java'] as const) {
+    for (const side of ['ours', 'java', 'pair'] as const) {
       const l = row[side];
       if (!l) continue;
       out.push({
-        name: `controller.2-replicas.${side}.${row.scenario.replace(' ', '-')}`, opsPerSec: l.msgPerSec, meanMicros: 1e6 / l.msgPerSec, ops: 0,
+        name: side === 'pair' ? `controller.baseline-sync-master-slave.ours.${row.scenario.replace(' ', '-')}` : `controller.2-replicas.${side}.${row.scenario.replace(' ', '-')}`, opsPerSec: l.msgPerSec, meanMicros: 1e6 / l.msgPerSec, ops: 0,
         note: `p50 ${l.p50.toFixed(2)} ms, p99 ${l.p99.toFixed(2)} ms${side === 'ours' && row.java ? `, ours/Java ${(l.msgPerSec / row.java.msgPerSec).toFixed(2)}` : ''}`,
       });
     }

@@ -106,7 +106,7 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
     run: async () => (await import('./replicated')).runReplicatedBench(),
   },
   controller: {
-    about: 'controller mode, one broker process per replica: failover time over --kills master kills (kill -9 -> first SEND_OK, default 20); sync x16 / async x256 of a 2-replica set, ours beside Java 5.3.3 (--sides, --sync-messages, --async-messages)',
+    about: 'controller mode, one broker process per replica: failover time over --kills master kills (kill -9 -> first SEND_OK, default 20); sync x16 / async x256 of a 2-replica set, ours beside Java 5.3.3, and a 4.x SYNC_MASTER + SLAVE pair of ours (--sides, --sync-messages, --async-messages)',
     run: async (options) => (await import('./controller')).runControllerBench(options),
   },
   security: {
