@@ -13,7 +13,10 @@
  *   replicas are in the SyncStateSet; ours / Java per row; and, for scale, a 4.x SYNC_MASTER + SLAVE pair of ours
  *   (the same sends waiting for the slave, no controller).
  *
- *   npm run bench -- controller [--kills N] [--sides ours,java] [--sync-messages N] [--async-messages N]
+ *   Also Java's: 2 Java 5.3.3 brokers under a Java 5.3.3 controller with the same timings, `--java-kills` kills
+ *   (default 5: a Java broker takes seconds to start again).
+ *
+ *   npm run bench -- controller [--kills N] [--java-kills N] [--sides ours,java] [--sync-messages N] [--async-messages N]
  *
  * No assertions.
  */
@@ -45,7 +48,7 @@ const FILE = 256 * 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Load { msgPerSec: number; p50: number; p99: number; failed: number }
-export interface ControllerBenchOptions { kills: number; sides: ('ours' | 'java')[]; sync: number; async: number }
+export interface ControllerBenchOptions { kills: number; javaKills: number; sides: ('ours' | 'java')[]; sync: number; async: number }
 export interface FailoverFigures { times: number[]; p50: number; max: number }
 
 /** Until `check` holds, or fails with `what` after `limitMs`. */
@@ -121,21 +124,77 @@ function ourReplicaOpts(env: Env, brokerName: string, controllerAddr: string, di
   };
 }
 
-/** kill -9 of the master under a sync producer, `kills` times: kill -> first SEND_OK. */
-async function failover(env: Env, kills: number, log: (l: string) => void): Promise<FailoverFigures> {
-  const brokerName = 'ours-failover';
-  const cm = await ourController(env.root, 'fo');
-  const replicas = new Map<string, ChildProcess>();
+/** A side's replicas for the failover: start one (a fresh store each time), kill one -9, stop all. */
+interface FailoverSide { controllerAddr: string; start(): Promise<string>; kill(addr: string): Promise<void>; close(): Promise<void> }
+
+/** The same short timings on a Java 5.3.3 broker (its broker.conf keys are Java's). */
+const JAVA_SHORT_TIMINGS = { ...CONTROLLER_MODE_TEST_TIMINGS.brokerConfig, ...CONTROLLER_MODE_TEST_TIMINGS.storeConfig };
+
+async function failoverSide(env: Env, side: 'ours' | 'java', brokerName: string): Promise<FailoverSide> {
   let n = 0;
+  if (side === 'ours') {
+    const cm = await ourController(env.root, 'fo');
+    const replicas = new Map<string, ChildProcess>();
+    return {
+      controllerAddr: cm.address,
+      async start() {
+        const { child, addr } = await ourBroker(ourReplicaOpts(env, brokerName, cm.address, path.join(env.root, `fo-${n++}`), true));
+        replicas.set(addr, child);
+        return addr;
+      },
+      async kill(addr) {
+        await stopChild(replicas.get(addr)!, 'SIGKILL');
+        replicas.delete(addr);
+      },
+      async close() {
+        for (const c of replicas.values()) await stopChild(c);
+        await cm.shutdown();
+      },
+    };
+  }
+  const port = await freePort();
+  const jc = await startJavaController({
+    controllerDLegerGroup: 'jcg-fo', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0', controllerStorePath: path.join(env.root, 'jcontroller-fo'),
+    scanNotActiveBrokerInterval: CONTROLLER_MODE_TEST_TIMINGS.controllerConfig.scanNotActiveBrokerInterval,
+  });
+  const replicas = new Map<string, JavaBroker>();
+  return {
+    controllerAddr: jc.addr,
+    async start() {
+      const runDir = path.join(env.root, `jfo-${n++}`);
+      await fs.mkdir(runDir, { recursive: true });
+      const b = await startJavaBroker('5.3.3', {
+        namesrvAddr: env.ns.address, runDir, storeDir: path.join(runDir, 'store'), brokerName, heap: '-Xms256m -Xmx512m',
+        conf: { enableControllerMode: true, controllerAddr: jc.addr, allAckInSyncStateSet: true, brokerIP2: '127.0.0.1', mappedFileSizeCommitLog: 16 * 1024 * 1024, ...JAVA_SHORT_TIMINGS },
+      });
+      replicas.set(b.addr, b);
+      return b.addr;
+    },
+    async kill(addr) {
+      await replicas.get(addr)!.stop('SIGKILL');
+      replicas.delete(addr);
+    },
+    async close() {
+      for (const b of replicas.values()) await b.stop().catch(() => undefined);
+      await jc.stop().catch(() => undefined);
+    },
+  };
+}
+
+/** kill -9 of the master under a sync producer, `kills` times: kill -> first SEND_OK. */
+async function failover(env: Env, kills: number, log: (l: string) => void, side: 'ours' | 'java' = 'ours'): Promise<FailoverFigures> {
+  const brokerName = `${side}-failover`;
+  const set = await failoverSide(env, side, brokerName);
+  const replicas = new Set<string>();
   const startReplica = async (): Promise<string> => {
-    const { child, addr } = await ourBroker(ourReplicaOpts(env, brokerName, cm.address, path.join(env.root, `fo-${n++}`), true));
-    replicas.set(addr, child);
+    const addr = await set.start();
+    replicas.add(addr);
     return addr;
   };
   const producer = new DefaultMQProducer({
-    producerGroup: 'PG_CTL_FO', namesrvAddr: env.ns.address, instanceName: 'ctl-bench-fo', pollNameServerInterval: 100, sendMsgTimeout: 3000,
+    producerGroup: `PG_CTL_FO_${side}`, namesrvAddr: env.ns.address, instanceName: `ctl-bench-fo-${side}`, pollNameServerInterval: 100, sendMsgTimeout: 3000,
   });
-  const topic = 'CtlBenchFailover';
+  const topic = `CtlBenchFailover_${side}`;
   const times: number[] = [];
   let lastOk = 0;
   /** Sends started after `mark` (the killed master's exit) can only be acknowledged by another master. */
@@ -143,11 +202,11 @@ async function failover(env: Env, kills: number, log: (l: string) => void): Prom
   let firstOkAfterMark = 0;
   let sending = true;
   let sender: Promise<void> = Promise.resolve();
-  const inSync = async (): Promise<boolean> => (await replicaInfo(env.query, cm.address, brokerName)).syncStateSet.length === 2;
+  const inSync = async (): Promise<boolean> => (await replicaInfo(env.query, set.controllerAddr, brokerName)).syncStateSet.length === 2;
   try {
     for (let i = 0; i < 2; i++) await startReplica();
     await until(async () => (await masterAt(env, brokerName)) !== '' && await inSync(), 60_000, 'a master and 2 replicas in sync');
-    for (const addr of replicas.keys()) await env.admin.createAndUpdateTopicConfig(addr, newTopicConfig(topic, { readQueueNums: 4, writeQueueNums: 4 }));
+    for (const addr of replicas) await env.admin.createAndUpdateTopicConfig(addr, newTopicConfig(topic, { readQueueNums: 4, writeQueueNums: 4 }));
     await producer.start();
     sender = (async () => {
       while (sending) {
@@ -166,18 +225,17 @@ async function failover(env: Env, kills: number, log: (l: string) => void): Prom
     await until(() => lastOk > 0, 60_000, 'the first SEND_OK');
     for (let k = 0; k < kills; k++) {
       const master = await masterAt(env, brokerName);
-      const victim = replicas.get(master);
-      if (!victim) throw new Error(`the name server's master ${master} is none of the replicas`);
+      if (!replicas.has(master)) throw new Error(`the name server's master ${master} is none of the replicas`);
       firstOkAfterMark = 0;
       const killedAt = performance.now();
-      await stopChild(victim, 'SIGKILL');
+      await set.kill(master);
       // An answer the master wrote before it died may still arrive: count only sends begun after its exit.
       mark = performance.now();
       replicas.delete(master);
       await until(async () => firstOkAfterMark > 0 && (await masterAt(env, brokerName)) !== master, 60_000, 'a SEND_OK from a new master');
       times.push(firstOkAfterMark - killedAt);
       mark = Infinity;
-      log(`  controller failover ${k + 1}/${kills}: ${(firstOkAfterMark - killedAt).toFixed(0)} ms`);
+      log(`  ${side} controller failover ${k + 1}/${kills}: ${(firstOkAfterMark - killedAt).toFixed(0)} ms`);
       // back with an empty store: it gets a new controller id, catches up and joins the SyncStateSet
       const back = await startReplica();
       await env.admin.createAndUpdateTopicConfig(back, newTopicConfig(topic, { readQueueNums: 4, writeQueueNums: 4 }));
@@ -188,8 +246,7 @@ async function failover(env: Env, kills: number, log: (l: string) => void): Prom
     sending = false;
     await sender;
     await producer.shutdown().catch(() => undefined);
-    for (const c of replicas.values()) await stopChild(c);
-    await cm.shutdown();
+    await set.close();
   }
   const sorted = [...times].sort((a, b) => a - b);
   return { times, p50: pct(sorted, 50), max: sorted[sorted.length - 1] ?? 0 };
@@ -301,6 +358,7 @@ async function measureSet(env: Env, side: 'ours' | 'java' | 'pair', counts: { sy
 
 export interface ControllerBenchReport {
   failover: FailoverFigures | null;
+  javaFailover: FailoverFigures | null;
   rows: { scenario: string; ours?: Load; java?: Load; pair?: Load }[];
   javaSkipped: string | null;
 }
@@ -312,13 +370,14 @@ export async function runController(opts: ControllerBenchOptions, log: (l: strin
   const query = new RemotingClient();
   const skip = opts.sides.includes('java') ? javaSkipReason('5.3.3') : 'not asked for';
   if (skip && opts.sides.includes('java')) log(`controller: the Java 5.3.3 set is left out: ${skip}`);
-  const report: ControllerBenchReport = { failover: null, rows: [], javaSkipped: skip };
+  const report: ControllerBenchReport = { failover: null, javaFailover: null, rows: [], javaSkipped: skip };
   try {
     await ns.start();
     admin = new DefaultMQAdminExt({ namesrvAddr: ns.address, instanceName: 'ctl-bench-admin' });
     await admin.start();
     const env: Env = { root, ns, admin, query };
     if (opts.kills > 0 && opts.sides.includes('ours')) report.failover = await failover(env, opts.kills, log);
+    if (opts.javaKills > 0 && !skip) report.javaFailover = await failover(env, opts.javaKills, log, 'java');
     const ours = opts.sides.includes('ours') ? await measureSet(env, 'ours', opts, log) : new Map<string, Load>();
     const java = skip ? new Map<string, Load>() : await measureSet(env, 'java', opts, log);
     const pair = opts.sides.includes('ours') ? await measureSet(env, 'pair', opts, log) : new Map<string, Load>();
@@ -337,6 +396,9 @@ export function formatController(r: ControllerBenchReport): string {
   const lines: string[] = [];
   if (r.failover) {
     lines.push(`failover (kill -9 of the master -> first SEND_OK), 2 replicas of ours, short timings: p50 ${r.failover.p50.toFixed(0)} ms, max ${r.failover.max.toFixed(0)} ms over ${r.failover.times.length} kills`);
+  }
+  if (r.javaFailover) {
+    lines.push(`failover, 2 Java 5.3.3 brokers under a Java 5.3.3 controller, the same timings: p50 ${r.javaFailover.p50.toFixed(0)} ms, max ${r.javaFailover.max.toFixed(0)} ms over ${r.javaFailover.times.length} kills`);
   }
   lines.push(...[
     ['2-replica set, allAckInSyncStateSet', 'ours msg/s (p50 / p99 ms)', 'Java 5.3.3 msg/s (p50 / p99 ms)', 'ours / Java', 'ours 4.x SYNC_MASTER + SLAVE msg/s (p50 / p99 ms)'],
@@ -358,6 +420,7 @@ export function parseControllerOptions(argv: readonly string[]): ControllerBench
   };
   return {
     kills: num('--kills', 20),
+    javaKills: num('--java-kills', 5),
     sides: (arg('--sides')?.split(',') ?? ['ours', 'java']) as ('ours' | 'java')[],
     sync: num('--sync-messages', Number(process.env.CONTROLLER_BENCH_SYNC ?? 8000)),
     async: num('--async-messages', Number(process.env.CONTROLLER_BENCH_ASYNC ?? 30000)),
@@ -368,6 +431,13 @@ export async function runControllerBench(argv: readonly string[] = []): Promise<
   const report = await runController(parseControllerOptions(argv));
   process.stdout.write(`${formatController(report)}\n`);
   const out: BenchResult[] = [];
+  if (report.javaFailover) {
+    const mean = report.javaFailover.times.reduce((s, x) => s + x, 0) / Math.max(1, report.javaFailover.times.length);
+    out.push({
+      name: 'controller.failover.java.kill-to-first-send', opsPerSec: 1000 / mean, meanMicros: mean * 1000, ops: report.javaFailover.times.length,
+      note: `p50 ${report.javaFailover.p50.toFixed(0)} ms, max ${report.javaFailover.max.toFixed(0)} ms over ${report.javaFailover.times.length} master kills (Java 5.3.3, short timings)`,
+    });
+  }
   if (report.failover) {
     const mean = report.failover.times.reduce((s, x) => s + x, 0) / Math.max(1, report.failover.times.length);
     out.push({
