@@ -13,6 +13,7 @@
  * curves (cost against size, log axes). Options: --topics 1000,10000,50000 --conns 500,2000,5000 --queues 64,1024
  * --drain 20000 --budget 600 --only ours|java; `--from-log FILE` prints the tables and writes the SVG again from the
  * `scale: {...}` lines a run printed on stderr (several logs can be concatenated).
+ * BENCH_BROKER_NODE_ARGS holds node flags for our broker process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -92,7 +93,9 @@ async function waitForBroker(admin: DefaultMQAdminExt, timeoutMs: number): Promi
 
 function spawnOurs(args: string[], home: string): ChildProcess {
   const main = path.join(__dirname, '..', 'lib', 'cli', 'main.js');
-  const child = spawn(process.execPath, [main, ...args], {
+  // BENCH_BROKER_NODE_ARGS: node flags for our broker process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = args[0] === 'broker' ? (process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...nodeArgs, main, ...args], {
     env: { ...process.env, HOME: home, ROCKETMQ_LOG_LEVEL: process.env.ROCKETMQ_LOG_LEVEL ?? 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
