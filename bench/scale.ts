@@ -69,7 +69,11 @@ export interface TopicRow {
 
 export interface RestartRow { kind: Kind; topics: number; restartMs: number; rssBeforeMB: number; rssAfterMB: number }
 export interface ConnRow { kind: Kind; conns: number; roundMs: number; brokerCpuMsPerRound: number; failed: number; registerMs: number }
-export interface DrainRow { kind: Kind; queues: number; messages: number; msgPerSec: number }
+/**
+ * CPU µs per message drained, of the broker process and of this process (the consumer), from the consumer's start
+ * until the last message: on a shared machine the rate moves with the load, the CPU per message much less.
+ */
+export interface DrainRow { kind: Kind; queues: number; messages: number; msgPerSec: number; brokerCpuMicrosPerMsg?: number; clientCpuMicrosPerMsg?: number }
 
 const BROKER_NAME = 'scale-b';
 const MB = 1024 * 1024;
@@ -310,11 +314,18 @@ async function drainStep(s: Servers, admin: DefaultMQAdminExt, q: number, o: Sca
     if (got >= o.drain) done();
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
   });
+  const brokerCpu0 = readCpuMicros(s.brokerPid());
+  const clientCpu0 = process.cpuUsage();
   await consumer.start();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([finished, new Promise((r) => { timer = setTimeout(r, 300_000); })]);
   clearTimeout(timer);
-  const row: DrainRow = { kind: s.kind, queues: q, messages: got, msgPerSec: got / ((performance.now() - t0) / 1000) };
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const row: DrainRow = {
+    kind: s.kind, queues: q, messages: got, msgPerSec: got / ((performance.now() - t0) / 1000),
+    brokerCpuMicrosPerMsg: (readCpuMicros(s.brokerPid()) - brokerCpu0) / got,
+    clientCpuMicrosPerMsg: (clientCpu.user + clientCpu.system) / got,
+  };
   await consumer.shutdown();
   if (!rows) return; // a warm-up
   rows.push(row);
@@ -429,11 +440,12 @@ export function formatScale(r: ScaleResult): string {
   }
   const queues = [...new Set(r.drains.map((d) => d.queues))];
   if (queues.length > 0) {
-    out.push('', '| queues | drain msg/s ours | Java | ours/Java |', '|---:|---:|---:|---:|');
+    out.push('', '| queues | drain msg/s ours | Java | ours/Java | broker CPU µs/msg ours | Java | consumer CPU µs/msg against ours | Java |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const q of queues) {
       const o = r.drains.find((d) => d.kind === 'ours' && d.queues === q);
       const j = r.drains.find((d) => d.kind === 'java' && d.queues === q);
-      out.push(`| ${q} | ${f0(o?.msgPerSec)} | ${f0(j?.msgPerSec)} | ${ratio(o?.msgPerSec, j?.msgPerSec)} |`);
+      out.push(`| ${q} | ${f0(o?.msgPerSec)} | ${f0(j?.msgPerSec)} | ${ratio(o?.msgPerSec, j?.msgPerSec)} | ${f1(o?.brokerCpuMicrosPerMsg)} | ${f1(j?.brokerCpuMicrosPerMsg)} | ${f1(o?.clientCpuMicrosPerMsg)} | ${f1(j?.clientCpuMicrosPerMsg)} |`);
     }
   }
   return out.join('\n');
