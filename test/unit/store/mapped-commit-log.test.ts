@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MappedFile, READ_RESIDENT_MAX, ZERO_WRITE } from '../../../lib/store/mapped-file';
+import { MappedFile, ZERO_WRITE } from '../../../lib/store/mapped-file';
 import { mmapUnavailable } from '../../../lib/store/mmap';
 import { PutMessageStatus } from '../../../lib/store/store-status';
 import { decodeRecord, makeMessage, storePerTest, tempDir } from './store-test-util';
@@ -26,12 +26,19 @@ function residentBytesOf(file: string): number {
 describe('store: the commit log written through memory maps (transientStorePoolEnable=false, Java\'s default)', function () {
   this.timeout(60000);
   const { open } = storePerTest();
+  // 32 MiB of pages read stay mapped at most, not READ_RESIDENT_MAX: the reads of 72 MiB below release them.
+  const READ_MAX = 32 * 1024 * 1024;
+  const defaultReadMax = MappedFile.readResidentMax;
   before(function () {
     const why = mmapUnavailable();
     if (why) {
       process.stderr.write(`    skipped: ${why}\n`);
       this.skip();
     }
+    MappedFile.readResidentMax = READ_MAX;
+  });
+  after(() => {
+    MappedFile.readResidentMax = defaultReadMax;
   });
 
   it('maps the tail file by default and acknowledges ASYNC_FLUSH puts with their bytes already in the file', async () => {
@@ -127,16 +134,16 @@ describe('store: the commit log written through memory maps (transientStorePoolE
       }
     }
     expect(offsets).to.deep.equal([2304, 2304, 2304, 2304]);
-    // The pages read leave the page tables a READ_RESIDENT_MAX at a time, not once per record (each pull's records
+    // The pages read leave the page tables a READ_MAX at a time, not once per record (each pull's records
     // lie 4 records apart, and the next queue's pull reads the same pages).
     const windows = (72 * 1024 * 1024) / (64 * 1024);
-    expect(mf.readReleases - releasesBefore).to.be.greaterThan(0).and.at.most(Math.ceil(72 * 1024 * 1024 / READ_RESIDENT_MAX) + 1);
+    expect(mf.readReleases - releasesBefore).to.be.greaterThan(0).and.at.most(Math.ceil(72 * 1024 * 1024 / READ_MAX) + 1);
     // The page cache is asked about each 64 KiB window once between releases, not once per record: a window read
     // again after a release (the pulls in flight then) is asked again.
     expect(records).to.equal(9216);
     expect(mf.residencyChecks - checksBefore).to.be.greaterThan(0).and.at.most(windows + 2 * 16 * (mf.readReleases - releasesBefore));
     // 72 MiB read: what stays mapped is what was before, plus at most what the reads may keep
-    expect(residentBytesOf(mf.fileName)).to.be.at.most(rss + READ_RESIDENT_MAX + 64 * 1024);
+    expect(residentBytesOf(mf.fileName)).to.be.at.most(rss + READ_MAX + 64 * 1024);
   });
 
   it('answers reads for a pull with views of the map (no copy), which stay readable after their pages leave the page tables', async function () {
@@ -159,7 +166,7 @@ describe('store: the commit log written through memory maps (transientStorePoolE
     const looked = (await s.lookMessageByOffset(decodeRecord(a).physicalOffset))!;
     expect(looked.buffer.byteLength).to.not.equal(mf.fileSize);
     expect(looked.equals(a)).to.equal(true);
-    // Reads of more than READ_RESIDENT_MAX elsewhere release the pages read before; the views read the same bytes.
+    // Reads of more than READ_MAX elsewhere release the pages read before; the views read the same bytes.
     const releases = mf.readReleases;
     const big = await s.putMessageList(Array.from({ length: 12000 }, (_, i) => makeMessage('W', i % 2, bodies[0])));
     expect(big.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
