@@ -71,9 +71,13 @@ export interface RestartRow { kind: Kind; topics: number; restartMs: number; rss
 export interface ConnRow { kind: Kind; conns: number; roundMs: number; brokerCpuMsPerRound: number; failed: number; registerMs: number }
 /**
  * CPU µs per message drained, of the broker process and of this process (the consumer), from the consumer's start
- * until the last message: on a shared machine the rate moves with the load, the CPU per message much less.
+ * until the last message: on a shared machine the rate moves with the load, the CPU per message much less. The
+ * broker's RSS once the last message arrived.
  */
-export interface DrainRow { kind: Kind; queues: number; messages: number; msgPerSec: number; brokerCpuMicrosPerMsg?: number; clientCpuMicrosPerMsg?: number }
+export interface DrainRow {
+  kind: Kind; queues: number; messages: number; msgPerSec: number;
+  brokerCpuMicrosPerMsg?: number; clientCpuMicrosPerMsg?: number; brokerRssMB?: number;
+}
 
 const BROKER_NAME = 'scale-b';
 const MB = 1024 * 1024;
@@ -325,6 +329,7 @@ async function drainStep(s: Servers, admin: DefaultMQAdminExt, q: number, o: Sca
     kind: s.kind, queues: q, messages: got, msgPerSec: got / ((performance.now() - t0) / 1000),
     brokerCpuMicrosPerMsg: (readCpuMicros(s.brokerPid()) - brokerCpu0) / got,
     clientCpuMicrosPerMsg: (clientCpu.user + clientCpu.system) / got,
+    brokerRssMB: readRss(s.brokerPid()) / MB,
   };
   await consumer.shutdown();
   if (!rows) return; // a warm-up
@@ -440,12 +445,12 @@ export function formatScale(r: ScaleResult): string {
   }
   const queues = [...new Set(r.drains.map((d) => d.queues))];
   if (queues.length > 0) {
-    out.push('', '| queues | drain msg/s ours | Java | ours/Java | broker CPU µs/msg ours | Java | consumer CPU µs/msg against ours | Java |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|');
+    out.push('', '| queues | drain msg/s ours | Java | ours/Java | broker CPU µs/msg ours | Java | consumer CPU µs/msg against ours | Java | broker RSS MB after, ours | Java |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const q of queues) {
       const o = r.drains.find((d) => d.kind === 'ours' && d.queues === q);
       const j = r.drains.find((d) => d.kind === 'java' && d.queues === q);
-      out.push(`| ${q} | ${f0(o?.msgPerSec)} | ${f0(j?.msgPerSec)} | ${ratio(o?.msgPerSec, j?.msgPerSec)} | ${f1(o?.brokerCpuMicrosPerMsg)} | ${f1(j?.brokerCpuMicrosPerMsg)} | ${f1(o?.clientCpuMicrosPerMsg)} | ${f1(j?.clientCpuMicrosPerMsg)} |`);
+      out.push(`| ${q} | ${f0(o?.msgPerSec)} | ${f0(j?.msgPerSec)} | ${ratio(o?.msgPerSec, j?.msgPerSec)} | ${f1(o?.brokerCpuMicrosPerMsg)} | ${f1(j?.brokerCpuMicrosPerMsg)} | ${f1(o?.clientCpuMicrosPerMsg)} | ${f1(j?.clientCpuMicrosPerMsg)} | ${f0(o?.brokerRssMB)} | ${f0(j?.brokerRssMB)} |`);
     }
   }
   return out.join('\n');
