@@ -801,19 +801,22 @@ export class CommitLog {
 
   // ---- reads ----
 
-  /** `size` bytes of the record at `offset`, or null when that file is gone. */
-  async getMessage(offset: number, size: number): Promise<Buffer | null> {
+  /**
+   * `size` bytes of the record at `offset`, or null when that file is gone. `view`: a view of the file's map where
+   * it can be (see MappedFile.readFromMemory), else a buffer of its own.
+   */
+  async getMessage(offset: number, size: number, view = false): Promise<Buffer | null> {
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
     if (!mf) return null;
-    return mf.read(offset - mf.fileFromOffset, size);
+    return mf.read(offset - mf.fileFromOffset, size, view);
   }
 
   /**
    * Reads several records at once: records lying close together in one file (as the records of one queue often
    * do) come from one contiguous read and are sliced out of it. Entry i of the result is the record of
-   * `offsets[i]`/`sizes[i]`, or null when that file is gone. `offsets` must be ascending.
+   * `offsets[i]`/`sizes[i]`, or null when that file is gone. `offsets` must be ascending. `view`: as in getMessage.
    */
-  async getMessages(offsets: readonly number[], sizes: readonly number[]): Promise<(Buffer | null)[]> {
+  async getMessages(offsets: readonly number[], sizes: readonly number[], view = false): Promise<(Buffer | null)[]> {
     const out: (Buffer | null)[] = new Array<Buffer | null>(offsets.length).fill(null);
     let i = 0;
     while (i < offsets.length) {
@@ -833,11 +836,12 @@ export class CommitLog {
         end = e;
         need += sizes[j];
       }
-      const range = await mf.read(start - mf.fileFromOffset, end - start);
+      const pos = start - mf.fileFromOffset;
+      const range = mf.readFromMemory(pos, end - start, view) ?? await mf.read(pos, end - start, view);
       if (range) {
         for (let k = i; k < j; k++) out[k] = range.subarray(offsets[k] - start, offsets[k] - start + sizes[k]);
       } else {
-        for (let k = i; k < j; k++) out[k] = await this.getMessage(offsets[k], sizes[k]);
+        for (let k = i; k < j; k++) out[k] = await this.getMessage(offsets[k], sizes[k], view);
       }
       i = j;
     }

@@ -857,6 +857,7 @@ export class DefaultMessageStore {
   /**
    * Reads up to `maxMsgNums` records of topic/queueId from queue offset `offset` (Java's getMessage, with its
    * statuses and offset corrections). `maxTotalBytes` caps the bytes returned on top of Java's transfer limits.
+   * The records are views of the commit log's map where it is mapped (see GetMessageResult.messages).
    */
   async getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number,
     maxTotalBytes?: number, filter?: MessageFilter | null): Promise<GetMessageResult> {
@@ -918,7 +919,7 @@ export class DefaultMessageStore {
               total += sizePy;
             }
             if (wantOffsets.length > 1) {
-              const recs = await this.commitLog.getMessages(wantOffsets, wantSizes);
+              const recs = await this.commitLog.getMessages(wantOffsets, wantSizes, true);
               for (let k = 0; k < recs.length; k++) {
                 const r = recs[k];
                 if (r) prefetched.set(wantOffsets[k], r);
@@ -940,7 +941,7 @@ export class DefaultMessageStore {
               if (bufferTotalSize === 0) status = GetMessageStatus.NO_MATCHED_MESSAGE;
               continue;
             }
-            const record = prefetched.get(offsetPy) ?? await this.commitLog.getMessage(offsetPy, sizePy);
+            const record = prefetched.get(offsetPy) ?? await this.commitLog.getMessage(offsetPy, sizePy, true);
             if (!record) {
               if (bufferTotalSize === 0) status = GetMessageStatus.MESSAGE_WAS_REMOVING;
               nextPhyFileStartOffset = this.commitLog.rollNextFile(offsetPy);

@@ -68,7 +68,11 @@ export interface GetMessageResult {
   nextBeginOffset: number;
   minOffset: number;
   maxOffset: number;
-  /** Raw stored records, as they lie in the commit log. */
+  /**
+   * Raw stored records, as they lie in the commit log: views of its map where it is mapped (Java's
+   * SelectMappedBufferResult slices), so a pull answer sends them with no copy. Their bytes change only if the commit
+   * log is cut back below them (recovery, a slave truncating): what must outlive the request is copied or decoded.
+   */
   messages: Buffer[];
   /** Queue offsets of the returned records, in order. */
   messageQueueOffsets: number[];
