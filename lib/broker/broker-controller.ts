@@ -46,7 +46,7 @@ import type { TransactionalMessageCheckService } from './transaction/transaction
 import { type Accelerator, acceleratorsLine, brokerAccelerators } from './accelerators';
 import { BrokerRole } from '../store/message-store-config';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
-import { DefaultMessageStore } from '../store/message-store';
+import { DefaultMessageStore, type ReplicaWaiter } from '../store/message-store';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
@@ -557,15 +557,20 @@ export class BrokerController {
   }
 
   /**
-   * Controller mode: what a SYNC_MASTER's send waits for (Java CommitLog.handleHA): needAckNums replicas of the
-   * SyncStateSet, the master included, holding the message (1: the master alone answers at once); a set smaller than
-   * needAckNums answers SLAVE_NOT_AVAILABLE, a wait past syncFlushTimeout FLUSH_SLAVE_TIMEOUT.
+   * Controller mode: what a SYNC_MASTER's send waits for (Java CommitLog.asyncPutMessage and handleHA): a SyncStateSet
+   * smaller than minInSyncReplicas refuses it (IN_SYNC_REPLICAS_NOT_ENOUGH); with allAckInSyncStateSet it waits for
+   * every replica of the set as it is when they acknowledge (a set of one answers at once), else for inSyncReplicas
+   * replicas, the master included (1: at once); a wait past syncFlushTimeout answers FLUSH_SLAVE_TIMEOUT.
    */
-  #controllerReplicaWaiter(): { isSlaveOK(end: number): boolean; waitTransfer(end: number, timeoutMillis: number): Promise<boolean> } {
+  #controllerReplicaWaiter(): ReplicaWaiter {
     const rm = this.replicasManager!;
     return {
-      isSlaveOK: () => rm.needAckNums() <= 1 || rm.syncStateSet.syncStateSet.length >= rm.needAckNums(),
-      waitTransfer: (end, timeoutMillis) => (rm.needAckNums() <= 1 ? Promise.resolve(true) : rm.haService.waitAcks(end, rm.needAckNums(), timeoutMillis)),
+      isSlaveOK: () => true,
+      waitTransfer: (end, timeoutMillis) => {
+        const need = rm.needAckNums();
+        return need >= 0 && need <= 1 ? Promise.resolve(true) : rm.haService.waitAcks(end, need, timeoutMillis);
+      },
+      inSyncReplicasNums: () => rm.inSyncReplicasNums(),
     };
   }
 

@@ -6,8 +6,10 @@
  * the id the controller gave it, again after every role change with the master epoch as the data version's
  * stateVersion.
  *
- * Not here yet: the AutoSwitch HA stream (a slave does not copy the master's commit log; a master's SyncStateSet
- * never grows past itself), the epoch file and truncation on a role change, GET_BROKER_EPOCH_CACHE.
+ * The store's confirm offset lives here (Java's CommitLog.confirmOffset in controller mode): a master's is what
+ * every replica of its SyncStateSet acknowledged (its end with allAckInSyncStateSet off or a set of one), a slave's
+ * what its master sent; the store dispatches only up to it. A role change to master cuts a partial record off the
+ * log, waits for the dispatch and rebuilds the queue offsets; a slave's HA client truncates to the consistent point.
  *
  * @see org.apache.rocketmq.broker.controller.ReplicasManager
  */
@@ -20,7 +22,7 @@ import { ServiceLoop } from '../../util/service-loop';
 import { BrokerMetadata, TempBrokerMetadata } from '../../store/autoswitch/broker-metadata';
 import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
 import { AutoSwitchHAClient } from '../../ha/autoswitch/autoswitch-ha-client';
-import { AutoSwitchHAService } from '../../ha/autoswitch/autoswitch-ha-service';
+import { ALL_ACK_IN_SYNC_STATE_SET, AutoSwitchHAService } from '../../ha/autoswitch/autoswitch-ha-service';
 import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
 import type { BrokerConfig } from '../broker-config';
@@ -116,6 +118,8 @@ export class ReplicasManager {
   /** The HA port: slaves replicate from this broker while it is master. */
   readonly haService: AutoSwitchHAService;
   #reportingSyncStateSet = false;
+  /** Java's CommitLog.confirmOffset (-1: not known yet). */
+  #confirmOffset = -1;
   /** The slave's AutoSwitch HA client (null on a master). */
   #haClient: AutoSwitchHAClient | null = null;
   readonly #log: Logger;
@@ -135,7 +139,38 @@ export class ReplicasManager {
         this.#reportingSyncStateSet = true;
         void this.#doReportSyncStateSetChanged([...this.#syncStateSet, id]).finally(() => { this.#reportingSyncStateSet = false; });
       },
+      confirmOffset: () => this.getConfirmOffset(),
+      // Java updateConfirmOffsetWhenSlaveAck
+      onSlaveAck: (id) => {
+        if (this.#syncStateSet.has(id)) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+      },
+      // Java removeConnection: a member of the set that left is reported gone at once
+      onSlaveDisconnected: (id) => {
+        if (!this.isMasterState || !this.#syncStateSet.has(id) || id === this.#brokerControllerId || this.#state === ReplicasManagerState.SHUTDOWN) return;
+        void this.#doReportSyncStateSetChanged([...this.#syncStateSet].filter((x) => x !== id));
+      },
     });
+    broker.messageStore.setConfirmOffsetSource(() => this.getConfirmOffset());
+  }
+
+  /**
+   * The confirm offset in controller mode (Java CommitLog.getConfirmOffset): a master with a SyncStateSet of one or
+   * without allAckInSyncStateSet confirms all it holds; otherwise what the replicas of the set acknowledged; a slave
+   * what its master sent (bounded by its own end).
+   */
+  getConfirmOffset(): number {
+    const store = this.broker.messageStore;
+    if (this.isMasterState) {
+      if (this.#syncStateSet.size <= 1 || !this.broker.messageStoreConfig.allAckInSyncStateSet) return store.getMaxPhyOffset();
+      if (this.#confirmOffset < 0) this.#confirmOffset = this.haService.computeConfirmOffset(this.#confirmOffset);
+    }
+    return this.#confirmOffset;
+  }
+
+  #setConfirmOffset(offset: number): void {
+    if (offset === this.#confirmOffset) return;
+    this.#confirmOffset = offset;
+    this.broker.messageStore.notifyConfirmOffsetChanged();
   }
 
   /** The HA port (after startHAService). */
@@ -154,7 +189,12 @@ export class ReplicasManager {
    */
   needAckNums(): number {
     const msc = this.broker.messageStoreConfig;
-    return msc.allAckInSyncStateSet ? Math.max(1, this.#syncStateSet.size) : msc.inSyncReplicas;
+    return msc.allAckInSyncStateSet ? ALL_ACK_IN_SYNC_STATE_SET : msc.inSyncReplicas;
+  }
+
+  /** Replicas in sync, the master included (Java AutoSwitchHAService.inSyncReplicasNums: the SyncStateSet's size). */
+  inSyncReplicasNums(): number {
+    return Math.max(1, this.#syncStateSet.size);
   }
 
   get state(): ReplicasManagerState { return this.#state; }
@@ -507,8 +547,7 @@ export class ReplicasManager {
     const ext = BrokerHeartbeatRequestHeader.encode({
       clusterName: bc.brokerClusterName, brokerAddr: this.broker.brokerAddr, brokerName: bc.brokerName,
       brokerId: this.#brokerControllerId ?? undefined, epoch: this.epochCache.lastEpoch(), maxOffset,
-      // a slave confirms what its master confirmed; a master (no HA connections yet) everything it holds
-      confirmOffset: this.#haClient && this.#haClient.confirmOffset >= 0 ? this.#haClient.confirmOffset : maxOffset,
+      confirmOffset: this.getConfirmOffset(),
       heartbeatTimeoutMills: bc.controllerHeartBeatTimeoutMills, electionPriority: bc.brokerElectionPriority,
     });
     await Promise.all(this.#controllerAddresses.map(async (addr) => {
@@ -588,17 +627,28 @@ export class ReplicasManager {
         return;
       }
       this.#masterEpoch = newMasterEpoch;
-      // the new term begins at the end of the log (Java AutoSwitchHAService.changeToMaster; no truncation yet)
+      const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
+      this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
+      const store = this.broker.messageStore;
+      if (!wasMaster) {
+        // Java AutoSwitchHAService.changeToMaster: no slave stream, no master stream, a partial record cut off
+        this.haService.destroyConnections();
+        await this.#haClient?.shutdown();
+        this.#haClient = null;
+        const truncateOffset = await store.truncateInvalidMsg();
+        this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+        if (truncateOffset >= 0) await this.epochCache.truncateSuffixByOffset(truncateOffset);
+      }
+      // the new term begins at the end of the log
       if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
       if (!(await this.epochCache.appendEntry({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
         this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
       }
-      const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
-      this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
       if (!wasMaster) {
-        await this.#haClient?.shutdown();
-        this.#haClient = null;
-        this.haService.destroyConnections();
+        // what the old master confirmed reaches the consume queues, and the queue offsets go on from there
+        await store.waitDispatchCaughtUp();
+        await store.recoverTopicQueueTable();
+        this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset }, 'change ha to master');
         this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
         this.broker.brokerConfig.brokerId = 0;
         this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
@@ -635,6 +685,7 @@ export class ReplicasManager {
         this.#haClient = new AutoSwitchHAClient({
           store: this.broker.messageStore, epochCache: this.epochCache, brokerId: this.#brokerControllerId!,
           syncFromLastFile: msc.syncFromLastFile, asyncLearner: msc.asyncLearner, logger: this.#log.child({ component: 'autoswitch-ha-client' }),
+          onConfirmOffset: (offset) => this.#setConfirmOffset(offset),
         });
         this.#haClient.start();
         this.#roleChanges++;
@@ -664,6 +715,9 @@ export class ReplicasManager {
     this.#log.info({ from: [...this.#syncStateSet], to: set, epoch }, 'SyncStateSet changed');
     this.#syncStateSetEpoch = epoch;
     this.#syncStateSet = new Set(set);
+    // Java setSyncStateSet: the confirm offset follows the new set, and sends waiting for a gone replica end
+    if (this.isMasterState) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+    this.haService.checkAckWaiters();
   }
 
   #handleSlaveSynchronize(role: BrokerRole): void {
