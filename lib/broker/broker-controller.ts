@@ -61,7 +61,7 @@ import { PlainAccessValidator } from './acl/plain-access-validator';
 import type { PlainPermissionManagerOptions } from './acl/plain-permission-manager';
 import { AclConfigProcessor } from './acl/acl-config-processor';
 import { BrokerPop } from './pop/broker-pop';
-import { TIMER_TOPIC, TimerMessageStore } from '../store/timer/timer-message-store';
+import { TIMER_TOPIC, TimerMessageStore, type TimerCheckpointData } from '../store/timer/timer-message-store';
 
 export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
@@ -418,7 +418,11 @@ export class BrokerController {
     this.pullRequestHoldService.start();
     // A slave delivers no delayed messages (Java's handleScheduleMessageService).
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) await this.scheduleMessageService.start();
-    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE && this.messageStoreConfig.timerWheelEnable) await this.timerMessageStore.start();
+    if (this.messageStoreConfig.timerWheelEnable && (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE || this.replicasManager)) {
+      // controller mode: the wheel enqueues in every role and delivers on the master only (changeSpecialServiceStatus)
+      if (this.replicasManager) this.timerMessageStore.setShouldRunningDequeue(false);
+      await this.timerMessageStore.start();
+    }
     for (const s of this.services) await s.start();
     // fenced until the controller gives a role: no POP revive yet
     if (this.replicasManager) await this.pop.reviveService.shutdown();
@@ -529,8 +533,12 @@ export class BrokerController {
     this.messageStore.config.brokerRole = role;
   }
 
-  /** Starts or stops what only a master runs: delay delivery, transaction checks, POP revive (Java changeSpecialServiceStatus). */
+  /**
+   * Starts or stops what only a master runs: delay delivery, transaction checks, POP revive, timer delivery (Java
+   * changeSpecialServiceStatus).
+   */
   async changeSpecialServiceStatus(shouldStart: boolean): Promise<void> {
+    this.timerMessageStore.setShouldRunningDequeue(shouldStart);
     if (shouldStart) {
       await this.changeToMaster();
       this.pop.reviveService.start();
@@ -550,6 +558,11 @@ export class BrokerController {
 
   syncAllFromMaster(): Promise<void> {
     return this.replication.slaveSynchronize.syncAll();
+  }
+
+  /** A slave's timer wheel takes the master's checkpoint (Java SlaveSynchronize.syncTimerCheckPoint). */
+  syncTimerCheckPoint(checkpoint: TimerCheckpointData): void {
+    this.timerMessageStore.syncCheckpointFromMaster(checkpoint);
   }
 
   getMaxPhyOffset(): number {

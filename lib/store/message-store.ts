@@ -750,6 +750,11 @@ export class DefaultMessageStore {
     if (offset >= this.getMaxPhyOffset()) return;
     this.#log.warn({ offset, maxPhyOffset: this.getMaxPhyOffset(), reputFromOffset: this.#reputFromOffset }, 'truncate dirty files');
     this.#reputHeld = true;
+    // no flush or cleanup writes to a file while it is cut (a write under way could bring cut bytes back)
+    while (this.#flushing || this.#cqFlushing || this.#cleaning) await new Promise<void>((resolve) => setTimeout(resolve, 5).unref());
+    this.#flushing = true;
+    this.#cqFlushing = true;
+    this.#cleaning = true;
     try {
       while (this.#reputRunning) await this.#reputRunning;
       await this.#settleDispatch();
@@ -762,6 +767,9 @@ export class DefaultMessageStore {
       this.#reputFromOffset = Math.min(this.#reputFromOffset, offset);
     } finally {
       this.#reputHeld = false;
+      this.#flushing = false;
+      this.#cqFlushing = false;
+      this.#cleaning = false;
     }
     void this.#wakeReput();
   }

@@ -22,6 +22,7 @@ import { ServiceLoop } from '../../util/service-loop';
 import { BrokerMetadata, TempBrokerMetadata } from '../../store/autoswitch/broker-metadata';
 import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
 import { AutoSwitchHAClient } from '../../ha/autoswitch/autoswitch-ha-client';
+import { decodeTimerCheckpoint, type TimerCheckpointData } from '../../store/timer/timer-message-store';
 import { ALL_ACK_IN_SYNC_STATE_SET, AutoSwitchHAService } from '../../ha/autoswitch/autoswitch-ha-service';
 import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
@@ -55,6 +56,8 @@ export interface ReplicasManagerBroker {
   /** A slave copies topics, offsets and delay offsets from `masterAddr` (null: stop). */
   setSlaveSynchronizeMaster(masterAddr: string | null): void;
   syncAllFromMaster(): Promise<void>;
+  /** A slave's timer wheel takes the master's checkpoint (GET_TIMER_CHECK_POINT). */
+  syncTimerCheckPoint(checkpoint: TimerCheckpointData): void;
   getMaxPhyOffset(): number;
   readonly messageStore: DefaultMessageStore;
 }
@@ -120,6 +123,12 @@ export class ReplicasManager {
   #reportingSyncStateSet = false;
   /** Java's CommitLog.confirmOffset (-1: not known yet). */
   #confirmOffset = -1;
+  /**
+   * The set reported to the controller and not confirmed yet (Java's remoteSyncStateSet while
+   * isSynchronizingSyncStateSet): until then sends wait for the union of both, so a replica joining the set holds
+   * every message acknowledged from the moment it was reported caught up.
+   */
+  #remoteSyncStateSet: Set<number> | null = null;
   /** The slave's AutoSwitch HA client (null on a master). */
   #haClient: AutoSwitchHAClient | null = null;
   readonly #log: Logger;
@@ -132,7 +141,7 @@ export class ReplicasManager {
     this.epochCache = new EpochFileCache(broker.messageStoreConfig.storePathEpochFile || path.join(broker.messageStoreConfig.storePathRootDir, 'epochFileCheckpoint'));
     this.haService = new AutoSwitchHAService({
       store: broker.messageStore, epochCache: this.epochCache, logger: this.#log.child({ component: 'autoswitch-ha-service' }), bindAddress: options.bindAddress,
-      syncStateSet: () => this.#syncStateSet,
+      syncStateSet: () => this.#ackSyncStateSet(),
       localBrokerId: () => this.#brokerControllerId,
       onSlaveCaughtUp: (id) => {
         if (!this.isMasterState || this.#syncStateSet.has(id) || this.#reportingSyncStateSet) return;
@@ -194,7 +203,14 @@ export class ReplicasManager {
 
   /** Replicas in sync, the master included (Java AutoSwitchHAService.inSyncReplicasNums: the SyncStateSet's size). */
   inSyncReplicasNums(): number {
-    return Math.max(1, this.#syncStateSet.size);
+    return Math.max(1, this.#syncStateSet.size, this.#remoteSyncStateSet?.size ?? 0);
+  }
+
+  /** The replicas whose acknowledgements count (Java getSyncStateSet: the union with the set being synchronized). */
+  #ackSyncStateSet(): ReadonlySet<number> {
+    const remote = this.#remoteSyncStateSet;
+    if (!remote) return this.#syncStateSet;
+    return new Set([...this.#syncStateSet, ...remote]);
   }
 
   get state(): ReplicasManagerState { return this.#state; }
@@ -641,7 +657,7 @@ export class ReplicasManager {
       }
       // the new term begins at the end of the log
       if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
-      if (!(await this.epochCache.appendEntry({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
+      if (!(await this.epochCache.appendEntryOverEmpty({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
         this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
       }
       if (!wasMaster) {
@@ -715,6 +731,7 @@ export class ReplicasManager {
     this.#log.info({ from: [...this.#syncStateSet], to: set, epoch }, 'SyncStateSet changed');
     this.#syncStateSetEpoch = epoch;
     this.#syncStateSet = new Set(set);
+    this.#remoteSyncStateSet = null;
     // Java setSyncStateSet: the confirm offset follows the new set, and sends waiting for a gone replica end
     if (this.isMasterState) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
     this.haService.checkAckWaiters();
@@ -733,7 +750,22 @@ export class ReplicasManager {
         await this.broker.syncAllFromMaster();
         this.#lastSlaveSyncAll = Date.now();
       }
+      // the timer checkpoint, every 3 s (Java: latency-sensitive, synced more often than the rest)
+      if (this.broker.messageStoreConfig.timerWheelEnable) await this.#syncTimerCheckPoint();
     }, SLAVE_SYNC_INTERVAL_MILLIS);
+  }
+
+  /** GET_TIMER_CHECK_POINT (60) to the master; its checkpoint goes to this slave's timer wheel. */
+  async #syncTimerCheckPoint(): Promise<void> {
+    const addr = this.#masterAddress;
+    if (!addr || addr === this.broker.brokerAddr || this.isMasterState) return;
+    try {
+      const res = await this.#invoke(addr, RequestCode.GET_TIMER_CHECK_POINT, null);
+      if (res.code !== ResponseCode.SUCCESS || !res.body) throw new MQBrokerError(res.code, res.remark, addr);
+      this.broker.syncTimerCheckPoint(decodeTimerCheckpoint(res.body));
+    } catch (err) {
+      this.#log.error({ err, masterAddr: addr }, 'syncTimerCheckPoint Exception');
+    }
   }
 
   /** A master's SyncStateSet check: replicas that did not catch up for haMaxTimeSlaveNotCatchup leave it. */
@@ -747,6 +779,7 @@ export class ReplicasManager {
 
   async #doReportSyncStateSetChanged(set: number[]): Promise<void> {
     const bc = this.broker.brokerConfig;
+    this.#remoteSyncStateSet = new Set(set);
     try {
       const res = await this.#invoke(this.#controllerLeaderAddress, RequestCode.CONTROLLER_ALTER_SYNC_STATE_SET,
         AlterSyncStateSetRequestHeader.encode({ brokerName: bc.brokerName, masterBrokerId: this.#brokerControllerId!, masterEpoch: this.#masterEpoch, invokeTime: Date.now() }),

@@ -212,7 +212,7 @@ export class AutoSwitchHAClient {
       }
       if (f.epoch !== this.#currentReceivedEpoch) {
         this.#currentReceivedEpoch = f.epoch;
-        if (f.epoch > this.options.epochCache.lastEpoch()) await this.options.epochCache.appendEntry({ epoch: f.epoch, startOffset: f.epochStartOffset });
+        if (f.epoch > this.options.epochCache.lastEpoch()) await this.options.epochCache.appendEntryOverEmpty({ epoch: f.epoch, startOffset: f.epochStartOffset });
       }
       if (f.body.length > 0 && !(await store.appendToCommitLog(f.offset, f.body))) {
         this.options.logger.error({ offset: f.offset }, 'appending the master\'s data failed');

@@ -6,6 +6,10 @@
  * away, the slave is elected and takes sends. The old master comes back on its store: at the handshake with the new
  * master it truncates its commit log, consume queues, index and epoch file to the consistent point, replicates the
  * new term, and holds exactly what the new master holds; no acknowledged message is lost.
+ *
+ * And the timer wheel following the role: the master delivers timer messages and answers GET_TIMER_CHECK_POINT (60)
+ * with Java's 56 bytes; the slave only enqueues and takes the master's read time every 3 s; after a failover the new
+ * master delivers what was still due, and not again what the old master delivered.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -19,7 +23,11 @@ import { DefaultMQProducer } from '../../../lib/index';
 import { SendStatus } from '../../../lib/client/send-result';
 import type { DefaultMessageStore } from '../../../lib/store/message-store';
 import { decodeMessage } from '../../../protocol/message/message-decoder';
-import { createMessage } from '../../../protocol/message/message';
+import { createMessage, setDelayTimeMs } from '../../../protocol/message/message';
+import { RemotingClient } from '../../../lib/transport';
+import { RemotingCommand } from '../../../protocol/remoting-command';
+import { RequestCode } from '../../../protocol/code/request-code';
+import { decodeTimerCheckpoint } from '../../../lib/store/timer/timer-message-store';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -170,5 +178,73 @@ describe('controller: truncation of a diverged log and dispatch held at the conf
     for (let i = 0; i < 5; i++) expect(all.has(`cut-${i}`)).to.equal(false);
     const log = (await fs.promises.readFile(path.join(dir, 'b1', 'commitlog', '00000000000000000000'))).subarray(0, b1again.messageStore.getMaxPhyOffset()).toString('latin1');
     expect(log).to.not.include('cut-');
+  });
+
+  it('the timer wheel follows the role: GET_TIMER_CHECK_POINT from the master, delivery on the master only, nothing delivered twice after a failover', async () => {
+    const brokerName = randomName('ctt');
+    const topic = randomName('TM');
+    const b1 = newBroker('b1', brokerName);
+    await b1.start();
+    const rm1 = b1.replicasManager!;
+    await waitFor(() => rm1.state === 'RUNNING' && b1.messageStoreConfig.brokerRole === 'SYNC_MASTER', 30_000, 'the first broker master');
+    const b2 = newBroker('b2', brokerName);
+    await b2.start();
+    const rm2 = b2.replicasManager!;
+    await waitFor(() => rm1.syncStateSet.syncStateSet.length === 2, 30_000, 'the second broker in the SyncStateSet');
+    await waitFor(() => routeAddrs(brokerName).get(0) === b1.brokerAddr, 30_000, 'the master in the route');
+    expect(b1.timerMessageStore.shouldRunningDequeue).to.equal(true);
+    expect(b2.timerMessageStore.shouldRunningDequeue).to.equal(false);
+
+    producer = new DefaultMQProducer({
+      producerGroup: randomName('PG'), namesrvAddr: namesrv!.address, instanceName: randomName('p'), sendMsgTimeout: 5000, pollNameServerInterval: 200,
+    });
+    await producer.start();
+    const sendTimer = async (body: string, delayMs: number): Promise<void> => {
+      await waitFor(async () => {
+        const m = createMessage(topic, body);
+        setDelayTimeMs(m, delayMs);
+        try {
+          return (await producer!.send(m)).sendStatus === SendStatus.SEND_OK;
+        } catch {
+          return false;
+        }
+      }, 60_000, `timer message ${body} sent`, 200);
+    };
+    const delivered = async (store: DefaultMessageStore): Promise<string[]> => [...(await queueContents(store, topic)).values()].flat();
+
+    await sendTimer('early', 500);
+    const earlySentAt = Date.now();
+    await waitFor(async () => (await delivered(b1.messageStore)).includes('early'), 30_000, 'the early one delivered by the master');
+    // the slave enqueued it but delivered nothing: its real-topic queue holds only the master's delivery, replicated
+    await waitFor(async () => (await delivered(b2.messageStore)).includes('early'), 30_000, 'the delivery replicated');
+    expect(b2.timerMessageStore.stats.delivered).to.equal(0);
+
+    // GET_TIMER_CHECK_POINT as a Java 5.x slave sends it
+    const probe = new RemotingClient();
+    try {
+      const res = await probe.invoke(b1.brokerAddr, RemotingCommand.createRequest(RequestCode.GET_TIMER_CHECK_POINT, null), 3000);
+      expect(res.code).to.equal(0);
+      expect(res.body!.length).to.equal(56);
+      const cp = decodeTimerCheckpoint(res.body!);
+      expect(cp.lastReadTimeMs).to.be.at.least(earlySentAt - 1000);
+      expect(cp.lastTimerQueueOffset).to.equal(1);
+      expect(cp.masterTimerQueueOffset).to.equal(1);
+    } finally {
+      await probe.shutdown();
+    }
+    // the slave takes the master's read time (every 3 s): once past the early one's slot it is not delivered again
+    // (a failover within those 3 s may deliver it twice: at least once, as Java)
+    await waitFor(() => b2.timerMessageStore.readTimeMs > earlySentAt + 1500, 30_000, 'the slave following the master\'s read time');
+
+    await sendTimer('late', 8000);
+    brokers.splice(brokers.indexOf(b1), 1);
+    await b1.shutdown();
+    await waitFor(() => b2.messageStoreConfig.brokerRole === 'SYNC_MASTER', 30_000, 'the slave elected');
+    expect(b2.timerMessageStore.shouldRunningDequeue).to.equal(true);
+    await waitFor(async () => (await delivered(b2.messageStore)).includes('late'), 60_000, 'the late one delivered by the new master');
+    expect(rm2.masterBrokerId).to.equal(rm2.brokerControllerId);
+    const all = await delivered(b2.messageStore);
+    expect(all.filter((b) => b === 'early')).to.have.length(1);
+    expect(all.filter((b) => b === 'late')).to.have.length(1);
   });
 });

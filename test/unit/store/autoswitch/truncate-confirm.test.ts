@@ -3,6 +3,8 @@
  * boundary, the cut-off of a partial record, and dispatch held at the confirm offset.
  */
 import { expect } from 'chai';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { DefaultMessageStore } from '../../../../lib/store/message-store';
 import { BrokerRole } from '../../../../lib/store/message-store-config';
 import { PutMessageStatus } from '../../../../lib/store/store-status';
@@ -53,6 +55,11 @@ describe('store/autoswitch: truncation of a running store and dispatch held at t
     expect(store.getMaxPhyOffset()).to.equal(ends[99]);
     expect(await store.truncateFiles(at)).to.equal(true);
     expect(store.getMaxPhyOffset()).to.equal(at);
+    // the entries kept reach the file, also those not written yet when it was cut (no hole of zeros)
+    await store.flushConsumeQueues();
+    const cqFile = await fs.readFile(path.join(stores[0].dir, 'consumequeue', 'TrT', '0', '00000000000000000000'));
+    for (let i = 0; i < 30; i++) expect(cqFile.readInt32BE(i * 20 + 8), `entry ${i}`).to.be.above(0);
+    expect(cqFile.readInt32BE(30 * 20 + 8)).to.equal(0);
     expect(store.getMaxOffsetInQueue('TrT', 0)).to.equal(30);
     expect(store.getMaxOffsetInQueue('TrT', 1)).to.equal(30);
     expect(await keyFound(store, 59)).to.equal(true);
