@@ -28,6 +28,8 @@ import { RemotingClient } from '../../../lib/transport';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { decodeTimerCheckpoint } from '../../../lib/store/timer/timer-message-store';
+import { MQBrokerError } from '../../../lib/errors';
+import { ResponseCode } from '../../../protocol/code/response-code';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -82,7 +84,7 @@ describe('controller: truncation of a diverged log and dispatch held at the conf
     if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
   });
 
-  const newBroker = (name: string, brokerName: string): BrokerController => {
+  const newBroker = (name: string, brokerName: string, store: Record<string, unknown> = {}): BrokerController => {
     const b = new BrokerController({
       brokerConfig: {
         brokerClusterName: 'CT', brokerName, namesrvAddr: namesrv!.address, brokerIP1: '127.0.0.1', brokerIP2: '127.0.0.1',
@@ -91,7 +93,7 @@ describe('controller: truncation of a diverged log and dispatch held at the conf
       },
       messageStoreConfig: {
         storePathRootDir: path.join(dir, name), haSendHeartbeatInterval: 500, haMaxTimeSlaveNotCatchup: 60_000, syncFlushTimeout: 1500,
-        allAckInSyncStateSet: true, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000,
+        allAckInSyncStateSet: true, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, ...store,
       },
       remotingServerConfig: { listenPort: 0, bindAddress: '127.0.0.1' },
       replicasManager: { retryIntervalMillis: 500, initialDelayMillis: 300 },
@@ -246,5 +248,32 @@ describe('controller: truncation of a diverged log and dispatch held at the conf
     const all = await delivered(b2.messageStore);
     expect(all.filter((b) => b === 'early')).to.have.length(1);
     expect(all.filter((b) => b === 'late')).to.have.length(1);
+  });
+
+  it('minInSyncReplicas: a master alone in its SyncStateSet refuses sends with SYSTEM_ERROR "in-sync replicas not enough" until a slave joins', async () => {
+    const brokerName = randomName('ctm');
+    const topic = randomName('TMIN');
+    const b1 = newBroker('b1', brokerName, { minInSyncReplicas: 2 });
+    await b1.start();
+    await waitFor(() => b1.replicasManager!.state === 'RUNNING' && b1.messageStoreConfig.brokerRole === 'SYNC_MASTER', 30_000, 'the first broker master');
+    await waitFor(() => routeAddrs(brokerName).get(0) === b1.brokerAddr, 30_000, 'the master in the route');
+    producer = new DefaultMQProducer({
+      producerGroup: randomName('PG'), namesrvAddr: namesrv!.address, instanceName: randomName('p'), sendMsgTimeout: 5000, pollNameServerInterval: 200, retryTimesWhenSendFailed: 0,
+    });
+    await producer.start();
+    const before = b1.messageStore.getMaxPhyOffset();
+    let refusal: unknown = null;
+    await waitFor(async () => {
+      const e = await producer!.send(createMessage(topic, 'refused')).then(() => null, (err: unknown) => err);
+      // the producer's MQClientError carries the broker's answer as its cause
+      refusal = (e as { cause?: unknown } | null)?.cause ?? e;
+      return refusal instanceof MQBrokerError && refusal.responseCode === ResponseCode.SYSTEM_ERROR;
+    }, 30_000, 'the send refused', 200);
+    expect((refusal as MQBrokerError).remark).to.equal('in-sync replicas not enough');
+    expect(b1.messageStore.getMaxPhyOffset()).to.equal(before);
+    const b2 = newBroker('b2', brokerName, { minInSyncReplicas: 2 });
+    await b2.start();
+    await waitFor(() => b1.replicasManager!.syncStateSet.syncStateSet.length === 2, 30_000, 'the slave in the SyncStateSet');
+    expect((await producer.send(createMessage(topic, 'accepted'))).sendStatus).to.equal(SendStatus.SEND_OK);
   });
 });
