@@ -629,15 +629,18 @@ export class BrokerController {
     const narrow = !isWriteablePerm(bc.brokerPermission) || !isReadablePerm(bc.brokerPermission);
     let wrapper: TopicConfigSerializeWrapper;
     if (topics === null) {
+      // One wrapper per data version and permission: the registration encodes each wrapper's body once.
       const key = `${tcm.dataVersion.counter}/${tcm.dataVersion.timestamp}/${bc.brokerPermission}`;
-      if (this.#fullWrapper?.key !== key) this.#fullWrapper = { key, wrapper: tcm.buildTopicConfigSerializeWrapper() };
-      wrapper = this.#fullWrapper.wrapper;
-      if (narrow) {
-        const table = new Map(wrapper.topicConfigTable);
-        for (const [name, tc] of table) table.set(name, { ...tc, perm: tc.perm & bc.brokerPermission });
-        wrapper = { topicConfigTable: table, dataVersion: wrapper.dataVersion };
-        this.#fullWrapper.wrapper = wrapper;
+      if (this.#fullWrapper?.key !== key) {
+        let built = tcm.buildTopicConfigSerializeWrapper();
+        if (narrow) {
+          const table = new Map(built.topicConfigTable);
+          for (const [name, tc] of table) table.set(name, { ...tc, perm: tc.perm & bc.brokerPermission });
+          built = { topicConfigTable: table, dataVersion: built.dataVersion };
+        }
+        this.#fullWrapper = { key, wrapper: built };
       }
+      wrapper = this.#fullWrapper.wrapper;
     } else {
       const table = new Map<string, TopicConfig>();
       for (const name of topics) {
