@@ -663,6 +663,20 @@ export class CommitLog {
     });
   }
 
+  /**
+   * Drops everything from `offset` on, on a running store (Java's CommitLog.truncateDirtyFiles): waits for the
+   * appends and the write under way, then cuts the files back. The caller keeps new appends out (a slave's role).
+   */
+  async truncateDirtyFiles(offset: number): Promise<void> {
+    await this.#appendChain;
+    while (this.#commitRunning || this.#nextCommit) {
+      if (!this.#commitRunning && this.#nextCommit) await this.#runCommit();
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await this.mappedFileQueue.truncateDirtyFiles(offset);
+    this.#uncommittedBytes = 0;
+  }
+
   // ---- writing to the OS (coalesced) and to the disk (group commit) ----
 
   /**
@@ -913,9 +927,10 @@ export class CommitLog {
 
   /**
    * Scans forward from commit-log offset `from`, calling `onRecord` for each valid record, and stops at the
-   * first illegal one or the end. Returns the offset after the last valid record.
+   * first illegal one, the end, or before a record that would end beyond `end` (controller mode's confirm offset).
+   * Returns the offset after the last valid record.
    */
-  async scan(from: number, checkCRC: boolean, onRecord: ((r: DispatchRequest) => void) | null): Promise<number> {
+  async scan(from: number, checkCRC: boolean, onRecord: ((r: DispatchRequest) => void) | null, end = Number.MAX_SAFE_INTEGER): Promise<number> {
     const files = this.mappedFileQueue.files;
     let idx = files.findIndex((f) => from >= f.fileFromOffset && from < f.fileEnd);
     if (idx < 0) return from;
@@ -949,6 +964,7 @@ export class CommitLog {
             this.log.warn({ expected: mf.fileFromOffset + pos, found: r.commitLogOffset }, 'record physical offset mismatch');
             return processOffset;
           }
+          if (r.commitLogOffset + r.msgSize > end) return processOffset;
           onRecord?.(r);
           pos += r.msgSize;
           processOffset = mf.fileFromOffset + pos;

@@ -525,22 +525,29 @@ export class MappedFile {
     this.#residentWindows?.fill(0);
   }
 
-  /** Cuts the file back to `pos`: pending bytes beyond are dropped and the file's bytes beyond become zeros. */
+  /**
+   * Cuts the file back to `pos`: the bytes beyond become zeros; the bytes before it that were still pending are
+   * written first (a running queue cut back in the middle of what it has not written yet keeps them).
+   */
   async truncateTo(pos: number): Promise<void> {
     await this.#committing;
+    const flushed = Math.min(this.flushedPosition, pos);
     if (this.#map) {
       // Through the map (the file keeps its size: a truncate under a map would fault its readers).
       if (this.wrotePosition > pos) this.#map.fill(0, pos, this.wrotePosition);
       if (this.#releasedTo > pos) this.#releasedTo = pos - (pos % OS_PAGE_SIZE);
       this.#forgetReads();
       this.setPositions(pos);
+      this.flushedPosition = flushed;
       return;
     }
+    if (this.committedPosition < Math.min(pos, this.wrotePosition)) await this.commit();
     this.#segments = [];
     const fh = await this.#handle();
     await fh.truncate(pos);
     await fh.truncate(this.fileSize);
     this.setPositions(pos);
+    this.flushedPosition = flushed;
   }
 
   /** Writes `data` at file position `pos` directly (regions outside the appended tail, such as index slots). */

@@ -16,6 +16,8 @@ export const PutMessageStatus = {
   PROPERTIES_SIZE_EXCEEDED: 'PROPERTIES_SIZE_EXCEEDED',
   OS_PAGECACHE_BUSY: 'OS_PAGECACHE_BUSY',
   UNKNOWN_ERROR: 'UNKNOWN_ERROR',
+  /** Controller mode: the SyncStateSet is smaller than minInSyncReplicas (the message is not appended). */
+  IN_SYNC_REPLICAS_NOT_ENOUGH: 'IN_SYNC_REPLICAS_NOT_ENOUGH',
 } as const;
 export type PutMessageStatus = (typeof PutMessageStatus)[keyof typeof PutMessageStatus];
 

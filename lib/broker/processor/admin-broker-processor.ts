@@ -5,6 +5,7 @@
  *
  * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor (4.9.8)
  */
+import { encodeTimerCheckpoint, type TimerMessageStore } from '../../store/timer/timer-message-store';
 import type { RequestExecutor } from '../../transport/request-executor';
 import fs from 'node:fs';
 import { encodeBrokerStatsData } from '../../../protocol/body/broker-stats-data';
@@ -80,7 +81,7 @@ const ADMIN_CODES = [
   RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
   RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE, RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC,
   RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO, RequestCode.QUERY_CONSUME_QUEUE,
-  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG,
+  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.GET_TIMER_CHECK_POINT,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -106,6 +107,8 @@ export interface AdminBrokerController {
   /** The send and pull request executors (their queue sizes in the runtime info). */
   readonly sendExecutor: Pick<RequestExecutor, 'queueSize' | 'headWaitTimeMills'>;
   readonly pullExecutor: Pick<RequestExecutor, 'queueSize'>;
+  /** The timer wheel (GET_TIMER_CHECK_POINT answers its checkpoint). */
+  readonly timerMessageStore: Pick<TimerMessageStore, 'getCheckpoint'>;
   registerIncrementBrokerData(topics: Iterable<string>): Promise<void>;
   registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
 }
@@ -136,6 +139,7 @@ export class AdminBrokerProcessor {
       case RequestCode.GET_PRODUCER_CONNECTION_LIST: return this.getProducerConnectionList(request);
       case RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: return this.queryTopicConsumeByWho(request);
       case RequestCode.GET_BROKER_CONFIG: return this.getBrokerConfig(request);
+      case RequestCode.GET_TIMER_CHECK_POINT: return this.getTimerCheckPoint(request);
       case RequestCode.UPDATE_BROKER_CONFIG: return this.updateBrokerConfig(request);
       case RequestCode.GET_CONSUMER_RUNNING_INFO: return this.getConsumerRunningInfo(request);
       case RequestCode.GET_ALL_DELAY_OFFSET:
@@ -197,6 +201,18 @@ export class AdminBrokerProcessor {
       default:
         return RemotingCommand.createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ` request type ${request.code} not supported`);
     }
+  }
+
+  /**
+   * GET_TIMER_CHECK_POINT (60): the timer wheel's checkpoint, 56 bytes (a Java 5.x slave asks its master every 3 s);
+   * without timerWheelEnable SYSTEM_ERROR "The checkpoint is null", as Java.
+   */
+  private getTimerCheckPoint(request: RemotingCommand): RemotingCommand {
+    if (!this.controller.messageStoreConfig.timerWheelEnable) {
+      this.controller.logger.error('AdminBrokerProcessor#getTimerCheckPoint: checkpoint is null');
+      return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'The checkpoint is null');
+    }
+    return this.ok(request, encodeTimerCheckpoint(this.controller.timerMessageStore.getCheckpoint()));
   }
 
   private ok(request: RemotingCommand, body?: Buffer | null, remark: string | null = null): RemotingCommand {
