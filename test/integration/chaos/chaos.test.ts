@@ -84,15 +84,11 @@ describe('chaos (short versions of npm run chaos)', function () {
     expect(r.notes.join(' ')).to.match(/cycle 1: \d+ sends not acknowledged until the SyncStateSet shrank/);
   });
 
-  // Pending until our controller-mode broker truncates a diverged log (the old master, killed mid-write, is refused by
-  // the AutoSwitch HA client and never rejoins the SyncStateSet) and a new master recovers its queue-offset table on
-  // changeToMaster (its first sends reuse queue offsets, so the drain does not read them): see docs/chaos.md.
-  it.skip('controller mode, kill -9 of the master under sync producers: a new master, the old one rejoins; none lost', async () => {
+  it('controller mode, kill -9 of the master under sync producers: a new master, the old one rejoins; none lost', async () => {
     check(await SCENARIOS['controller-master-kill']({ cycles: 2, producers: 2, acksPerCycle: 50, log: quiet }));
   });
 
-  // Pending for the queue-offset table of a new master (the last step kills the broker master), as above.
-  it.skip('controller mode, kill -9 of the leading controller of 3: another leads, the master is kept, then fails over; none lost', async () => {
+  it('controller mode, kill -9 of the leading controller of 3: another leads, the master is kept, then fails over; none lost', async () => {
     check(await SCENARIOS['controller-kill']({ cycles: 1, producers: 2, acksPerCycle: 50, log: quiet }));
   });
 
