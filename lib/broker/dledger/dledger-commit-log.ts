@@ -187,17 +187,42 @@ export class DLedgerCommitLog {
   /**
    * The last entry applied: the one whose record ends where the consume queues end (Java's reput starts there).
    * Entries dispatched before a crash were committed, so the committed index is at least that far (its checkpoint
-   * may be older).
+   * may be older). After an abnormal exit the consume queues may have lost their last entries (what a queue had not
+   * yet handed to the OS): as the store's own abnormal recovery does, dispatch again from the data file whose first
+   * record was stored before the checkpoint's consume-queue time (entries already there are skipped).
    */
   async #lastAppliedIndex(): Promise<number> {
     const s = this.server.store;
+    if (s.ledgerBeginIndex === -1) return -1;
     const end = this.store.maxPhysicOffsetInConsumeQueues();
-    let applied = end <= 0 ? s.ledgerBeginIndex - 1 : s.lastIndexEndingBy(end);
-    if (s.ledgerBeginIndex === -1) applied = -1;
-    applied = Math.min(applied, s.ledgerEndIndex);
+    let applied = Math.min(end <= 0 ? s.ledgerBeginIndex - 1 : s.lastIndexEndingBy(end), s.ledgerEndIndex);
     if (applied > s.committedIndex) s.updateCommittedIndex(applied);
-    this.log.info({ applied, consumeQueueEnd: end, committedIndex: s.committedIndex, ledgerEndIndex: s.ledgerEndIndex }, 'dledger log applied up to');
+    const fromCq = applied;
+    if (!this.store.lastExitOK) applied = Math.min(applied, await this.#indexBeforeSafeFile());
+    this.log.info({ applied, fromConsumeQueues: fromCq, consumeQueueEnd: end, lastExitOK: this.store.lastExitOK, committedIndex: s.committedIndex, ledgerEndIndex: s.ledgerEndIndex }, 'dledger log applied up to');
     return applied;
+  }
+
+  /**
+   * The entry before the first one of the newest data file whose first record was stored at or before the
+   * checkpoint's safe time (Java's recoverAbnormally picks its start file the same way); before the log's first
+   * entry when no file qualifies.
+   */
+  async #indexBeforeSafeFile(): Promise<number> {
+    const s = this.server.store;
+    const c = this.store.config;
+    const cp = this.store.checkpoint;
+    let safe = Math.max(0, cp.logicsMsgTimestamp - 3000);
+    if (c.messageIndexEnable && c.messageIndexSafe) safe = Math.min(safe, cp.indexMsgTimestamp);
+    const files = s.dataFileList.files;
+    for (let i = files.length - 1; i >= 0; i--) {
+      const first = s.lastIndexEndingBy(files[i].from) + 1;
+      const slot = s.slot(first);
+      if (!slot) continue;
+      const ts = await this.store.pickupStoreTimestamp(slot.pos + BODY_OFFSET, slot.size - BODY_OFFSET);
+      if (ts >= 0 && ts <= safe) return first - 1;
+    }
+    return s.ledgerBeginIndex - 1;
   }
 
   /** The broker's and the store's copy of the role. */
