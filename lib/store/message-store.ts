@@ -420,7 +420,12 @@ export class DefaultMessageStore {
       }
     }
     if (this.#damagedQueues.size) {
-      this.#log.warn({ queues: [...this.#damagedQueues].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'consume queues lost entries');
+      // Rebuilt whole: emptied here, filled again as the log applies its entries from its first one.
+      this.#log.warn({ queues: [...this.#damagedQueues].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'consume queues lost entries: rebuilt from the replicated log');
+      for (const cq of this.#damagedQueues) {
+        await cq.destroy();
+        cq.maxPhysicOffset = -1;
+      }
     }
     this.#setRefuseGaps(false);
     await this.#recoverTopicQueueTable();

@@ -138,7 +138,9 @@ export class DLedgerCommitLog {
   }
 
   async #replicate(record: Buffer): Promise<PutMessageResult> {
-    if (!this.server.isLeader || this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
+    // Only in the term whose leadership this broker took up as master: the queue offsets it predicts start from what
+    // was dispatched then (a put in a later term, before its role change ran, could reuse another leader's offsets).
+    if (!this.server.isLeader || this.server.currTerm !== this.#masterTerm || this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
       return { putMessageStatus: PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
     }
     try {
@@ -154,6 +156,9 @@ export class DLedgerCommitLog {
       return { putMessageStatus: putStatusOfAppendFailure(err), appendMessageResult: null };
     }
   }
+
+  /** The term in which this broker last took up the leadership as master (its queue-offset predictions are of it). */
+  #masterTerm = -1;
 
   /** Queue offsets the leader predicted for entries not yet applied (`topic-queueId` → next). */
   #nextQueueOffset = new Map<string, number>();
@@ -189,7 +194,8 @@ export class DLedgerCommitLog {
    * Entries dispatched before a crash were committed, so the committed index is at least that far (its checkpoint
    * may be older). After an abnormal exit the consume queues may have lost their last entries (what a queue had not
    * yet handed to the OS): as the store's own abnormal recovery does, dispatch again from the data file whose first
-   * record was stored before the checkpoint's consume-queue time (entries already there are skipped).
+   * record was stored before the checkpoint's consume-queue time (entries already there are skipped); from the
+   * first entry when the store found a consume queue damaged.
    */
   async #lastAppliedIndex(): Promise<number> {
     const s = this.server.store;
@@ -199,6 +205,8 @@ export class DLedgerCommitLog {
     if (applied > s.committedIndex) s.updateCommittedIndex(applied);
     const fromCq = applied;
     if (!this.store.lastExitOK) applied = Math.min(applied, await this.#indexBeforeSafeFile());
+    // Queues the store found damaged were emptied: every entry is dispatched again (the others skip what they hold).
+    if (this.store.damagedConsumeQueues.size > 0) applied = s.ledgerBeginIndex - 1;
     this.log.info({ applied, fromConsumeQueues: fromCq, consumeQueueEnd: end, lastExitOK: this.store.lastExitOK, committedIndex: s.committedIndex, ledgerEndIndex: s.ledgerEndIndex }, 'dledger log applied up to');
     return applied;
   }
@@ -248,6 +256,7 @@ export class DLedgerCommitLog {
       }
       if (this.#stopped) return;
       this.#nextQueueOffset.clear();
+      this.#masterTerm = term;
       this.#setRole(BrokerRole.SYNC_MASTER);
       this.broker.brokerConfig.brokerId = 0;
       await this.broker.changeToMaster().catch((err) => this.log.error({ err }, 'starting the master services failed'));

@@ -292,4 +292,49 @@ describe('dledger: one copy of each record (consume queues dispatched from the D
     expect(seen.size).to.equal(n);
     expect([...seen.values()].every((x) => x === 1)).to.equal(true);
   });
+  it('rebuilds a damaged consume queue from the DLedger log with the same entries', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'dlone-cq-'));
+    cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+    const ns = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'kv.json'), configStorePath: path.join(root, 'ns.properties') });
+    await ns.start();
+    cleanups.push(() => ns.shutdown());
+    const peer = await freePort();
+    const opts = {
+      brokerConfig: { brokerName: 'one-b', brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr: ns.address, storePathRootDir: path.join(root, 'n0') },
+      messageStoreConfig: {
+        storePathRootDir: path.join(root, 'n0'), mappedFileSizeCommitLog: 1024 * 1024, enableDLegerCommitLog: true,
+        dLegerGroup: 'one-b', dLegerPeers: `n0-127.0.0.1:${peer}`, dLegerSelfId: 'n0',
+      },
+      dledger: FAST,
+      remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 },
+    };
+    let b = new BrokerController(opts);
+    await b.start();
+    cleanups.push(() => b.shutdown());
+    await waitFor(() => b.messageStoreConfig.brokerRole !== 'SLAVE', 30_000, 'serving as master');
+    const topic = randomName('DL4');
+    const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: ns.address, instanceName: randomName('p'), pollNameServerInterval: 100 });
+    await p.start();
+    for (let i = 0; i < 40; i++) await sendOk(p, createMessage(topic, `d-${i}`));
+    await p.shutdown();
+    const before = await cqEntries(b, topic);
+    expect(before.length).to.equal(40);
+    await b.shutdown();
+    // Break the fourth entry of queue 0: what follows it is lost to the queue's own recovery.
+    const qdir = path.join(root, 'n0', 'consumequeue', topic, '0');
+    const file = path.join(qdir, (await fs.readdir(qdir))[0]);
+    const fh = await fs.open(file, 'r+');
+    const broken = Buffer.alloc(4);
+    broken.writeInt32BE(-5, 0);
+    await fh.write(broken, 0, 4, 3 * 20 + 8);
+    await fh.close();
+
+    b = new BrokerController(opts);
+    await b.start();
+    await waitFor(() => b.messageStoreConfig.brokerRole !== 'SLAVE', 30_000, 'serving as master again');
+    expect(b.messageStore.damagedConsumeQueues.size).to.equal(1);
+    const s = b.dledgerCommitLog!.server;
+    await waitFor(() => s.appliedIndex === s.committedIndex, 10_000, 'applied');
+    expect(await cqEntries(b, topic)).to.deep.equal(before);
+  });
 });
