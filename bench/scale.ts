@@ -13,6 +13,7 @@
  * curves (cost against size, log axes). Options: --topics 1000,10000,50000 --conns 500,2000,5000 --queues 64,1024
  * --drain 20000 --budget 600 --only ours|java; `--from-log FILE` prints the tables and writes the SVG again from the
  * `scale: {...}` lines a run printed on stderr (several logs can be concatenated).
+ * BENCH_BROKER_NODE_ARGS holds node flags for our broker process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,7 +69,15 @@ export interface TopicRow {
 
 export interface RestartRow { kind: Kind; topics: number; restartMs: number; rssBeforeMB: number; rssAfterMB: number }
 export interface ConnRow { kind: Kind; conns: number; roundMs: number; brokerCpuMsPerRound: number; failed: number; registerMs: number }
-export interface DrainRow { kind: Kind; queues: number; messages: number; msgPerSec: number }
+/**
+ * CPU µs per message drained, of the broker process and of this process (the consumer), from the consumer's start
+ * until the last message: on a shared machine the rate moves with the load, the CPU per message much less. The
+ * broker's RSS once the last message arrived.
+ */
+export interface DrainRow {
+  kind: Kind; queues: number; messages: number; msgPerSec: number;
+  brokerCpuMicrosPerMsg?: number; clientCpuMicrosPerMsg?: number; brokerRssMB?: number;
+}
 
 const BROKER_NAME = 'scale-b';
 const MB = 1024 * 1024;
@@ -92,7 +101,9 @@ async function waitForBroker(admin: DefaultMQAdminExt, timeoutMs: number): Promi
 
 function spawnOurs(args: string[], home: string): ChildProcess {
   const main = path.join(__dirname, '..', 'lib', 'cli', 'main.js');
-  const child = spawn(process.execPath, [main, ...args], {
+  // BENCH_BROKER_NODE_ARGS: node flags for our broker process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = args[0] === 'broker' ? (process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...nodeArgs, main, ...args], {
     env: { ...process.env, HOME: home, ROCKETMQ_LOG_LEVEL: process.env.ROCKETMQ_LOG_LEVEL ?? 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -307,11 +318,19 @@ async function drainStep(s: Servers, admin: DefaultMQAdminExt, q: number, o: Sca
     if (got >= o.drain) done();
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
   });
+  const brokerCpu0 = readCpuMicros(s.brokerPid());
+  const clientCpu0 = process.cpuUsage();
   await consumer.start();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([finished, new Promise((r) => { timer = setTimeout(r, 300_000); })]);
   clearTimeout(timer);
-  const row: DrainRow = { kind: s.kind, queues: q, messages: got, msgPerSec: got / ((performance.now() - t0) / 1000) };
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const row: DrainRow = {
+    kind: s.kind, queues: q, messages: got, msgPerSec: got / ((performance.now() - t0) / 1000),
+    brokerCpuMicrosPerMsg: (readCpuMicros(s.brokerPid()) - brokerCpu0) / got,
+    clientCpuMicrosPerMsg: (clientCpu.user + clientCpu.system) / got,
+    brokerRssMB: readRss(s.brokerPid()) / MB,
+  };
   await consumer.shutdown();
   if (!rows) return; // a warm-up
   rows.push(row);
@@ -426,11 +445,12 @@ export function formatScale(r: ScaleResult): string {
   }
   const queues = [...new Set(r.drains.map((d) => d.queues))];
   if (queues.length > 0) {
-    out.push('', '| queues | drain msg/s ours | Java | ours/Java |', '|---:|---:|---:|---:|');
+    out.push('', '| queues | drain msg/s ours | Java | ours/Java | broker CPU µs/msg ours | Java | consumer CPU µs/msg against ours | Java | broker RSS MB after, ours | Java |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const q of queues) {
       const o = r.drains.find((d) => d.kind === 'ours' && d.queues === q);
       const j = r.drains.find((d) => d.kind === 'java' && d.queues === q);
-      out.push(`| ${q} | ${f0(o?.msgPerSec)} | ${f0(j?.msgPerSec)} | ${ratio(o?.msgPerSec, j?.msgPerSec)} |`);
+      out.push(`| ${q} | ${f0(o?.msgPerSec)} | ${f0(j?.msgPerSec)} | ${ratio(o?.msgPerSec, j?.msgPerSec)} | ${f1(o?.brokerCpuMicrosPerMsg)} | ${f1(j?.brokerCpuMicrosPerMsg)} | ${f1(o?.clientCpuMicrosPerMsg)} | ${f1(j?.clientCpuMicrosPerMsg)} | ${f0(o?.brokerRssMB)} | ${f0(j?.brokerRssMB)} |`);
     }
   }
   return out.join('\n');

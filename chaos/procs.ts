@@ -70,14 +70,14 @@ export interface Placement {
   host?: string;
 }
 
-/** A server child (namesrv or broker) that can be killed, paused and started again on the same port and store. */
+/** A server child (namesrv, broker or controller) that can be killed, paused and started again on the same port and store. */
 export class ServerProcess {
   child: ChildProcess | null = null;
   port = 0;
   starts = 0;
   #stderr = '';
 
-  constructor(readonly kind: 'namesrv' | 'broker', readonly argsFor: (port: number) => string[], readonly logFile?: string,
+  constructor(readonly kind: 'namesrv' | 'broker' | 'controller', readonly argsFor: (port: number) => string[], readonly logFile?: string,
     readonly placement: Placement = {}) {}
 
   get addr(): string {
@@ -104,7 +104,7 @@ export class ServerProcess {
       log?.write(chunk);
     });
     child.once('exit', () => log?.end());
-    const re = this.kind === 'namesrv' ? /address=[^\s:]+:(\d+)/ : /The broker\[[^,]*, [^\]]*:(\d+)\] boot success/;
+    const re = this.kind === 'broker' ? /The broker\[[^,]*, [^\]]*:(\d+)\] boot success/ : /address=[^\s:]+:(\d+)/;
     const m = await waitForLine(child, re, this.kind, () => this.#stderr);
     this.port = Number(m[1]);
     this.starts++;

@@ -12,6 +12,12 @@ import { drainTopic, readKeys, tally } from './drain';
 import { ChaosProxy } from './tcp-proxy';
 import { tearStore } from './torn';
 import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from './procs';
+import { CONTROLLER_MODE_TEST_TIMINGS, freePort } from '../lib/cluster';
+import { RemotingClient } from '../lib/transport/remoting-client';
+import { RemotingCommand } from '../protocol/remoting-command';
+import { RequestCode } from '../protocol/code/request-code';
+import { GetMetaDataResponseHeader, GetReplicaInfoRequestHeader, GetReplicaInfoResponseHeader } from '../protocol/header';
+import { decodeSyncStateSet } from '../protocol/body/sync-state-set';
 
 export interface ScenarioOptions {
   cycles: number;
@@ -96,7 +102,7 @@ async function waitFor(check: () => Promise<boolean> | boolean, limitMs: number,
 type ProducerProgress = { acked: number; failed: number; notOk: number; notOkByStatus?: Record<string, number>; sent: number; lastError: string };
 type ConsumerProgress = { received: number };
 
-function startProducers(c: Cluster, n: number, mode: 'sync' | 'async' = 'sync'): Worker<ProducerProgress>[] {
+function startProducers(c: Pick<Cluster, 'dir' | 'namesrv'>, n: number, mode: 'sync' | 'async' = 'sync'): Worker<ProducerProgress>[] {
   return Array.from({ length: n }, (_, i) => new Worker<ProducerProgress>('producer-child.js',
     [c.namesrv.addr, TOPIC, String(i), path.join(c.dir, `acked-${i}.txt`), mode]));
 }
@@ -110,7 +116,7 @@ async function ackedMore(ps: Worker<ProducerProgress>[], more: number, limitMs =
   await waitFor(() => totalAcked(ps) >= target, limitMs, `${more} more acknowledged sends (at ${totalAcked(ps)}, want ${target})`);
 }
 
-async function finishAndCount(c: Cluster, ps: Worker<ProducerProgress>[]): Promise<{ acked: Map<string, number>; failures: number }> {
+async function finishAndCount(c: Pick<Cluster, 'dir'>, ps: Worker<ProducerProgress>[]): Promise<{ acked: Map<string, number>; failures: number }> {
   await Promise.all(ps.map((p) => p.finish()));
   const failures = totalFailed(ps);
   const acked = readKeys(ps.map((_, i) => path.join(c.dir, `acked-${i}.txt`)));
@@ -476,6 +482,234 @@ export function haSlaveKill(opts: ScenarioOptions): Promise<ScenarioResult> {
   });
 }
 
+interface ControllerCluster {
+  dir: string;
+  namesrv: ServerProcess;
+  controllers: ServerProcess[];
+  /** The controllers' addresses (the brokers' controllerAddr), fixed across restarts. */
+  controllerAddrs: string[];
+  replicas: ServerProcess[];
+  admin: DefaultMQAdminExt;
+  query: RemotingClient;
+  close(): Promise<void>;
+}
+
+const CONTROLLER_BROKER_NAME = 'chaos-broker';
+
+/**
+ * Controller mode: a name server, `controllers` controller processes (one DLedger group) and `replicas` brokers of
+ * one broker set with enableControllerMode and allAckInSyncStateSet (a SEND_OK means every replica of the SyncStateSet
+ * holds the message), each its own process, with the short timings of startCluster's controller mode; the topic on
+ * every replica. Resolves once a master is registered and every replica is in its SyncStateSet.
+ */
+async function startControllerCluster(dir: string, controllers: number, replicas: number): Promise<ControllerCluster> {
+  const namesrv = new ServerProcess('namesrv', (port) => ['-p', String(port), `--kvConfigPath=${path.join(dir, 'kvConfig.json')}`], path.join(dir, 'namesrv.log'));
+  await namesrv.start();
+  const ports: number[] = [];
+  for (let i = 0; i < controllers; i++) ports.push(await freePort());
+  const peers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
+  const timing = (o: object): string[] => Object.entries(o).map(([k, v]) => `--${k}=${v}`);
+  const cs = ports.map((_, i) => new ServerProcess('controller', () => [
+    '--controllerDLegerGroup=chaos-controllers', `--controllerDLegerPeers=${peers}`, `--controllerDLegerSelfId=n${i}`,
+    `--controllerStorePath=${path.join(dir, `controller-n${i}`)}`, `--configStorePath=${path.join(dir, `controller-n${i}.properties`)}`,
+    '--mappedFileSize=4194304', ...timing(CONTROLLER_MODE_TEST_TIMINGS.controllerConfig),
+  ], path.join(dir, `controller-n${i}.log`)));
+  await Promise.all(cs.map((c) => c.start()));
+  const controllerAddrs = ports.map((p) => `127.0.0.1:${p}`);
+  const rs = Array.from({ length: replicas }, (_, i) => new ServerProcess('broker', (port) => [
+    '-n', namesrv.addr, `--listenPort=${port}`, '--brokerIP1=127.0.0.1', '--brokerIP2=127.0.0.1', '--brokerClusterName=ChaosCluster',
+    `--brokerName=${CONTROLLER_BROKER_NAME}`, `--storePathRootDir=${path.join(dir, `replica${i}`)}`, '--mappedFileSizeCommitLog=16777216',
+    '--registerNameServerPeriod=10000', '--enableControllerMode=true', `--controllerAddr=${controllerAddrs.join(';')}`, '--allAckInSyncStateSet=true',
+    ...timing(CONTROLLER_MODE_TEST_TIMINGS.brokerConfig), ...timing(CONTROLLER_MODE_TEST_TIMINGS.storeConfig),
+  ], path.join(dir, `replica${i}.log`)));
+  // One after the other: the first to ask for an election is the first master.
+  for (const r of rs) await r.start();
+  const admin = new DefaultMQAdminExt({ namesrvAddr: namesrv.addr, instanceName: `chaos-ctl-admin-${process.pid}` });
+  await admin.start();
+  const query = new RemotingClient();
+  const c: ControllerCluster = {
+    dir, namesrv, controllers: cs, controllerAddrs, replicas: rs, admin, query,
+    async close() {
+      await query.shutdown();
+      await admin.shutdown();
+    },
+  };
+  try {
+    await waitFor(async () => (await routeMaster(c)) !== '' && (await syncStateOf(c)).syncStateSet.length === replicas, 120_000, 'a master and every replica in its SyncStateSet');
+    for (const r of rs) await admin.createAndUpdateTopicConfig(r.addr, newTopicConfig(TOPIC, { readQueueNums: 4, writeQueueNums: 4 }));
+  } catch (err) {
+    await c.close();
+    throw err;
+  }
+  return c;
+}
+
+/** The master's address at the name server ('' when none). */
+async function routeMaster(c: ControllerCluster): Promise<string> {
+  return (await c.admin.examineBrokerClusterInfo()).brokerAddrTable.get(CONTROLLER_BROKER_NAME)?.brokerAddrs.get(0) ?? '';
+}
+
+/** The set's master id and SyncStateSet, from whichever controller answers (a follower answers CONTROLLER_NOT_LEADER). */
+async function syncStateOf(c: ControllerCluster): Promise<{ masterBrokerId: number | null; syncStateSet: number[] }> {
+  for (const addr of c.controllerAddrs) {
+    try {
+      const res = await c.query.invoke(addr, RemotingCommand.createRequest(RequestCode.CONTROLLER_GET_REPLICA_INFO,
+        GetReplicaInfoRequestHeader.encode({ brokerName: CONTROLLER_BROKER_NAME })), 2000);
+      if (res.code === 0) return { masterBrokerId: GetReplicaInfoResponseHeader.decode(res.extFields).masterBrokerId ?? null, syncStateSet: decodeSyncStateSet(res.body).syncStateSet };
+    } catch { /* down */ }
+  }
+  return { masterBrokerId: null, syncStateSet: [] };
+}
+
+/** The leading controller's address as an alive member sees it ('' when none leads). */
+async function controllerLeader(c: ControllerCluster): Promise<string> {
+  for (const [i, addr] of c.controllerAddrs.entries()) {
+    if (!c.controllers[i].alive) continue;
+    try {
+      const res = await c.query.invoke(addr, RemotingCommand.createRequest(RequestCode.CONTROLLER_GET_METADATA_INFO, null), 2000);
+      const h = GetMetaDataResponseHeader.decode(res.extFields);
+      if (res.code === 0 && h.controllerLeaderAddress) return h.controllerLeaderAddress;
+    } catch { /* down */ }
+  }
+  return '';
+}
+
+const REJOIN_HINT = 'a replica whose log went beyond the new master\'s (killed mid-write) is refused by the AutoSwitch HA client until truncation exists';
+
+/** Waits until every replica is back in the SyncStateSet. */
+async function allInSync(c: ControllerCluster, what: string): Promise<void> {
+  await waitFor(async () => (await syncStateOf(c)).syncStateSet.length === c.replicas.length, 120_000, `${what} (${REJOIN_HINT})`);
+}
+
+/**
+ * kill -9 of the controller-mode master under sync producers: the controller elects another replica of the
+ * SyncStateSet, which registers as broker id 0; producers follow it. The old master comes back on its store as a
+ * slave and rejoins the SyncStateSet before the next kill. With allAckInSyncStateSet nothing acknowledged is lost.
+ */
+export function controllerMasterKill(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('controller-master-kill', opts, async ({ dir, log }) => {
+    const c = await startControllerCluster(dir, 1, 2);
+    try {
+      const ps = startProducers(c, opts.producers ?? 4);
+      const per = opts.acksPerCycle ?? 200;
+      const failovers: number[] = [];
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, Math.ceil(per / 2 + Math.random() * per));
+        const master = await routeMaster(c);
+        const victim = c.replicas.find((r) => r.addr === master);
+        if (!victim) throw new Error(`cycle ${cycle}: the name server's master ${master} is none of the replicas`);
+        const t0 = Date.now();
+        await victim.kill('SIGKILL');
+        await waitFor(async () => { const m = await routeMaster(c); return m !== '' && m !== master; }, 60_000, 'a new master registered');
+        failovers.push(Date.now() - t0);
+        await ackedMore(ps, Math.ceil(per / 4));
+        await victim.start();
+        await allInSync(c, 'the old master back in the SyncStateSet');
+        log(`controller-master-kill cycle ${cycle}/${opts.cycles}: new master registered ${failovers[failovers.length - 1]} ms after the kill; acked=${totalAcked(ps)} failed=${totalFailed(ps)} notOk=${totalNotOk(ps)}`);
+      }
+      await ackedMore(ps, per);
+      const { acked, failures } = await finishAndCount(c, ps);
+      const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+      const sorted = [...failovers].sort((a, b) => a - b);
+      return {
+        scenario: 'controller-master-kill', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0',
+        notes: [`kill -> new master at the name server: median ${sorted[Math.floor(sorted.length / 2)] ?? 0} ms, max ${sorted[sorted.length - 1] ?? 0} ms`,
+          `not SEND_OK: ${totalNotOk(ps)}`],
+      };
+    } finally {
+      await c.close();
+    }
+  });
+}
+
+/**
+ * kill -9 of the slave under allAckInSyncStateSet: sends wait for it until the master drops it from the SyncStateSet
+ * (haMaxTimeSlaveNotCatchup), then are acknowledged by the master alone; the slave comes back, catches up and rejoins.
+ */
+export function controllerSlaveKill(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('controller-slave-kill', opts, async ({ dir, log }) => {
+    const c = await startControllerCluster(dir, 1, 2);
+    try {
+      const ps = startProducers(c, opts.producers ?? 4);
+      const per = opts.acksPerCycle ?? 200;
+      const notes: string[] = [];
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, Math.ceil(per / 2 + Math.random() * per));
+        const master = await routeMaster(c);
+        const victim = c.replicas.find((r) => r.addr !== master)!;
+        const before = totalNotOk(ps) + totalFailed(ps);
+        await victim.kill('SIGKILL');
+        await waitFor(async () => (await syncStateOf(c)).syncStateSet.length === c.replicas.length - 1, 60_000, 'the master shrinking its SyncStateSet');
+        await ackedMore(ps, Math.ceil(per / 4));
+        const refused = totalNotOk(ps) + totalFailed(ps) - before;
+        await victim.start();
+        await allInSync(c, 'the slave back in the SyncStateSet');
+        if ((await routeMaster(c)) !== master) throw new Error(`cycle ${cycle}: the master changed on a slave kill`);
+        notes.push(`cycle ${cycle}: ${refused} sends not acknowledged until the SyncStateSet shrank`);
+        log(`controller-slave-kill ${notes[notes.length - 1]}; acked=${totalAcked(ps)}`);
+      }
+      await ackedMore(ps, per);
+      const { acked, failures } = await finishAndCount(c, ps);
+      const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+      return {
+        scenario: 'controller-slave-kill', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0',
+        notes: [...notes.slice(-2), `FLUSH_SLAVE_TIMEOUT ${notOkOf(ps, 'FLUSH_SLAVE_TIMEOUT')}, SLAVE_NOT_AVAILABLE ${notOkOf(ps, 'SLAVE_NOT_AVAILABLE')}`],
+      };
+    } finally {
+      await c.close();
+    }
+  });
+}
+
+/**
+ * kill -9 of the leading controller of a group of 3 under sync producers: the brokers keep serving, another
+ * controller leads (on the same log) and the killed one comes back and catches up. After the last cycle the group
+ * still fails the set over: the master is killed and the new leader elects the other replica.
+ */
+export function controllerKill(opts: ScenarioOptions): Promise<ScenarioResult> {
+  return run('controller-kill', opts, async ({ dir, log }) => {
+    const c = await startControllerCluster(dir, 3, 2);
+    try {
+      const ps = startProducers(c, opts.producers ?? 4);
+      const per = opts.acksPerCycle ?? 200;
+      const notes: string[] = [];
+      for (let cycle = 1; cycle <= opts.cycles; cycle++) {
+        await ackedMore(ps, Math.ceil(per / 2 + Math.random() * per));
+        const leader = await controllerLeader(c);
+        const i = c.controllerAddrs.indexOf(leader);
+        if (i < 0) throw new Error(`cycle ${cycle}: no controller leads (${leader})`);
+        const master = await routeMaster(c);
+        const t0 = Date.now();
+        await c.controllers[i].kill('SIGKILL');
+        await waitFor(async () => { const l = await controllerLeader(c); return l !== '' && l !== leader; }, 60_000, 'another controller leading');
+        const took = Date.now() - t0;
+        await ackedMore(ps, Math.ceil(per / 4));
+        await c.controllers[i].start();
+        // the new leader holds the set as the old one did
+        const st = await syncStateOf(c);
+        if (st.syncStateSet.length !== c.replicas.length || (await routeMaster(c)) !== master) {
+          throw new Error(`cycle ${cycle}: the set changed on a controller kill: ${JSON.stringify(st)}, master ${await routeMaster(c)} (was ${master})`);
+        }
+        notes.push(`cycle ${cycle}: a new controller leader in ${took} ms, the master kept`);
+        log(`controller-kill ${notes[notes.length - 1]}; acked=${totalAcked(ps)} failed=${totalFailed(ps)}`);
+      }
+      // the group still fails the broker set over
+      const master = await routeMaster(c);
+      await c.replicas.find((r) => r.addr === master)!.kill('SIGKILL');
+      await waitFor(async () => { const m = await routeMaster(c); return m !== '' && m !== master; }, 60_000, 'a new master elected by the new controller leader');
+      await ackedMore(ps, per);
+      const { acked, failures } = await finishAndCount(c, ps);
+      const t = tally(acked, await drainTopic(c.namesrv.addr, TOPIC));
+      return {
+        scenario: 'controller-kill', cycles: opts.cycles, ...t, sendFailures: failures, promise: 'lost must be 0',
+        notes: [...notes.slice(-2), 'then the broker master killed: failed over by the new controller leader'],
+      };
+    } finally {
+      await c.close();
+    }
+  });
+}
+
 export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'broker-kill-sync': (o) => brokerKill('SYNC_FLUSH', o),
   'broker-kill-async': (o) => brokerKill('ASYNC_FLUSH', o),
@@ -487,6 +721,9 @@ export const SCENARIOS: Record<string, (opts: ScenarioOptions) => Promise<Scenar
   'disk-full': diskFull,
   'ha-master-kill': haMasterKill,
   'ha-slave-kill': haSlaveKill,
+  'controller-master-kill': controllerMasterKill,
+  'controller-slave-kill': controllerSlaveKill,
+  'controller-kill': controllerKill,
 };
 
 export function formatResult(r: ScenarioResult): string {

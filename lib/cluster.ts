@@ -1,6 +1,8 @@
 /**
  * An in-process cluster for tests and examples: one name server and N brokers on 127.0.0.1 port 0, each broker with
- * a temp store of small files, all removed on stop().
+ * a temp store of small files, all removed on stop(). Also a DLedger group (`dledger`), master/slave groups
+ * (`slaves`), and a controller-mode broker set (`controller`: a controller, alone or in the name server, and
+ * `replicas` brokers with enableControllerMode and allAckInSyncStateSet, the master elected by the controller).
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +13,9 @@ import type { BrokerConfig } from './broker/broker-config';
 import type { MessageStoreConfig } from './store/message-store-config';
 import type { Logger } from './logger';
 import type { DLedgerConfig } from './dledger';
+import { ControllerManager } from './controller/controller-manager';
+import type { ControllerConfig } from './controller/controller-config';
+import { ClusterStartTimeoutError, ConfigError } from './errors';
 import net from 'node:net';
 
 export interface StartClusterOptions {
@@ -58,6 +63,30 @@ export interface StartClusterOptions {
    */
   grpc?: boolean;
   /**
+   * Controller mode (RIP-44): one controller (a single DLedger node; or the name server's, with `controllerInNamesrv`)
+   * and one broker set, broker-a, of `replicas` brokers with enableControllerMode and allAckInSyncStateSet (a SEND_OK
+   * means every replica of the SyncStateSet has the message). `brokers` holds the replicas; the controller picks the
+   * master (`Cluster.master()`). startCluster resolves once the master is registered with the name server as broker
+   * id 0 and every replica is in its SyncStateSet. Timings are short (`CONTROLLER_MODE_TEST_TIMINGS`: heartbeats
+   * every 300 ms, replica info every 500 ms), so a failover takes well under a second; brokerConfig and
+   * controllerConfig override them. Refused together with `dledger` or `slaves`.
+   * @default false
+   */
+  controller?: boolean;
+  /**
+   * Brokers of the controller-mode set.
+   * @default 2
+   */
+  replicas?: number;
+  /**
+   * Run the controller inside the name server (Java's enableControllerInNamesrv) rather than as a ControllerManager of
+   * its own.
+   * @default false
+   */
+  controllerInNamesrv?: boolean;
+  /** Controller keys over the short timings (e.g. enableElectUncleanMaster). */
+  controllerConfig?: Partial<ControllerConfig>;
+  /**
    * A pino logger for the servers.
    * @default the package's root logger
    */
@@ -68,6 +97,12 @@ export interface Cluster {
   namesrvAddr: string;
   namesrv: NamesrvController;
   brokers: BrokerController[];
+  /** The controller of a controller-mode cluster (the name server's with controllerInNamesrv), else null. */
+  controller: ControllerManager | null;
+  /** Its address (the brokers' controllerAddr), else ''. */
+  controllerAddr: string;
+  /** Controller mode: the running replica that is master now (SYNC_MASTER at run time), else null. */
+  master(): BrokerController | null;
   /** Slave `j` of broker group `i` is `slaves[i * slavesPerBroker + j]`. */
   slaves: BrokerController[];
   /** Restarts broker `i` on the same port and store (offsets and messages survive). */
@@ -90,14 +125,63 @@ export const TEST_STORE_CONFIG: Readonly<Partial<MessageStoreConfig>> = Object.f
   writeSegmentSize: 1024 * 1024,
 });
 
+/**
+ * The short timings of startCluster's controller mode (and `rocketmq-ts start --controller --fast`): broker to
+ * controller, broker to broker (HA) and the controller's own DLedger node. Java's defaults are 1-5 s each.
+ */
+export const CONTROLLER_MODE_TEST_TIMINGS = Object.freeze({
+  brokerConfig: Object.freeze({
+    syncBrokerMetadataPeriod: 500, checkSyncStateSetPeriod: 500, syncControllerMetadataPeriod: 1000,
+    controllerHeartBeatTimeoutMills: 4000, brokerHeartbeatInterval: 300,
+  }) satisfies Partial<BrokerConfig>,
+  storeConfig: Object.freeze({ haSendHeartbeatInterval: 1000, haMaxTimeSlaveNotCatchup: 6000 }) satisfies Partial<MessageStoreConfig>,
+  controllerConfig: Object.freeze({
+    controllerDLegerHeartBeatTimeIntervalMs: 200, controllerDLegerMinVoteIntervalMs: 20, controllerDLegerMaxVoteIntervalMs: 60,
+    scanNotActiveBrokerInterval: 500, scanInactiveMasterInterval: 500,
+  }) satisfies Partial<ControllerConfig>,
+  replicasManager: Object.freeze({ retryIntervalMillis: 500, initialDelayMillis: 300 }),
+});
+
 export async function startCluster(options: StartClusterOptions = {}): Promise<Cluster> {
+  const replicas = options.controller ? options.replicas ?? 2 : 0;
+  if (options.controller && (options.dledger || options.slaves)) throw new ConfigError('startCluster: controller mode cannot be combined with dledger or slaves');
+  if (options.controller && (!Number.isInteger(replicas) || replicas < 1)) throw new ConfigError(`startCluster: replicas must be at least 1, got ${options.replicas}`);
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'rocketmq-ts-cluster-'));
+  const controllerConfig = async (): Promise<Partial<ControllerConfig>> => ({
+    ...CONTROLLER_MODE_TEST_TIMINGS.controllerConfig,
+    controllerDLegerGroup: 'DefaultControllerGroup', controllerDLegerPeers: `n0-127.0.0.1:${await freePort()}`, controllerDLegerSelfId: 'n0',
+    controllerStorePath: path.join(root, 'controller'), configStorePath: path.join(root, 'controller', 'controller.properties'),
+    mappedFileSize: 4 * 1024 * 1024, controllerBindAddress: '127.0.0.1',
+    ...options.controllerConfig,
+  });
+  const inNamesrv = Boolean(options.controller && options.controllerInNamesrv);
   const namesrv = new NamesrvController(
-    { listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'namesrv', 'kvConfig.json'), configStorePath: path.join(root, 'namesrv', 'namesrv.properties') },
-    { logger: options.logger },
+    {
+      listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'namesrv', 'kvConfig.json'), configStorePath: path.join(root, 'namesrv', 'namesrv.properties'),
+      ...(inNamesrv ? { enableControllerInNamesrv: true } : {}),
+    },
+    { logger: options.logger, ...(inNamesrv ? { controllerConfig: await controllerConfig() } : {}) },
   );
-  await namesrv.start();
+  try {
+    await namesrv.start();
+  } catch (err) {
+    await fs.rm(root, { recursive: true, force: true });
+    throw err;
+  }
   const namesrvAddr = namesrv.address;
+  let controller: ControllerManager | null = namesrv.controllerManager;
+  if (options.controller && !controller) {
+    controller = new ControllerManager(await controllerConfig(), { logger: options.logger });
+    try {
+      await controller.start();
+    } catch (err) {
+      await controller.shutdown();
+      await namesrv.shutdown();
+      await fs.rm(root, { recursive: true, force: true });
+      throw err;
+    }
+  }
+  const controllerAddr = controller?.address ?? '';
   type Conf = { brokerConfig: Partial<BrokerConfig>; storeConfig: Partial<MessageStoreConfig> };
   const configs: Conf[] = [];
   const slaveConfigs: Conf[] = [];
@@ -111,6 +195,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     logger: options.logger,
     replication: options.replication,
     dledger: options.dledgerConfig,
+    ...(options.controller ? { replicasManager: CONTROLLER_MODE_TEST_TIMINGS.replicasManager } : {}),
   });
   const masterRole = options.brokerRole ?? options.storeConfig?.brokerRole ?? 'ASYNC_MASTER';
   const peersCount = options.dledger ?? 0;
@@ -137,7 +222,33 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       brokers.push(b);
     }
     await Promise.all(brokers.map((b) => b.start()));
-    for (let i = 0; i < (peersCount > 0 ? 0 : options.brokers ?? 1); i++) {
+    if (controller) {
+      // The controller's single DLedger node leads within a vote interval; brokers that come before are retried.
+      await until(() => controller!.isLeaderState, 30_000, 'the controller to lead');
+      for (let i = 0; i < replicas; i++) {
+        const storePathRootDir = path.join(root, `broker-a-r${i}`);
+        configs.push({
+          brokerConfig: {
+            brokerName: 'broker-a', brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', brokerIP2: '127.0.0.1', namesrvAddr, listenPort: 0,
+            enableControllerMode: true, controllerAddr,
+            ...CONTROLLER_MODE_TEST_TIMINGS.brokerConfig,
+            ...(options.grpc ? { grpcServerPort: 0 } : {}),
+            ...options.brokerConfig, storePathRootDir,
+          },
+          storeConfig: { ...TEST_STORE_CONFIG, ...CONTROLLER_MODE_TEST_TIMINGS.storeConfig, allAckInSyncStateSet: true, ...options.storeConfig, storePathRootDir },
+        });
+        const b = makeFrom(configs[i], 0);
+        brokers.push(b);
+        // One after the other: the first to ask for an election is the first master.
+        await b.start();
+      }
+      await until(() => {
+        const m = masterOf(brokers);
+        return m !== null && m.replicasManager!.syncStateSet.syncStateSet.length === replicas
+          && namesrv.routeInfoManager.brokerAddrTable.get('broker-a')?.brokerAddrs.get(0) === m.brokerAddr;
+      }, 60_000, `a master of broker-a registered with the name server and ${replicas} replicas in its SyncStateSet`);
+    }
+    for (let i = 0; i < (peersCount > 0 || options.controller ? 0 : options.brokers ?? 1); i++) {
       const storePathRootDir = path.join(root, `broker-${i}`);
       configs.push({
         brokerConfig: {
@@ -169,6 +280,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     }
   } catch (err) {
     for (const b of [...slaves, ...brokers]) await b.shutdown().catch(() => undefined);
+    if (controller !== namesrv.controllerManager) await controller?.shutdown();
     await namesrv.shutdown();
     await fs.rm(root, { recursive: true, force: true });
     throw err;
@@ -189,10 +301,13 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     namesrvAddr,
     namesrv,
     brokers,
+    controller,
+    controllerAddr,
+    master: () => masterOf(brokers),
     slaves,
     async stopBroker(i: number): Promise<void> {
       ports.set(i, brokers[i].listenPort);
-      haPorts.set(i, brokers[i].dledgerCommitLog ? 0 : brokers[i].replication.haListenPort);
+      haPorts.set(i, brokers[i].replicasManager?.haListenPort ?? (brokers[i].dledgerCommitLog ? 0 : brokers[i].replication.haListenPort));
       await brokers[i].shutdown();
     },
     async startBroker(i: number): Promise<BrokerController> {
@@ -209,6 +324,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       if (!stopped) {
         stopped = (async () => {
           for (const b of [...slaves, ...brokers]) await b.shutdown();
+          if (controller !== namesrv.controllerManager) await controller?.shutdown();
           await namesrv.shutdown();
           await fs.rm(root, { recursive: true, force: true });
         })();
@@ -216,6 +332,19 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       return stopped;
     },
   };
+}
+
+/** The running controller-mode broker that holds the master role, if any. */
+function masterOf(brokers: readonly BrokerController[]): BrokerController | null {
+  return brokers.find((b) => b.isRunning && b.replicasManager?.state === 'RUNNING' && b.replicasManager.isMasterState) ?? null;
+}
+
+async function until(check: () => boolean, limitMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new ClusterStartTimeoutError(what, limitMs);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** A port free on 127.0.0.1 now (DLedger peers must know each other's ports before they start; benches and tests too). */

@@ -137,3 +137,10 @@ export class GrpcProxyError extends RocketMQError {
     super(message, options);
   }
 }
+
+/** startCluster gave up waiting for a state of its servers (a controller leading, a master elected and registered). */
+export class ClusterStartTimeoutError extends RocketMQError {
+  constructor(readonly what: string, readonly limitMillis: number, options: RocketMQErrorOptions = {}) {
+    super(`startCluster: timed out after ${limitMillis} ms waiting for ${what}`, options);
+  }
+}

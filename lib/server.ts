@@ -4,7 +4,7 @@
 export * from './errors';
 export * from './namesrv/index';
 export * from './broker/index';
-export { type Cluster, type StartClusterOptions, TEST_STORE_CONFIG, startCluster } from './cluster';
+export { type Cluster, type StartClusterOptions, CONTROLLER_MODE_TEST_TIMINGS, TEST_STORE_CONFIG, startCluster } from './cluster';
 export { HAService, HAConnection, HAClient, type HAServiceOptions } from './ha/index';
 export {
   ControllerManager, type ControllerManagerOptions, type ControllerConfig, DEFAULT_CONTROLLER_CONFIG, createControllerConfig, loadControllerProperties,

@@ -6,6 +6,8 @@
  * Layout: host `ns` 198.18.0.10 (name server :9876), `b0`.. from .11 (brokers :10911; DLedger peers :40911), `cl`
  * last (producers, consumers and the control client, chaos/net/client-child.ts). Brokers register every 10 s
  * (registerNameServerPeriod), DLedger keeps its default timings (heartbeat 2 s, 3 missed), as a Java 4.9.8 group.
+ * Controller mode adds host `c0` after `ns` (one controller, :9878) and runs 2 brokers with enableControllerMode,
+ * allAckInSyncStateSet and the short timings of startCluster's controller mode (heartbeat timeout 4 s).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,8 +16,9 @@ import type { StoredRecord } from '../drain';
 import { type CheckReport, type FaultWindow, check, readAcks, readDeliveries } from './checker';
 import type { MasterChange } from './client-child';
 import { NetCluster, netTempPrefix } from './netns';
+import { CONTROLLER_MODE_TEST_TIMINGS } from '../../lib/cluster';
 
-export type NetMode = 'single' | 'sync' | 'async' | 'dledger';
+export type NetMode = 'single' | 'sync' | 'async' | 'dledger' | 'controller';
 
 export interface NetScenarioOptions {
   /** Length of the fault phase for the repeating scenarios, minutes (each scenario has a short default). */
@@ -63,6 +66,8 @@ export class NetRun {
   readonly brokers: ServerProcess[] = [];
   readonly brokerHosts: string[] = [];
   namesrv!: ServerProcess;
+  /** Controller mode: the controller on host c0. */
+  controller: ServerProcess | null = null;
   ctl!: Worker<{ ready: number }>;
   readonly producers: Worker<ProducerProgress>[] = [];
   readonly consumers: Worker<ConsumerProgress>[] = [];
@@ -134,6 +139,11 @@ function brokerArgs(run: NetRun, i: number): string[] {
     args.push(i === 0 ? `--brokerRole=${run.mode === 'sync' ? 'SYNC_MASTER' : 'ASYNC_MASTER'}` : '--brokerRole=SLAVE');
     args.push(`--brokerId=${i}`);
   }
+  if (run.mode === 'controller') {
+    const timing = (o: object): string[] => Object.entries(o).map(([k, v]) => `--${k}=${v}`);
+    args.push('--enableControllerMode=true', `--controllerAddr=${run.net.host('c0').addr}:9878`, '--allAckInSyncStateSet=true', `--brokerIP2=${h.addr}`,
+      ...timing(CONTROLLER_MODE_TEST_TIMINGS.brokerConfig), ...timing(CONTROLLER_MODE_TEST_TIMINGS.storeConfig));
+  }
   if (run.mode === 'dledger') {
     const peers = run.brokerHosts.map((b, j) => `n${j}-${run.net.host(b).addr}:40911`).join(';');
     args.push('--enableDLegerCommitLog=true', `--dLegerGroup=${BROKER_NAME}`, `--dLegerPeers=${peers}`, `--dLegerSelfId=n${i}`);
@@ -147,7 +157,7 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
   const log = opts.log ?? (() => undefined);
   const nBrokers = mode === 'single' ? 1 : mode === 'dledger' ? 3 : 2;
   const brokerHosts = Array.from({ length: nBrokers }, (_, i) => `b${i}`);
-  const net = new NetCluster(['ns', ...brokerHosts, 'cl']);
+  const net = new NetCluster(['ns', ...(mode === 'controller' ? ['c0'] : []), ...brokerHosts, 'cl']);
   const dir = makeTempDir(netTempPrefix(name));
   const run = new NetRun(net, dir, mode, cfg.orderly ?? false, log);
   run.brokerHosts.push(...brokerHosts);
@@ -158,19 +168,33 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
       path.join(dir, 'namesrv.log'), { wrap: ns.wrap, host: ns.addr });
     run.namesrv.port = 9876;
     await run.namesrv.start();
+    if (mode === 'controller') {
+      const c0 = net.host('c0');
+      run.controller = new ServerProcess('controller', () => [
+        '--controllerDLegerGroup=chaos-controllers', `--controllerDLegerPeers=n0-${c0.addr}:9878`, '--controllerDLegerSelfId=n0',
+        `--controllerStorePath=${path.join(dir, 'controller')}`, `--configStorePath=${path.join(dir, 'controller.properties')}`, '--mappedFileSize=4194304',
+        ...Object.entries(CONTROLLER_MODE_TEST_TIMINGS.controllerConfig).map(([k, v]) => `--${k}=${v}`),
+      ], path.join(dir, 'controller.log'), { wrap: c0.wrap, host: c0.addr });
+      run.controller.port = 9878;
+      await run.controller.start();
+    }
     for (let i = 0; i < nBrokers; i++) {
       const h = net.host(brokerHosts[i]);
       const b = new ServerProcess('broker', () => brokerArgs(run, i), path.join(dir, `broker-${h.name}.log`), { wrap: h.wrap, host: h.addr });
       b.port = 10911;
       run.brokers.push(b);
     }
-    await Promise.all(run.brokers.map((b) => b.start()));
+    // Controller mode: one after the other, the first to ask for an election is the first master.
+    if (mode === 'controller') for (const b of run.brokers) await b.start();
+    else await Promise.all(run.brokers.map((b) => b.start()));
     const cl = net.host('cl');
     run.ctl = new Worker<{ ready: number }>('net/client-child.js', [run.nsAddr], cl.wrap);
     await run.ctl.until((p) => p.ready === 1);
     await waitFor(async () => {
       await run.ctl.request('createTopic', { topic: TOPIC, queues: QUEUES, order: run.orderly, brokerAddrs: run.brokers.map((b) => b.addr) });
       const r = await run.route();
+      // a controller-mode slave registers with its controller id (2)
+      if (mode === 'controller') return r['0'] !== undefined && Object.keys(r).length === 2;
       return r['0'] !== undefined && (mode !== 'sync' && mode !== 'async' ? true : r['1'] !== undefined);
     }, 120_000, 'the topic on every broker and a master in the route');
     await run.ctl.request('watchRoute', { topic: TOPIC, intervalMs: 200 });
@@ -337,6 +361,31 @@ function randomFaults(mode: 'sync' | 'dledger') {
   });
 }
 
+/**
+ * Controller mode: the master cut off from the controller and the other replica, reachable by the clients and the
+ * name server. The controller stops hearing its heartbeats (the connection does not close: the packets are dropped)
+ * and, after controllerHeartBeatTimeoutMills, elects the replica of the SyncStateSet; the isolated master cannot
+ * have a send acknowledged by every replica of its SyncStateSet (allAckInSyncStateSet) nor shrink it without the
+ * controller, so nothing it acknowledges alone may be lost. Healed once the new master took writes.
+ */
+function controllerMasterIsolated(opts: NetScenarioOptions): Promise<NetScenarioResult> {
+  return runNet('controller-master-isolated', 'controller', opts, async (run) => {
+    const until = Date.now() + (opts.minutes ?? 0) * 60_000;
+    do {
+      const master = await run.masterHost();
+      if (!master) throw new Error('no master before the fault');
+      const others = ['c0', ...run.brokerHosts.filter((h) => h !== master)];
+      const t0 = Date.now();
+      run.fault(`${master}|${others.join(',')}`, () => run.net.partition([master], others));
+      await waitFor(async () => { const m = await run.masterHost(); return m !== null && m !== master; }, 90_000, 'a new master in the name server');
+      run.notes.push(`new master ${await run.masterHost()} in the name server ${Date.now() - t0} ms after isolating ${master}`);
+      await run.ackedMore(Math.ceil(run.acks / 2));
+      run.heal();
+      await run.ackedMore(Math.ceil(run.acks / 2));
+    } while (Date.now() < until);
+  });
+}
+
 export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise<NetScenarioResult>> = {
   'single-namesrv-cut': namesrvCut('single'),
   'dledger-namesrv-cut': namesrvCut('dledger'),
@@ -348,4 +397,5 @@ export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise
   'dledger-majority': dledgerIsolate(2),
   'dledger-random': randomFaults('dledger'),
   'sync-random': randomFaults('sync'),
+  'controller-master-isolated': controllerMasterIsolated,
 };

@@ -46,7 +46,7 @@ import type { TransactionalMessageCheckService } from './transaction/transaction
 import { type Accelerator, acceleratorsLine, brokerAccelerators } from './accelerators';
 import { BrokerRole } from '../store/message-store-config';
 import { type MessageStoreConfig, resolveMessageStoreConfig } from '../store/message-store-config';
-import { DefaultMessageStore } from '../store/message-store';
+import { DefaultMessageStore, type ReplicaWaiter } from '../store/message-store';
 import { type Logger, componentLogger } from '../logger';
 import { Lifecycle } from '../util/lifecycle';
 import { ServiceLoop } from '../util/service-loop';
@@ -61,7 +61,7 @@ import { PlainAccessValidator } from './acl/plain-access-validator';
 import type { PlainPermissionManagerOptions } from './acl/plain-permission-manager';
 import { AclConfigProcessor } from './acl/acl-config-processor';
 import { BrokerPop } from './pop/broker-pop';
-import { TIMER_TOPIC, TimerMessageStore } from '../store/timer/timer-message-store';
+import { TIMER_TOPIC, TimerMessageStore, type TimerCheckpointData } from '../store/timer/timer-message-store';
 
 export interface BrokerControllerOptions {
   brokerConfig?: Partial<BrokerConfig>;
@@ -418,7 +418,11 @@ export class BrokerController {
     this.pullRequestHoldService.start();
     // A slave delivers no delayed messages (Java's handleScheduleMessageService).
     if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE) await this.scheduleMessageService.start();
-    if (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE && this.messageStoreConfig.timerWheelEnable) await this.timerMessageStore.start();
+    if (this.messageStoreConfig.timerWheelEnable && (this.messageStoreConfig.brokerRole !== BrokerRole.SLAVE || this.replicasManager)) {
+      // controller mode: the wheel enqueues in every role and delivers on the master only (changeSpecialServiceStatus)
+      if (this.replicasManager) this.timerMessageStore.setShouldRunningDequeue(false);
+      await this.timerMessageStore.start();
+    }
     for (const s of this.services) await s.start();
     // fenced until the controller gives a role: no POP revive yet
     if (this.replicasManager) await this.pop.reviveService.shutdown();
@@ -529,8 +533,12 @@ export class BrokerController {
     this.messageStore.config.brokerRole = role;
   }
 
-  /** Starts or stops what only a master runs: delay delivery, transaction checks, POP revive (Java changeSpecialServiceStatus). */
+  /**
+   * Starts or stops what only a master runs: delay delivery, transaction checks, POP revive, timer delivery (Java
+   * changeSpecialServiceStatus).
+   */
   async changeSpecialServiceStatus(shouldStart: boolean): Promise<void> {
+    this.timerMessageStore.setShouldRunningDequeue(shouldStart);
     if (shouldStart) {
       await this.changeToMaster();
       this.pop.reviveService.start();
@@ -552,20 +560,30 @@ export class BrokerController {
     return this.replication.slaveSynchronize.syncAll();
   }
 
+  /** A slave's timer wheel takes the master's checkpoint (Java SlaveSynchronize.syncTimerCheckPoint). */
+  syncTimerCheckPoint(checkpoint: TimerCheckpointData): void {
+    this.timerMessageStore.syncCheckpointFromMaster(checkpoint);
+  }
+
   getMaxPhyOffset(): number {
     return this.messageStore.getMaxPhyOffset();
   }
 
   /**
-   * Controller mode: what a SYNC_MASTER's send waits for (Java CommitLog.handleHA): needAckNums replicas of the
-   * SyncStateSet, the master included, holding the message (1: the master alone answers at once); a set smaller than
-   * needAckNums answers SLAVE_NOT_AVAILABLE, a wait past syncFlushTimeout FLUSH_SLAVE_TIMEOUT.
+   * Controller mode: what a SYNC_MASTER's send waits for (Java CommitLog.asyncPutMessage and handleHA): a SyncStateSet
+   * smaller than minInSyncReplicas refuses it (IN_SYNC_REPLICAS_NOT_ENOUGH); with allAckInSyncStateSet it waits for
+   * every replica of the set as it is when they acknowledge (a set of one answers at once), else for inSyncReplicas
+   * replicas, the master included (1: at once); a wait past syncFlushTimeout answers FLUSH_SLAVE_TIMEOUT.
    */
-  #controllerReplicaWaiter(): { isSlaveOK(end: number): boolean; waitTransfer(end: number, timeoutMillis: number): Promise<boolean> } {
+  #controllerReplicaWaiter(): ReplicaWaiter {
     const rm = this.replicasManager!;
     return {
-      isSlaveOK: () => rm.needAckNums() <= 1 || rm.syncStateSet.syncStateSet.length >= rm.needAckNums(),
-      waitTransfer: (end, timeoutMillis) => (rm.needAckNums() <= 1 ? Promise.resolve(true) : rm.haService.waitAcks(end, rm.needAckNums(), timeoutMillis)),
+      isSlaveOK: () => true,
+      waitTransfer: (end, timeoutMillis) => {
+        const need = rm.needAckNums();
+        return need >= 0 && need <= 1 ? Promise.resolve(true) : rm.haService.waitAcks(end, need, timeoutMillis);
+      },
+      inSyncReplicasNums: () => rm.inSyncReplicasNums(),
     };
   }
 
@@ -611,15 +629,18 @@ export class BrokerController {
     const narrow = !isWriteablePerm(bc.brokerPermission) || !isReadablePerm(bc.brokerPermission);
     let wrapper: TopicConfigSerializeWrapper;
     if (topics === null) {
+      // One wrapper per data version and permission: the registration encodes each wrapper's body once.
       const key = `${tcm.dataVersion.counter}/${tcm.dataVersion.timestamp}/${bc.brokerPermission}`;
-      if (this.#fullWrapper?.key !== key) this.#fullWrapper = { key, wrapper: tcm.buildTopicConfigSerializeWrapper() };
-      wrapper = this.#fullWrapper.wrapper;
-      if (narrow) {
-        const table = new Map(wrapper.topicConfigTable);
-        for (const [name, tc] of table) table.set(name, { ...tc, perm: tc.perm & bc.brokerPermission });
-        wrapper = { topicConfigTable: table, dataVersion: wrapper.dataVersion };
-        this.#fullWrapper.wrapper = wrapper;
+      if (this.#fullWrapper?.key !== key) {
+        let built = tcm.buildTopicConfigSerializeWrapper();
+        if (narrow) {
+          const table = new Map(built.topicConfigTable);
+          for (const [name, tc] of table) table.set(name, { ...tc, perm: tc.perm & bc.brokerPermission });
+          built = { topicConfigTable: table, dataVersion: built.dataVersion };
+        }
+        this.#fullWrapper = { key, wrapper: built };
       }
+      wrapper = this.#fullWrapper.wrapper;
     } else {
       const table = new Map<string, TopicConfig>();
       for (const name of topics) {

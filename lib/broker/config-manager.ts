@@ -24,6 +24,10 @@ export abstract class ConfigManager {
   /** Journal appends and rotations, in order. */
   #journalChain: Promise<void> = Promise.resolve();
   #journalBytes = 0;
+  /** Lines waiting for their append (those that arrive while one is on its way share the next). */
+  #batch: { lines: string[]; written: Promise<void> } | null = null;
+  /** Journal appends made (for tests: a burst of changes shares appends). */
+  journalAppends = 0;
   /** Size of the whole file when last written (0: unknown). */
   #fileBytes = 0;
   /** Whole-file writes started because the journal outgrew the file (for tests). */
@@ -110,11 +114,20 @@ export abstract class ConfigManager {
    * background when the journal has grown past it.
    */
   persistChange(line: string): Promise<void> {
-    const data = `${line}\n`;
-    const written = this.#journalChain.then(async () => {
-      // Opened per line: a create is a network round trip anyway, and no handle outlives a manager never shut down.
+    if (this.#batch) {
+      this.#batch.lines.push(line);
+      return this.#batch.written;
+    }
+    const batch = { lines: [line], written: Promise.resolve() };
+    this.#batch = batch;
+    batch.written = this.#journalChain.then(async () => {
+      this.#batch = null;
+      const data = `${batch.lines.join('\n')}\n`;
+      // Opened per append: a create is a network round trip anyway, and no handle outlives a manager never shut
+      // down; a burst of changes shares one append.
       await fsp.mkdir(path.dirname(this.configFilePath()), { recursive: true });
       await fsp.appendFile(this.#journalPath(''), data);
+      this.journalAppends++;
       this.#journalBytes += Buffer.byteLength(data);
       if (!this.#persisting && this.#journalBytes > Math.max(64 * 1024, this.#fileBytes)) {
         this.compactions++;
@@ -124,8 +137,8 @@ export abstract class ConfigManager {
       // As a failed whole write: logged, the table in memory kept (Java's persist).
       this.logger.error({ err, file: this.#journalPath('') }, 'config journal append failed');
     });
-    this.#journalChain = written;
-    return written;
+    this.#journalChain = batch.written;
+    return batch.written;
   }
 
   /**

@@ -12,6 +12,7 @@ import { newSubscriptionGroupConfig, type SubscriptionGroupConfig } from '../../
 import { newTopicConfig } from '../../protocol/body/topic-config';
 import { topicRouteDataToJson } from '../../protocol/body/topic-route-data';
 import { buildTopicSysFlag } from '../../protocol/body/topic-sys-flag';
+import { parseAttributes } from '../../protocol/body/topic-attributes';
 import { debugEnabled, describeError, errorReport } from './cli-errors';
 import { toFastjson } from '../../protocol/body/fastjson';
 import { compareMessageQueue } from '../../protocol/message/message-queue';
@@ -164,9 +165,12 @@ const COMMANDS: Command[] = [
       t: opt('topic', 'topic name', true), r: opt('readQueueNums', 'set read queue nums'), w: opt('writeQueueNums', 'set write queue nums'),
       p: opt('perm', 'set topic\'s permission(2|4|6), intro[2:W 4:R; 6:RW]'), o: opt('order', 'set topic\'s order(true|false)'),
       u: opt('unit', 'is unit topic (true|false)'), s: opt('hasUnitSub', 'has unit sub (true|false)'),
+      a: opt('attributes', 'attribute(+a=b,+c=d,-e)'),
     },
     async run(admin, opts, out) {
       const config = newTopicConfig(opts.get('t')!.trim(), { readQueueNums: 8, writeQueueNums: 8 });
+      // 5.x: the modification as given (AttributeParser.parseToMap), sent as the header's attributes.
+      if (opts.has('a')) config.attributes = parseAttributes(opts.get('a')!.trim());
       if (opts.has('r')) config.readQueueNums = int(opts.get('r')!, 'readQueueNums');
       if (opts.has('w')) config.writeQueueNums = int(opts.get('w')!, 'writeQueueNums');
       if (opts.has('p')) config.perm = int(opts.get('p')!, 'perm');

@@ -237,6 +237,9 @@ export async function createTopic(api: RequestInvoker, addr: string, defaultTopi
     topicFilterType: topicConfig.topicFilterType,
     topicSysFlag: topicConfig.topicSysFlag,
     order: topicConfig.order,
+    // 5.x attributes as a modification ("+message.type=FIFO"): the config's keys carry their sign, as Java's admin.
+    ...(topicConfig.attributes && topicConfig.attributes.size > 0
+      ? { attributes: [...topicConfig.attributes].map(([k, v]) => (v ? `${k}=${v}` : k)).join(',') } : {}),
   });
   await brokerCall(api, addr, RemotingCommand.createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, ext), timeoutMillis);
 }

@@ -170,35 +170,61 @@ export interface GroupSummary {
   messageModel?: string;
 }
 
-/** Every subscription group of every master, with its online members, TPS and total lag. */
+/** How many GET_CONSUMER_CONNECTION_LIST requests the group list keeps in flight. */
+const GROUP_MEMBERS_CONCURRENCY = 16;
+
+/**
+ * Every subscription group of every master, with its online members, TPS and total lag. Per master two requests
+ * (its groups, GET_BROKER_CONSUME_STATS for every group's offsets and TPS at once), then one member count per group
+ * asked of a master that has the group, at most GROUP_MEMBERS_CONCURRENCY in flight: thousands of groups cost no
+ * route lookups and no burst of thousands of requests.
+ */
 export async function groupsView(admin: DefaultMQAdminExt): Promise<GroupSummary[]> {
-  const names = new Set<string>();
-  for (const addr of await masters(admin)) {
+  /** Each group and a master that has it (its consumers heartbeat to every broker of their topics). */
+  const names = new Map<string, string>();
+  const stats = new Map<string, { consumeTps: number; diffTotal: number }>();
+  await Promise.all((await masters(admin)).map(async (addr) => {
     try {
-      for (const g of (await admin.getAllSubscriptionGroup(addr)).keys()) names.add(g);
+      for (const g of (await admin.getAllSubscriptionGroup(addr)).keys()) if (!names.has(g)) names.set(g, addr);
     } catch {
       // a broker that does not answer: its groups are missing from the list
     }
-  }
-  return Promise.all([...names].sort().map(async (group): Promise<GroupSummary> => {
-    const row: GroupSummary = { group, system: isSysConsumerGroup(group) || SYSTEM_GROUPS.has(group), members: null, consumeTps: null, diffTotal: null };
     try {
-      const stats = await admin.examineConsumeStats(group);
-      row.consumeTps = stats.consumeTps;
-      row.diffTotal = stats.offsetTable.reduce((n, [, o]) => n + Math.max(0, o.brokerOffset - o.consumerOffset), 0);
+      for (const byGroup of (await admin.fetchConsumeStatsInBroker(addr, false)).consumeStatsList) {
+        for (const [group, list] of byGroup) {
+          const row = stats.get(group) ?? { consumeTps: 0, diffTotal: 0 };
+          for (const s of list) {
+            row.consumeTps += s.consumeTps;
+            for (const [, o] of s.offsetTable) row.diffTotal += Math.max(0, o.brokerOffset - o.consumerOffset);
+          }
+          stats.set(group, row);
+        }
+      }
     } catch {
-      // a group that never committed an offset has no stats
+      // no stats from that broker: its groups show none
     }
-    try {
-      const cc = await admin.examineConsumerConnectionInfo(group);
-      row.members = cc.connectionSet.length;
-      row.consumeType = cc.consumeType;
-      row.messageModel = cc.messageModel;
-    } catch {
-      row.members = 0;
-    }
-    return row;
   }));
+  const rows: GroupSummary[] = [...names.keys()].sort().map((group) => ({
+    group, system: isSysConsumerGroup(group) || SYSTEM_GROUPS.has(group), members: null,
+    // a group that never committed an offset has no stats
+    consumeTps: stats.get(group)?.consumeTps ?? null, diffTotal: stats.get(group)?.diffTotal ?? null,
+  }));
+  let next = 0;
+  const worker = async () => {
+    while (next < rows.length) {
+      const row = rows[next++];
+      try {
+        const cc = await admin.examineConsumerConnectionInfo(row.group, names.get(row.group));
+        row.members = cc.connectionSet.length;
+        row.consumeType = cc.consumeType;
+        row.messageModel = cc.messageModel;
+      } catch {
+        row.members = 0;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(GROUP_MEMBERS_CONCURRENCY, rows.length) }, worker));
+  return rows;
 }
 
 /** The groups a broker creates for itself (MixAll's *_GROUP constants, which isSysConsumerGroup does not cover). */

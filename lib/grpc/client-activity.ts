@@ -16,6 +16,7 @@ import type { GrpcClientChannel, TelemetryWriter } from './grpc-client-channel';
 import { validateConsumerGroup, validateTopic } from './grpc-validator';
 import type { HeartbeatRequest, NotifyClientTerminationRequest, PbStatus, PbSubscriptionEntry, TelemetryCommand } from './pb';
 import type { ProxyContext } from './proxy-context';
+import type { ReceiptHandleManager } from './receipt-handle-manager';
 import { buildStatus } from './response-builder';
 
 /** MQVersion.Version.V5_0_0's ordinal: the version a gRPC client is registered with. */
@@ -37,7 +38,7 @@ export function buildSubscriptionDataList(entries: readonly PbSubscriptionEntry[
 }
 
 export class ClientActivity {
-  constructor(private readonly a: ActivityContext) {}
+  constructor(private readonly a: ActivityContext, private readonly receiptHandles: ReceiptHandleManager) {}
 
   heartbeat(ctx: ProxyContext, req: HeartbeatRequest): { status: PbStatus } {
     const settings = this.a.settings.getClientSettings(ctx.clientId);
@@ -80,12 +81,31 @@ export class ClientActivity {
           b.consumerManager.unregisterConsumer(group, newClientChannelInfo(channel, ctx.clientId, ctx.language, V5_0_0), true);
           channel.close();
         }
+        // The client left its group: what it still held (auto-renewed) is visible again soon.
+        void this.receiptHandles.clearGroup(ctx.clientId, group);
         break;
       }
       default:
         return { status: buildStatus('UNRECOGNIZED_CLIENT_TYPE', settings.clientType ?? 'CLIENT_TYPE_UNSPECIFIED') };
     }
     return { status: buildStatus('OK', 'OK') };
+  }
+
+  /**
+   * The client's Telemetry stream was cancelled from its side (its connection is gone, as when its process is
+   * killed): a consumer leaves its group now, and the messages the endpoint renewed for it are visible again after
+   * invisibleTimeMillisWhenClear, instead of when the broker expires the channel (channelExpiredTimeout, 2 min). A
+   * client that is still alive opens a new stream and registers again with its settings.
+   */
+  onClientGone(ctx: ProxyContext): void {
+    const settings = this.a.settings.getRawClientSettings(ctx.clientId);
+    if (!settings || (settings.clientType !== 'PUSH_CONSUMER' && settings.clientType !== 'SIMPLE_CONSUMER')) return;
+    const group = settings.subscription?.group?.name ?? '';
+    const channel = this.a.channels.getChannel(ctx.clientId);
+    if (!group || !channel) return;
+    this.a.logger.info({ clientId: ctx.clientId, group }, 'telemetry cancelled by the client: it leaves its group');
+    this.a.broker.consumerManager.unregisterConsumer(group, newClientChannelInfo(channel, ctx.clientId, ctx.language, V5_0_0), true);
+    void this.receiptHandles.clearGroup(ctx.clientId, group);
   }
 
   /**

@@ -14,6 +14,7 @@ import { validateConsumerGroup, validateInvisibleTime, validateTopic } from './g
 import {
   type AckMessageRequest, type ChangeInvisibleDurationRequest, type ForwardMessageToDeadLetterQueueRequest, type PbStatus, pbToMillis,
 } from './pb';
+import type { ReceiptHandleManager } from './receipt-handle-manager';
 import { buildStatus, buildStatusOfError, buildStatusOfResponse } from './response-builder';
 
 interface AckMessageResultEntry { messageId: string; receiptHandle: string; status: PbStatus }
@@ -30,14 +31,22 @@ export function combinedStatus(statuses: readonly PbStatus[], emptyMessage: stri
 }
 
 export class ConsumerAckActivities {
-  constructor(private readonly a: ActivityContext, private readonly consumer: ConsumerProcessor) {}
+  constructor(private readonly a: ActivityContext, private readonly consumer: ConsumerProcessor,
+    private readonly receiptHandles: ReceiptHandleManager) {}
+
+  /** The handle to act on: the newest one when the endpoint renews the message (the entry is forgotten), else the client's. */
+  async #handleString(channel: GrpcClientChannel, group: string, messageId: string, receiptHandle: string): Promise<string> {
+    const kept = await this.receiptHandles.removeReceiptHandle(channel.clientId, group, messageId, receiptHandle);
+    return kept?.receiptHandleStr ?? receiptHandle;
+  }
 
   async ackMessage(req: AckMessageRequest, channel: GrpcClientChannel): Promise<{ status: PbStatus; entries: AckMessageResultEntry[] }> {
     const topic = validateTopic(req.topic);
     const group = validateConsumerGroup(req.group);
     const entries = await Promise.all(req.entries.map(async (e): Promise<AckMessageResultEntry> => {
       try {
-        const ok = await this.consumer.ackMessage(parseReceiptHandle(e.receiptHandle), group, topic, channel);
+        const handle = await this.#handleString(channel, group, e.messageId, e.receiptHandle);
+        const ok = await this.consumer.ackMessage(parseReceiptHandle(handle), group, topic, channel);
         return {
           messageId: e.messageId,
           receiptHandle: e.receiptHandle,
@@ -55,7 +64,9 @@ export class ConsumerAckActivities {
     const group = validateConsumerGroup(req.group);
     const invisibleTime = pbToMillis(req.invisibleDuration);
     validateInvisibleTime(invisibleTime, this.a.config);
-    const handle = await this.consumer.changeInvisibleTime(parseReceiptHandle(req.receiptHandle), group, topic, invisibleTime, channel);
+    parseReceiptHandle(req.receiptHandle);
+    const current = await this.#handleString(channel, group, req.messageId, req.receiptHandle);
+    const handle = await this.consumer.changeInvisibleTime(parseReceiptHandle(current), group, topic, invisibleTime, channel);
     if (handle === null) return { status: buildStatus('INTERNAL_SERVER_ERROR', 'changeInvisibleDuration failed: status is abnormal'), receiptHandle: '' };
     return { status: buildStatus('OK', 'OK'), receiptHandle: handle };
   }
@@ -63,7 +74,9 @@ export class ConsumerAckActivities {
   async forwardMessageToDeadLetterQueue(req: ForwardMessageToDeadLetterQueueRequest, channel: GrpcClientChannel): Promise<{ status: PbStatus }> {
     const topic = validateTopic(req.topic);
     const group = validateConsumerGroup(req.group);
-    const code = await this.consumer.forwardMessageToDeadLetterQueue(parseReceiptHandle(req.receiptHandle), req.messageId, group, topic, channel);
+    parseReceiptHandle(req.receiptHandle);
+    const current = await this.#handleString(channel, group, req.messageId, req.receiptHandle);
+    const code = await this.consumer.forwardMessageToDeadLetterQueue(parseReceiptHandle(current), req.messageId, group, topic, channel);
     return { status: code === ResponseCode.SUCCESS ? buildStatus('OK', 'OK') : buildStatusOfResponse(code, null) };
   }
 }

@@ -18,7 +18,7 @@ export interface GrpcBrokerPort {
   readonly topicConfigManager: Pick<TopicConfigManager, 'selectTopicConfig'>;
   readonly subscriptionGroupManager: Pick<SubscriptionGroupManager, 'findSubscriptionGroupConfig'>;
   readonly producerManager: Pick<ProducerManager, 'registerProducer' | 'unregisterProducer'>;
-  readonly consumerManager: Pick<ConsumerManager, 'registerConsumer' | 'unregisterConsumer' | 'getConsumerGroupInfo'>;
+  readonly consumerManager: Pick<ConsumerManager, 'registerConsumer' | 'unregisterConsumer' | 'getConsumerGroupInfo' | 'findChannel'>;
   /** The processors by request code (what the remoting server dispatches to). */
   readonly processors: ReadonlyMap<number, BrokerProcessor>;
 }

@@ -4,17 +4,20 @@
  *
  * @see org.apache.rocketmq.proxy.grpc.v2.channel.GrpcChannelManager
  */
-import { GrpcClientChannel } from './grpc-client-channel';
+import { type GrpcChannelRelay, GrpcClientChannel } from './grpc-client-channel';
 import type { ProxyContext } from './proxy-context';
 
 export class GrpcChannelManager {
   readonly #channels = new Map<string, GrpcClientChannel>();
 
+  /** `relay`: what the channels relay the broker's calls to their clients through (none: they relay nothing). */
+  constructor(private readonly relay: GrpcChannelRelay | null = null) {}
+
   createChannel(ctx: ProxyContext): GrpcClientChannel {
     let c = this.#channels.get(ctx.clientId);
     // A channel the broker closed (its client managers expired it) is replaced when the client comes back.
     if (!c || !c.isActive) {
-      c = new GrpcClientChannel(ctx.clientId, ctx.remoteAddress, ctx.localAddress);
+      c = new GrpcClientChannel(ctx.clientId, ctx.remoteAddress, ctx.localAddress, this.relay);
       this.#channels.set(ctx.clientId, c);
     }
     return c;

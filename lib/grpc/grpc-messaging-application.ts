@@ -22,12 +22,15 @@ import { GrpcClientSettingsManager } from './grpc-client-settings-manager';
 import { loadGrpc } from './grpc-loader';
 import { DEFAULT_GRPC_PROXY_CONFIG, type GrpcProxyConfig } from './grpc-proxy-config';
 import { LocalInvoker } from './local-invoker';
-import type { TelemetryCommand } from './pb';
+import type { EndTransactionRequest, TelemetryCommand } from './pb';
 import type { ProxyContext } from './proxy-context';
-import { ReceiveMessageActivity, type ReceiveMessageResponse } from './receive-message-activity';
+import { ReceiveMessageActivity, type ReceiveMessageResponse, toClientMessage } from './receive-message-activity';
 import { buildStatusOfError } from './response-builder';
 import { RouteActivity } from './route-activity';
 import { SendMessageActivity } from './send-message-activity';
+import { EndTransactionActivity } from './end-transaction-activity';
+import { TransactionService } from './transaction-service';
+import { ReceiptHandleManager } from './receipt-handle-manager';
 
 export interface GrpcMessagingApplicationOptions {
   /** The port to listen on (0: any free port). */
@@ -55,16 +58,20 @@ export class GrpcMessagingApplication {
   readonly logger: Logger;
   readonly config: GrpcProxyConfig;
   readonly settings: GrpcClientSettingsManager;
-  readonly channels = new GrpcChannelManager();
+  readonly channels: GrpcChannelManager;
+  readonly transactions: TransactionService;
+  readonly receiptHandles: ReceiptHandleManager;
   readonly #a: ActivityContext;
   readonly #route: RouteActivity;
   readonly #client: ClientActivity;
   readonly #send: SendMessageActivity;
   readonly #receive: ReceiveMessageActivity;
   readonly #ack: ConsumerAckActivities;
+  readonly #endTransaction: EndTransactionActivity;
   readonly #telemetryCalls = new Set<GrpcJs.ServerDuplexStream<TelemetryCommand, TelemetryCommand>>();
   #server: GrpcJs.Server | null = null;
   #port = 0;
+  #openReceiveCalls = 0;
   #cleaner: NodeJS.Timeout | null = null;
   #starting: Promise<void> | null = null;
   #stopping: Promise<void> | null = null;
@@ -75,21 +82,37 @@ export class GrpcMessagingApplication {
     this.logger = componentLogger('grpc', options.logger ?? broker.logger);
     this.config = { ...DEFAULT_GRPC_PROXY_CONFIG, ...options.config };
     this.settings = new GrpcClientSettingsManager(broker, this.config);
+    this.transactions = new TransactionService(() => broker.brokerConfig.brokerName, this.config);
+    const transactions = this.transactions;
+    const logger = this.logger;
+    this.channels = new GrpcChannelManager({
+      logger,
+      processCheckTransactionState: (header, messageExt) => transactions.processCheckTransactionState(header, messageExt),
+      onSendCheckTransactionStateFailed: (group, data) => transactions.onSendCheckTransactionStateFailed(group, data),
+      buildMessage: (messageExt) => toClientMessage(messageExt, logger),
+    });
     this.#a = {
       broker, config: this.config, settings: this.settings, channels: this.channels, invoker: new LocalInvoker(broker),
       logger: this.logger, grpcPort: () => this.#port,
     };
     const consumer = new ConsumerProcessor(this.#a);
+    this.receiptHandles = new ReceiptHandleManager(this.#a, consumer);
     this.#route = new RouteActivity(this.#a);
-    this.#client = new ClientActivity(this.#a);
-    this.#send = new SendMessageActivity(this.#a);
-    this.#receive = new ReceiveMessageActivity(this.#a, consumer);
-    this.#ack = new ConsumerAckActivities(this.#a, consumer);
+    this.#client = new ClientActivity(this.#a, this.receiptHandles);
+    this.#send = new SendMessageActivity(this.#a, this.transactions);
+    this.#endTransaction = new EndTransactionActivity(this.#a, this.transactions);
+    this.#receive = new ReceiveMessageActivity(this.#a, consumer, this.receiptHandles);
+    this.#ack = new ConsumerAckActivities(this.#a, consumer, this.receiptHandles);
   }
 
   /** The port listened on (0 before start). */
   get port(): number {
     return this.#port;
+  }
+
+  /** ReceiveMessage calls neither answered nor cancelled by their client yet (held long polls included). */
+  get openReceiveCalls(): number {
+    return this.#openReceiveCalls;
   }
 
   start(): Promise<void> {
@@ -106,6 +129,8 @@ export class GrpcMessagingApplication {
       server.bindAsync(bind, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
     });
     this.#server = server;
+    this.transactions.start();
+    this.receiptHandles.start();
     const interval = this.options.settingsCleanIntervalMillis ?? 5000;
     this.#cleaner = setInterval(() => this.#cleanSettings(), interval);
     this.#cleaner.unref();
@@ -121,6 +146,9 @@ export class GrpcMessagingApplication {
     await this.#starting?.catch(() => undefined);
     if (this.#cleaner) clearInterval(this.#cleaner);
     this.#cleaner = null;
+    this.transactions.shutdown();
+    // Messages still renewed for push consumers are made visible again soon (the broker still runs).
+    await this.receiptHandles.shutdown();
     for (const call of this.#telemetryCalls) call.end();
     this.#telemetryCalls.clear();
     for (const c of this.channels.channels()) c.close();
@@ -196,6 +224,9 @@ export class GrpcMessagingApplication {
       queryAssignment: this.#unary('QueryAssignment', (_ctx, req: Parameters<RouteActivity['queryAssignment']>[0]) =>
         this.#route.queryAssignment(req)),
       receiveMessage: (call: GrpcJs.ServerWritableStream<Parameters<ReceiveMessageActivity['receiveMessage']>[1], ReceiveMessageResponse>) => {
+        // grpc-js says 'cancelled' once per call: when its client cancels it, or once its status is out.
+        this.#openReceiveCalls++;
+        call.once('cancelled', () => this.#openReceiveCalls--);
         const stream = {
           write: (r: ReceiveMessageResponse) => call.write(r),
           end: () => call.end(),
@@ -222,9 +253,7 @@ export class GrpcMessagingApplication {
         (ctx, req: Parameters<ConsumerAckActivities['changeInvisibleDuration']>[0]) => this.#ack.changeInvisibleDuration(req, this.#channel(ctx))),
       notifyClientTermination: this.#unary('NotifyClientTermination',
         (ctx, req: Parameters<ClientActivity['notifyClientTermination']>[1]) => this.#client.notifyClientTermination(ctx, req)),
-      endTransaction: this.#unary('EndTransaction', () => {
-        throw new GrpcProxyError('NOT_IMPLEMENTED', 'EndTransaction is not served by this endpoint yet');
-      }),
+      endTransaction: this.#unary('EndTransaction', (ctx, req: EndTransactionRequest) => this.#endTransaction.endTransaction(req, this.#channel(ctx))),
       recallMessage: this.#unary('RecallMessage', () => {
         throw new GrpcProxyError('NOT_IMPLEMENTED', 'recall message is not supported');
       }),
@@ -257,18 +286,32 @@ export class GrpcMessagingApplication {
         call.emit('error', { code, details: `process client telemetryCommand failed. ${(err as Error).message}` });
       }
     });
+    // Whether this stream was the one commands to the client went to when it closed.
+    let wasCurrent = false;
     const close = () => {
       if (!open) return;
       open = false;
       this.#telemetryCalls.delete(call);
       const channel = this.channels.getChannel(ctx.clientId);
-      if (channel) channel.setClientObserver(null);
+      wasCurrent = channel?.isClientObserver(writer) === true;
+      channel?.clearClientObserver(writer);
     };
     call.on('end', () => {
       close();
       call.end();
     });
-    call.on('cancelled', close);
+    // Cancelled: the client's connection is gone (a killed client). A consumer leaves its group at once and what it
+    // held is visible again after invisibleTimeMillisWhenClear, rather than after its channel expires (2 min).
+    // grpc-js reports every call 'cancelled' once: when its connection goes (after an 'end'), and after its status
+    // went out (the client half-closed it). Either way the stream is gone; a client that terminated cleanly was
+    // already removed by its NotifyClientTermination (5.x clients send it before closing their streams), and one
+    // with another stream open (or that opens one, re-sending its settings) is still there.
+    call.on('cancelled', () => {
+      close();
+      if (!wasCurrent || this.#stopping) return;
+      for (const other of this.#telemetryCalls) if (header(other.metadata, 'x-mq-client-id') === ctx.clientId) return;
+      this.#client.onClientGone(ctx);
+    });
     call.on('error', (err: Error) => {
       this.logger.debug({ err, clientId: ctx.clientId }, 'telemetry on error');
       close();

@@ -29,6 +29,24 @@ export interface GrpcProxyConfig {
   maxMsgNumsForPopRequest: number;
   /** Invisible time of a message the endpoint could not deliver (ReceiveMessageResponseStreamWriter.NACK_INVISIBLE_TIME). */
   nackInvisibleTimeMills: number;
+  /** How often expired transaction data are dropped. */
+  transactionDataExpireScanPeriodMillis: number;
+  /** How long the data of a half message (from its send or a check) stay usable by an EndTransaction. */
+  transactionDataExpireMillis: number;
+  /** The most data kept per producer group and transaction id. */
+  transactionDataMaxNum: number;
+  /** Renew the receipt handles of messages received with auto_renew (push consumers). */
+  enableProxyAutoRenew: boolean;
+  /** Failed renewals of one handle before the endpoint gives it up. */
+  maxRenewRetryTimes: number;
+  /** A handle is renewed when it has less than this left before it becomes visible. */
+  renewAheadTimeMillis: number;
+  /** A message held longer than this since its receive is no longer renewed but nacked with its group's retry delay. */
+  renewMaxTimeMillis: number;
+  /** How often the handles are scanned for renewal. */
+  renewSchedulePeriodMillis: number;
+  /** Invisible time given to the messages of a client that went away (they are visible again after it). */
+  invisibleTimeMillisWhenClear: number;
 }
 
 export const DEFAULT_GRPC_PROXY_CONFIG: Readonly<GrpcProxyConfig> = Object.freeze({
@@ -51,4 +69,13 @@ export const DEFAULT_GRPC_PROXY_CONFIG: Readonly<GrpcProxyConfig> = Object.freez
   grpcClientConsumerLongPollingBatchSize: 32,
   maxMsgNumsForPopRequest: 32,
   nackInvisibleTimeMills: 1000,
+  transactionDataExpireScanPeriodMillis: 10_000,
+  transactionDataExpireMillis: 30_000,
+  transactionDataMaxNum: 15,
+  enableProxyAutoRenew: true,
+  maxRenewRetryTimes: 3,
+  renewAheadTimeMillis: 10_000,
+  renewMaxTimeMillis: 3 * 3600_000,
+  renewSchedulePeriodMillis: 5000,
+  invisibleTimeMillisWhenClear: 1000,
 });

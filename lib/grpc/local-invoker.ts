@@ -38,5 +38,15 @@ export class LocalInvoker {
       });
     });
   }
-}
 
+  /**
+   * A oneway request (END_TRANSACTION): settles once the processor is done with it; its answer, if any, is dropped
+   * (LocalMessageService.endTransactionOneway).
+   */
+  async invokeOneway(request: RemotingCommand, channel: Channel): Promise<void> {
+    const processor = this.broker.processors.get(request.code);
+    if (!processor) throw new GrpcProxyError('NOT_IMPLEMENTED', `request code ${request.code} is not served by this broker`);
+    const ctx: RemotingContext = { channel, remoteAddress: channel.remoteAddress, writeResponse: () => true };
+    await processor.processRequest(request, ctx);
+  }
+}

@@ -116,10 +116,21 @@ export interface ChangeInvisibleDurationRequest {
   invisibleDuration: PbDuration | null;
   messageId: string;
 }
+export interface EndTransactionRequest {
+  topic: PbResource | null;
+  messageId: string;
+  transactionId: string;
+  /** TransactionResolution by name (COMMIT, ROLLBACK, TRANSACTION_RESOLUTION_UNSPECIFIED). */
+  resolution: string;
+  /** TransactionSource by name (SOURCE_CLIENT, SOURCE_SERVER_CHECK, SOURCE_UNSPECIFIED). */
+  source: string;
+  traceContext?: string;
+}
 export interface TelemetryCommand {
   status?: PbStatus | null;
   command?: string;
   settings?: PbSettings | null;
+  recoverOrphanedTransactionCommand?: { message: PbMessage; transactionId: string } | null;
   threadStackTrace?: { nonce: string; threadStackTrace?: string } | null;
   verifyMessageResult?: { nonce: string } | null;
 }

@@ -23,6 +23,7 @@ import { buildMessage } from './grpc-converter';
 import { validateConsumerGroup, validateInvisibleTime, validateTopic } from './grpc-validator';
 import { type PbMessage, type PbStatus, type ReceiveMessageRequest, pbFromMillis, pbToMillis } from './pb';
 import { type ProxyContext, remainingMs } from './proxy-context';
+import { type ReceiptHandleManager, newMessageReceiptHandle } from './receipt-handle-manager';
 import { buildStatus, buildStatusOfError } from './response-builder';
 
 /** The first client version that knows ILLEGAL_POLLING_TIME (older ones get BAD_REQUEST). */
@@ -56,7 +57,8 @@ export function toClientMessage(m: MessageExt, logger?: { warn(obj: object, msg:
 }
 
 export class ReceiveMessageActivity {
-  constructor(private readonly a: ActivityContext, private readonly consumer: ConsumerProcessor) {}
+  constructor(private readonly a: ActivityContext, private readonly consumer: ConsumerProcessor,
+    private readonly receiptHandles: ReceiptHandleManager) {}
 
   async receiveMessage(ctx: ProxyContext, req: ReceiveMessageRequest, stream: ReceiveStream, channel: GrpcClientChannel): Promise<void> {
     const c = this.a.config;
@@ -107,6 +109,8 @@ export class ReceiveMessageActivity {
           if (result.messages.length === 0) {
             stream.write({ status: buildStatus('MESSAGE_NOT_FOUND', 'no match message') });
           } else {
+            // Handles of messages received with auto_renew are renewed by the endpoint until acked (or the client leaves).
+            if (c.enableProxyAutoRenew && req.autoRenew) for (const m of result.messages) this.#addReceiptHandle(m, group, topic, channel);
             stream.write({ status: buildStatus('OK', 'OK') });
             for (const m of result.messages) stream.write({ message: toClientMessage(m, this.a.logger) });
           }
@@ -120,6 +124,18 @@ export class ReceiveMessageActivity {
       this.#complete(stream);
     } catch (err) {
       this.#writeAndComplete(stream, { status: buildStatusOfError(err, this.a.logger) });
+    }
+  }
+
+  #addReceiptHandle(m: MessageExt, group: string, topic: string, channel: GrpcClientChannel): void {
+    const handle = m.properties[MessageConst.PROPERTY_POP_CK];
+    const messageId = m.properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX] ?? m.msgId;
+    if (!handle) return;
+    try {
+      this.receiptHandles.addReceiptHandle(channel, group, messageId,
+        newMessageReceiptHandle(group, topic, m.queueId, handle, messageId, m.queueOffset, m.reconsumeTimes));
+    } catch (err) {
+      this.a.logger.warn({ err, messageId }, 'a receipt handle to renew could not be kept');
     }
   }
 

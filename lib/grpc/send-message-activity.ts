@@ -11,8 +11,12 @@ import { isWriteable } from '../../protocol/body/perm-name';
 import { ResponseCode } from '../../protocol/code/response-code';
 import { encodeBatchBody } from '../../protocol/message/batch';
 import { javaStringHashCode } from '../../protocol/message/java-hash';
+import { decodeOffsetMessageId } from '../../protocol/message/message-id';
+import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { propertiesToString } from '../../protocol/message/properties';
-import { TopicValidator } from '../../protocol/mix-all';
+import { MixAll, TopicValidator } from '../../protocol/mix-all';
+import { MessageConst } from '../../protocol/message/message-const';
+import type { MessageProperties } from '../../protocol/message/properties';
 import { SendBatchMessage, SendMessage } from '../../protocol/requests/send-message';
 import { SendMessageResponseHeader } from '../../protocol/header/send-message-response-header';
 import { GrpcProxyError } from '../errors';
@@ -23,6 +27,8 @@ import { validateTopic } from './grpc-validator';
 import type { PbStatus, SendMessageRequest } from './pb';
 import type { ProxyContext } from './proxy-context';
 import { buildStatus } from './response-builder';
+import { topicMessageType } from './route-activity';
+import type { TransactionService } from './transaction-service';
 
 /** Guava's Hashing.consistentHash(long, int) (the proxy's queue of a message group). */
 export function consistentHash(input: number | bigint, buckets: number): number {
@@ -36,13 +42,30 @@ export function consistentHash(input: number | bigint, buckets: number): number 
   }
 }
 
+/** TopicMessageType.parseFromMessageProperty: the type a message's properties make it. */
+export function parseTopicMessageType(props: MessageProperties): string {
+  if (props[MessageConst.PROPERTY_TRANSACTION_PREPARED] === 'true') return 'TRANSACTION';
+  if (props[MessageConst.PROPERTY_DELAY_TIME_LEVEL] !== undefined || props[MessageConst.PROPERTY_TIMER_DELIVER_MS] !== undefined
+    || props[MessageConst.PROPERTY_TIMER_DELAY_SEC] !== undefined || props[MessageConst.PROPERTY_TIMER_DELAY_MS] !== undefined) return 'DELAY';
+  if (props[MessageConst.PROPERTY_SHARDING_KEY] !== undefined) return 'FIFO';
+  return 'NORMAL';
+}
+
+/** DefaultTopicMessageTypeValidator.validate: MESSAGE_PROPERTY_CONFLICT_WITH_TYPE unless the types match or the topic is MIXED. */
+export function validateTopicMessageType(expectedType: string, actualType: string): void {
+  if (actualType === 'UNSPECIFIED' || (actualType !== expectedType && expectedType !== 'MIXED')) {
+    throw new GrpcProxyError('MESSAGE_PROPERTY_CONFLICT_WITH_TYPE',
+      `TopicMessageType validate failed, the expected type is ${expectedType}, but actual type is ${actualType}`);
+  }
+}
+
 interface SendResultEntry { status: PbStatus; messageId?: string; transactionId?: string; offset?: number; recallHandle?: string }
 
 export class SendMessageActivity {
   /** The next queue of each topic (MessageQueueSelector.selectOneByPipeline's index). */
   readonly #index = new Map<string, number>();
 
-  constructor(private readonly a: ActivityContext) {}
+  constructor(private readonly a: ActivityContext, private readonly transactions: TransactionService) {}
 
   async sendMessage(ctx: ProxyContext, req: SendMessageRequest, channel: GrpcClientChannel): Promise<{ status: PbStatus; entries: SendResultEntry[] }> {
     if (!req.messages || req.messages.length === 0) throw new GrpcProxyError('MESSAGE_CORRUPTED', 'no message to send');
@@ -57,6 +80,11 @@ export class SendMessageActivity {
       return { body: m.body, properties: buildMessageProperties(m, topic, ctx.remoteAddress, this.a.config, now) };
     });
     const tc = this.a.broker.topicConfigManager.selectTopicConfig(topic);
+    // ProducerProcessor: the message's type checked against the topic's (a topic the broker lacks is UNSPECIFIED).
+    if (this.a.config.enableTopicMessageTypeCheck && entries[0].properties[MessageConst.PROPERTY_TRANSFER_FLAG] === undefined
+      && !topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && !topic.startsWith(MixAll.DLQ_GROUP_TOPIC_PREFIX)) {
+      validateTopicMessageType(tc ? topicMessageType(tc) : 'UNSPECIFIED', parseTopicMessageType(entries[0].properties));
+    }
     if (!tc) throw new GrpcProxyError('TOPIC_NOT_FOUND', `No topic route info in name server for the topic: ${topic}`);
     const writeQueues = isWriteable(tc.perm) ? tc.writeQueueNums : 0;
     if (writeQueues <= 0) throw new GrpcProxyError('FORBIDDEN', `no writable queue of topic ${topic}`);
@@ -100,8 +128,14 @@ export class SendMessageActivity {
       case ResponseCode.SUCCESS: {
         const h = SendMessageResponseHeader.decode(response.extFields);
         const messageId = entries.map((e) => e.properties.UNIQ_KEY).join(',');
+        // A 5.x broker answers the message's UNIQ_KEY as its transaction id (SendMessageProcessor); the same here
+        // when the answer has none.
+        const transactionId = h.transactionId || (entries.length === 1 ? entries[0].properties.UNIQ_KEY ?? '' : '');
+        if ((header.sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0 && transactionId) {
+          this.#fillTransactionData(topic, h.msgId, h.queueOffset, transactionId);
+        }
         const entry: SendResultEntry = {
-          status: buildStatus('OK', 'OK'), offset: h.queueOffset, messageId, transactionId: h.transactionId ?? '', recallHandle: h.recallHandle ?? '',
+          status: buildStatus('OK', 'OK'), offset: h.queueOffset, messageId, transactionId, recallHandle: h.recallHandle ?? '',
         };
         return { status: entry.status, entries: [entry] };
       }
@@ -109,5 +143,15 @@ export class SendMessageActivity {
         throw new GrpcProxyError('INTERNAL_SERVER_ERROR', response.remark ?? `send message failed, code ${response.code}`);
     }
     return { status, entries: [{ status }] };
+  }
+
+  /** ProducerProcessor.fillTransactionData: the half message's offsets kept for its EndTransaction (group = topic). */
+  #fillTransactionData(topic: string, offsetMsgId: string, queueOffset: number, transactionId: string): void {
+    try {
+      const commitLogOffset = decodeOffsetMessageId(offsetMsgId).offset;
+      this.transactions.addTransactionData(topic, topic, queueOffset, commitLogOffset, transactionId);
+    } catch (err) {
+      this.a.logger.warn({ err, topic, offsetMsgId, transactionId }, 'fillTransactionData failed');
+    }
   }
 }

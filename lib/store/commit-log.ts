@@ -663,6 +663,20 @@ export class CommitLog {
     });
   }
 
+  /**
+   * Drops everything from `offset` on, on a running store (Java's CommitLog.truncateDirtyFiles): waits for the
+   * appends and the write under way, then cuts the files back. The caller keeps new appends out (a slave's role).
+   */
+  async truncateDirtyFiles(offset: number): Promise<void> {
+    await this.#appendChain;
+    while (this.#commitRunning || this.#nextCommit) {
+      if (!this.#commitRunning && this.#nextCommit) await this.#runCommit();
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await this.mappedFileQueue.truncateDirtyFiles(offset);
+    this.#uncommittedBytes = 0;
+  }
+
   // ---- writing to the OS (coalesced) and to the disk (group commit) ----
 
   /**
@@ -801,19 +815,22 @@ export class CommitLog {
 
   // ---- reads ----
 
-  /** `size` bytes of the record at `offset`, or null when that file is gone. */
-  async getMessage(offset: number, size: number): Promise<Buffer | null> {
+  /**
+   * `size` bytes of the record at `offset`, or null when that file is gone. `view`: a view of the file's map where
+   * it can be (see MappedFile.readFromMemory), else a buffer of its own.
+   */
+  async getMessage(offset: number, size: number, view = false): Promise<Buffer | null> {
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
     if (!mf) return null;
-    return mf.read(offset - mf.fileFromOffset, size);
+    return mf.read(offset - mf.fileFromOffset, size, view);
   }
 
   /**
    * Reads several records at once: records lying close together in one file (as the records of one queue often
    * do) come from one contiguous read and are sliced out of it. Entry i of the result is the record of
-   * `offsets[i]`/`sizes[i]`, or null when that file is gone. `offsets` must be ascending.
+   * `offsets[i]`/`sizes[i]`, or null when that file is gone. `offsets` must be ascending. `view`: as in getMessage.
    */
-  async getMessages(offsets: readonly number[], sizes: readonly number[]): Promise<(Buffer | null)[]> {
+  async getMessages(offsets: readonly number[], sizes: readonly number[], view = false): Promise<(Buffer | null)[]> {
     const out: (Buffer | null)[] = new Array<Buffer | null>(offsets.length).fill(null);
     let i = 0;
     while (i < offsets.length) {
@@ -833,11 +850,12 @@ export class CommitLog {
         end = e;
         need += sizes[j];
       }
-      const range = await mf.read(start - mf.fileFromOffset, end - start);
+      const pos = start - mf.fileFromOffset;
+      const range = mf.readFromMemory(pos, end - start, view) ?? await mf.read(pos, end - start, view);
       if (range) {
         for (let k = i; k < j; k++) out[k] = range.subarray(offsets[k] - start, offsets[k] - start + sizes[k]);
       } else {
-        for (let k = i; k < j; k++) out[k] = await this.getMessage(offsets[k], sizes[k]);
+        for (let k = i; k < j; k++) out[k] = await this.getMessage(offsets[k], sizes[k], view);
       }
       i = j;
     }
@@ -909,9 +927,10 @@ export class CommitLog {
 
   /**
    * Scans forward from commit-log offset `from`, calling `onRecord` for each valid record, and stops at the
-   * first illegal one or the end. Returns the offset after the last valid record.
+   * first illegal one, the end, or before a record that would end beyond `end` (controller mode's confirm offset).
+   * Returns the offset after the last valid record.
    */
-  async scan(from: number, checkCRC: boolean, onRecord: ((r: DispatchRequest) => void) | null): Promise<number> {
+  async scan(from: number, checkCRC: boolean, onRecord: ((r: DispatchRequest) => void) | null, end = Number.MAX_SAFE_INTEGER): Promise<number> {
     const files = this.mappedFileQueue.files;
     let idx = files.findIndex((f) => from >= f.fileFromOffset && from < f.fileEnd);
     if (idx < 0) return from;
@@ -945,6 +964,7 @@ export class CommitLog {
             this.log.warn({ expected: mf.fileFromOffset + pos, found: r.commitLogOffset }, 'record physical offset mismatch');
             return processOffset;
           }
+          if (r.commitLogOffset + r.msgSize > end) return processOffset;
           onRecord?.(r);
           pos += r.msgSize;
           processOffset = mf.fileFromOffset + pos;

@@ -170,6 +170,43 @@ export class IndexFile {
     }
   }
 
+  /**
+   * Drops the entries pointing at or beyond commit-log offset `phyOffset` (entries lie in commit-log order): from the
+   * newest back, each slot goes back to the entry before it in its chain; the header's end offset and time become
+   * the last kept entry's. Returns the entries kept (0: none, the file can go).
+   */
+  async truncate(phyOffset: number): Promise<number> {
+    let count = this.indexCount;
+    while (count > 1) {
+      const e = await this.#mf.read(this.#entryPos(count - 1), INDEX_SIZE);
+      if (!e) break;
+      if (readI64(e, 4) < phyOffset) break;
+      const keyHash = e.readInt32BE(0);
+      const prev = e.readInt32BE(16);
+      const absSlotPos = INDEX_HEADER_SIZE + (keyHash % this.hashSlotNum) * HASH_SLOT_SIZE;
+      if (this.#head.readInt32BE(absSlotPos) === count - 1) {
+        this.#head.writeInt32BE(prev, absSlotPos);
+        this.#touch(absSlotPos);
+        if (prev <= INVALID_INDEX) {
+          this.#head.writeInt32BE(Math.max(0, this.hashSlotCount - 1), 32);
+          this.#touch(32);
+        }
+      }
+      count--;
+    }
+    if (count === this.indexCount) return count - 1;
+    await this.#mf.truncateTo(this.#entryPos(count));
+    this.#setIndexCount(count);
+    if (count > 1) {
+      const last = await this.#mf.read(this.#entryPos(count - 1), INDEX_SIZE);
+      if (last) {
+        this.#setLong(24, readI64(last, 4));
+        this.#setLong(8, this.beginTimestamp + last.readInt32BE(12) * 1000);
+      }
+    }
+    return count - 1;
+  }
+
   /** Writes the entries and the dirty header/slot pages, then fdatasyncs. */
   async flush(): Promise<void> {
     await this.#mf.commit();

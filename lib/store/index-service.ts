@@ -136,6 +136,23 @@ export class IndexService {
     return { phyOffsets, indexLastUpdateTimestamp, indexLastUpdatePhyoffset };
   }
 
+  /**
+   * Drops the entries pointing at or beyond commit-log offset `offset` (a truncated commit log): newer files that
+   * hold only such entries are deleted, the file holding the last kept entry is cut back.
+   */
+  async truncate(offset: number): Promise<void> {
+    await this.settled();
+    while (this.files.length > 0) {
+      const f = this.files[this.files.length - 1];
+      if (f.indexCount > 1 && f.endPhyOffset < offset) return;
+      if (f.indexCount > 1 && (await f.truncate(offset)) > 0) return;
+      if (f.indexCount <= 1 && f.endPhyOffset < offset) return;
+      this.files.pop();
+      await f.destroy();
+      this.log.info({ file: f.fileName, offset }, 'index file dropped by a commit-log truncation');
+    }
+  }
+
   /** Deletes index files whose last entry lies before `offset` (never the newest). */
   async deleteExpiredFile(offset: number): Promise<void> {
     while (this.files.length > 1 && this.files[0].endPhyOffset < offset) {

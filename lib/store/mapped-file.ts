@@ -68,9 +68,22 @@ const RESIDENT_BEHIND = 2 * 1024 * 1024;
 /** How much around a faulting address the kernel maps at once (fault_around_bytes' default): reads release this. */
 const FAULT_AROUND = 64 * 1024;
 const RELEASE_STEP = 4 * 1024 * 1024;
-/** How far apart reads of older bytes may lie and keep their pages mapped (see #releaseLater). */
-export const READ_SPAN_MAX = 16 * 1024 * 1024;
+/**
+ * Mapped files: how much reads of older bytes may fault into the page tables (FAULT_AROUND windows, all files of the
+ * process together) before all of those pages leave together (see #releaseReads): the RSS such reads add (pages of
+ * the page cache, not memory of the process's own). It holds what one consumer of many queues reads while its queues
+ * move on unevenly: a 64-queue drain of 72 MiB read over the whole range, and with 32 MiB its pages left 107 times
+ * (35 µs of broker CPU per message, 17 µs with none); one of 180 MiB left 11 times with 128 MiB.
+ */
+export const READ_RESIDENT_MAX = 128 * 1024 * 1024;
 const ZEROS = Buffer.alloc(ZERO_WRITE);
+
+/** `len` bytes of `buf` from `pos` in a buffer of their own. */
+function copyOf(buf: Buffer, pos: number, len: number): Buffer {
+  const out = Buffer.allocUnsafe(len);
+  buf.copy(out, 0, pos, pos + len);
+  return out;
+}
 
 export function offsetToFileName(offset: number): string {
   return String(offset).padStart(20, '0');
@@ -108,10 +121,26 @@ export class MappedFile {
   #allocating: Promise<void> | null = null;
   /** Mapped: pages before this position were released from the page tables; reads there go to the file. */
   #releasedTo = 0;
-  /** Older bytes read through the map lately, whose pages leave the page tables together (see #releaseLater). */
-  #readSpan: { from: number; to: number } | null = null;
-  /** madvise calls made for reads (for tests: one per READ_SPAN_MAX read, not one per record). */
-  releasedReadSpans = 0;
+  /** Mapped: `[#readFrom, #readTo)` holds the older bytes read through the map since their pages were last released. */
+  #readFrom = Number.POSITIVE_INFINITY;
+  #readTo = 0;
+  /** Windows set in #residentWindows since then. */
+  #readWindows = 0;
+  /** READ_RESIDENT_MAX for this process (tests lower it). */
+  static readResidentMax = READ_RESIDENT_MAX;
+  /** Windows set in every file's #residentWindows, and the files with any. */
+  static #readWindowsTotal = 0;
+  static readonly #filesRead = new Set<MappedFile>();
+  /**
+   * Mapped: one byte per FAULT_AROUND window below #releasedTo, set once mincore found all the window's pages in the
+   * page cache, cleared when the pages read leave the page tables: reads of the many records of one window (one per
+   * queue of a topic read in step) ask the kernel once, not once per record. Allocated at the first older read.
+   */
+  #residentWindows: Uint8Array | null = null;
+  /** madvise calls made for reads (for tests: one per readResidentMax of windows read, not one per record). */
+  readReleases = 0;
+  /** mincore calls made for reads (for tests: one per window between releases, not one per record). */
+  residencyChecks = 0;
 
   constructor(readonly fileName: string, readonly fileSize: number, private readonly segmentSize: number) {
     this.fileFromOffset = Number(path.basename(fileName));
@@ -350,10 +379,13 @@ export class MappedFile {
     return this.flushedPosition;
   }
 
-  /** Reads `len` bytes at file position `pos` (bounded by wrotePosition); null if out of range. */
-  async read(pos: number, len: number): Promise<Buffer | null> {
+  /**
+   * Reads `len` bytes at file position `pos` (bounded by wrotePosition); null if out of range. `view`: see
+   * {@link readFromMemory}; bytes read from the disk are always a buffer of their own.
+   */
+  async read(pos: number, len: number, view = false): Promise<Buffer | null> {
     if (pos < 0 || len < 0 || pos + len > this.wrotePosition || this.#destroyed) return null;
-    const mem = this.readFromMemory(pos, len);
+    const mem = this.readFromMemory(pos, len, view);
     if (mem) return mem;
     const out = Buffer.allocUnsafe(len);
     // Bytes at and after the first segment's start are still (or also) in memory.
@@ -392,33 +424,32 @@ export class MappedFile {
   }
 
   /**
-   * Mapped files: a copy of the bytes if they lie in the resident part of the map, or older and all in the page
-   * cache; else null. Segments: a copy of the bytes if they lie within one in-memory segment, else null. A copy, not
-   * a view: segment buffers are reused once their bytes are on the OS, and a mapped file's bytes can be cut back,
-   * while a reader may still hold what it got (a pull response being sent).
+   * Mapped files: the bytes if they lie in the resident part of the map, or older and all in the page cache; else
+   * null. Segments: a copy of the bytes if they lie within one in-memory segment, else null.
+   *
+   * `view` (mapped files only): a view of the map rather than a copy, as Java's selectMappedBuffer slices its
+   * MappedByteBuffer: a pull response sends it with no copy in the process (the kernel copies from the page cache
+   * into the socket). The view stays readable after the file is closed or deleted (the map lives until the last view
+   * of it is collected) and after its pages left the page tables (they fault in again); its bytes change only if the
+   * file is cut back below them (recovery, a slave truncating to its master), which Java's slices share. A segment
+   * is never viewed: its buffer is reused once its bytes are on the OS.
    */
-  readFromMemory(pos: number, len: number): Buffer | null {
+  readFromMemory(pos: number, len: number, view = false): Buffer | null {
     const map = this.#map;
     if (map) {
       if (pos + len > this.wrotePosition || pos < 0 || len < 0) return null;
-      if (pos >= this.#releasedTo) {
-        const out = Buffer.allocUnsafe(len);
-        map.copy(out, 0, pos, pos + len);
-        return out;
-      }
+      if (pos >= this.#releasedTo) return view ? map.subarray(pos, pos + len) : copyOf(map, pos, len);
       // Older bytes, through the map only when the page cache holds all their pages (a read of the disk would stop
-      // the event loop); their pages leave the page tables again after the copy (the RSS stays bounded). A fault maps
-      // the cached pages around it too (the kernel's fault-around, 64 KiB): the whole aligned window is released,
-      // or reads of scattered records (one queue's messages among others') would leave most of the file mapped.
-      const from = pos - (pos % OS_PAGE_SIZE);
+      // the event loop); their pages leave the page tables again later (the RSS stays bounded). A fault maps the
+      // cached pages around it too (the kernel's fault-around, 64 KiB): the whole aligned window is released, or
+      // reads of scattered records (one queue's messages among others') would leave most of the file mapped.
       const end = Math.min(this.fileSize, pos + len + OS_PAGE_SIZE - 1 - ((pos + len + OS_PAGE_SIZE - 1) % OS_PAGE_SIZE));
-      if (!pagesResident(map, from, end - from)) return null;
-      const out = Buffer.allocUnsafe(len);
-      map.copy(out, 0, pos, pos + len);
+      if (!this.#resident(map, pos, end)) return null;
       const windowFrom = pos - (pos % FAULT_AROUND);
       const windowEnd = Math.min(this.#releasedTo, end + FAULT_AROUND - 1 - ((end + FAULT_AROUND - 1) % FAULT_AROUND));
-      this.#releaseLater(windowFrom, windowEnd);
-      return out;
+      if (windowFrom < this.#readFrom) this.#readFrom = windowFrom;
+      if (windowEnd > this.#readTo) this.#readTo = windowEnd;
+      return view ? map.subarray(pos, pos + len) : copyOf(map, pos, len);
     }
     for (const s of this.#segments) {
       if (pos >= s.start && pos + len <= s.start + s.len) {
@@ -431,48 +462,92 @@ export class MappedFile {
   }
 
   /**
-   * Pages faulted in by reads of older bytes stay in the page tables while the reads stay within READ_SPAN_MAX of
-   * each other, and leave together when a read falls outside: a consumer reading many queues in step reads each
-   * 64 KiB window once per queue (its records lie a queue-count of records apart), and releasing the window after
-   * each record made every queue fault it in again (a 64-queue drain spent 137 µs per message in faults and
-   * madvise). The RSS this adds is bounded by READ_SPAN_MAX per file being read.
+   * True when the pages of `[pos, end)` (`end` page-aligned, `pos` below #releasedTo) are in the page cache: known
+   * for windows checked since the pages read were last released, else asked of the kernel (mincore) for whole
+   * windows, or for the range alone where a window reaches past #releasedTo (its upper part is the write side's).
    */
-  #releaseLater(from: number, to: number): void {
-    const span = this.#readSpan;
-    if (span && Math.max(span.to, to) - Math.min(span.from, from) <= READ_SPAN_MAX) {
-      span.from = Math.min(span.from, from);
-      span.to = Math.max(span.to, to);
-      return;
+  #resident(map: Buffer, pos: number, end: number): boolean {
+    const known = this.#residentWindows ??= new Uint8Array(Math.ceil(this.fileSize / FAULT_AROUND));
+    const first = Math.floor(pos / FAULT_AROUND);
+    const last = Math.floor((end - 1) / FAULT_AROUND);
+    for (let w = first; w <= last; w++) {
+      if (known[w] === 1) continue;
+      // A window more than the reads may keep: what they faulted in leaves first (this read's earlier windows too:
+      // they are checked again, and faulted in by this read after the release).
+      if (MappedFile.#readWindowsTotal >= MappedFile.readResidentMax / FAULT_AROUND) {
+        for (const f of MappedFile.#filesRead) f.#releaseReads();
+        w = first - 1;
+        continue;
+      }
+      const wFrom = w * FAULT_AROUND;
+      const wEnd = wFrom + FAULT_AROUND;
+      this.residencyChecks++;
+      if (wEnd <= this.#releasedTo && pagesResident(map, wFrom, FAULT_AROUND)) {
+        known[w] = 1;
+        if (this.#readWindows++ === 0) MappedFile.#filesRead.add(this);
+        MappedFile.#readWindowsTotal++;
+        continue;
+      }
+      const from = Math.max(wFrom, pos - (pos % OS_PAGE_SIZE));
+      // (Windows marked before stay known: nothing of them was faulted in yet, and they are read later.)
+      if (!pagesResident(map, from, Math.min(wEnd, end) - from)) return false;
     }
-    this.#releaseReadSpan();
-    this.#readSpan = { from, to };
+    return true;
   }
 
-  #releaseReadSpan(): void {
-    const span = this.#readSpan;
-    if (!span) return;
-    this.#readSpan = null;
-    // The map may have been closed in between, or cut back below the span.
-    const to = Math.min(span.to, this.#releasedTo);
-    if (this.#map && to > span.from) releasePages(this.#map, span.from, to - span.from);
-    this.releasedReadSpans++;
+  /**
+   * Pages faulted in by reads of older bytes stay in the page tables until reads (of any file) have checked
+   * readResidentMax of windows, then leave together, with one madvise per file over the range read (a window no
+   * read touched in it has no pages to drop). A consumer of many queues reads each 64 KiB window once per queue
+   * (its records lie a queue-count of records apart), and queues drained unevenly read far apart: releasing each
+   * record's window after it was read made every queue fault it in again (137 µs per message of a 64-queue drain in
+   * faults and madvise), and so did a span of reads released whenever a read fell too far from it (a drain of 24 MiB
+   * alternating between its ends released it 115 times). Whatever the policy, a working set larger than the budget
+   * is faulted in again after each release. On a 2-core VM a madvise took ~160 µs (the TLB shootdown
+   * across the process's threads), a 64 KiB fault ~17 µs, a mincore ~5 µs: each is made once per window here.
+   */
+  #releaseReads(): void {
+    const from = this.#readFrom;
+    // The map may have been cut back below the reads since.
+    const to = Math.min(this.#readTo, this.#releasedTo);
+    this.#forgetReads();
+    if (this.#map && to > from) releasePages(this.#map, from, to - from);
+    this.readReleases++;
   }
 
-  /** Cuts the file back to `pos`: pending bytes beyond are dropped and the file's bytes beyond become zeros. */
+  /** Clears what #releaseReads would release (the windows known resident included). */
+  #forgetReads(): void {
+    this.#readFrom = Number.POSITIVE_INFINITY;
+    this.#readTo = 0;
+    MappedFile.#readWindowsTotal -= this.#readWindows;
+    MappedFile.#filesRead.delete(this);
+    this.#readWindows = 0;
+    this.#residentWindows?.fill(0);
+  }
+
+  /**
+   * Cuts the file back to `pos`: the bytes beyond become zeros; the bytes before it that were still pending are
+   * written first (a running queue cut back in the middle of what it has not written yet keeps them).
+   */
   async truncateTo(pos: number): Promise<void> {
     await this.#committing;
+    const flushed = Math.min(this.flushedPosition, pos);
     if (this.#map) {
       // Through the map (the file keeps its size: a truncate under a map would fault its readers).
       if (this.wrotePosition > pos) this.#map.fill(0, pos, this.wrotePosition);
       if (this.#releasedTo > pos) this.#releasedTo = pos - (pos % OS_PAGE_SIZE);
+      this.#forgetReads();
       this.setPositions(pos);
+      this.flushedPosition = flushed;
       return;
     }
+    if (this.committedPosition < Math.min(pos, this.wrotePosition)) await this.commit();
     this.#segments = [];
     const fh = await this.#handle();
     await fh.truncate(pos);
     await fh.truncate(this.fileSize);
     this.setPositions(pos);
+    this.flushedPosition = flushed;
   }
 
   /** Writes `data` at file position `pos` directly (regions outside the appended tail, such as index slots). */
@@ -503,7 +578,8 @@ export class MappedFile {
     await this.#allocating;
     // The map itself is unmapped once collected (nothing may store into it after close).
     this.#map = null;
-    this.#readSpan = null;
+    this.#forgetReads();
+    this.#residentWindows = null;
     const fh = this.#fh ?? (this.#opening ? await this.#opening.catch(() => null) : null);
     this.#fh = null;
     this.#opening = null;

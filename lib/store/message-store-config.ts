@@ -135,16 +135,21 @@ export interface MessageStoreConfig {
   /** SYNC_MASTER: a slave further behind than this (bytes) counts as unavailable. */
   haSlaveFallbehindMax: number;
   /**
-   * Controller mode: a send waits for this many replicas of the SyncStateSet, the master included (ignored with
-   * allAckInSyncStateSet); fewer in the set answers SLAVE_NOT_AVAILABLE, a wait past syncFlushTimeout FLUSH_SLAVE_TIMEOUT.
+   * Controller mode: a send waits for this many replicas, the master included (ignored with allAckInSyncStateSet;
+   * 1 answers at once); a wait past syncFlushTimeout answers FLUSH_SLAVE_TIMEOUT.
    */
   inSyncReplicas: number;
-  /** Controller mode: fewer replicas in sync than this refuses sends (IN_SYNC_REPLICAS_NOT_ENOUGH). No effect yet. */
+  /** Controller mode: a SyncStateSet smaller than this refuses sends (IN_SYNC_REPLICAS_NOT_ENOUGH: SYSTEM_ERROR, "in-sync replicas not enough"). */
   minInSyncReplicas: number;
-  /** Controller mode: a send waits for every replica of the SyncStateSet. */
+  /** Controller mode: a send waits for every replica of the SyncStateSet, and dispatch waits for them too (the confirm offset). */
   allAckInSyncStateSet: boolean;
-  /** Controller mode: lower inSyncReplicas to the replicas in sync, down to minInSyncReplicas. No effect yet. */
+  /**
+   * Lower inSyncReplicas to the replicas in sync, down to minInSyncReplicas: Java applies it with
+   * enableSlaveActingMaster only, and so not in controller mode (no effect here either).
+   */
   enableAutoInSyncReplicas: boolean;
+  /** Controller mode: dispatch to the consume queues goes beyond the confirm offset (consumers may read what a failover takes back). */
+  readUnCommitted: boolean;
   /** Controller mode: a slave that has not caught up for this long leaves the SyncStateSet, ms. */
   haMaxTimeSlaveNotCatchup: number;
   /** Controller mode: a new replica with no data replicates from the master's last commit-log file only. */
@@ -240,6 +245,7 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   minInSyncReplicas: 1,
   allAckInSyncStateSet: false,
   enableAutoInSyncReplicas: false,
+  readUnCommitted: false,
   haMaxTimeSlaveNotCatchup: 1000 * 15,
   syncFromLastFile: false,
   asyncLearner: false,

@@ -49,6 +49,11 @@ export interface ReplicaWaiter {
   isSlaveOK(masterPutWhere: number): boolean;
   /** Resolves true once a slave acknowledged `nextOffset`, false after `timeoutMillis`. */
   waitTransfer(nextOffset: number, timeoutMillis: number): Promise<boolean>;
+  /**
+   * Controller mode: the replicas in sync, the master included (Java's AutoSwitchHAService.inSyncReplicasNums):
+   * fewer than minInSyncReplicas refuses a put that waits for the store (IN_SYNC_REPLICAS_NOT_ENOUGH).
+   */
+  inSyncReplicasNums?(): number;
 }
 
 /**
@@ -87,8 +92,9 @@ interface CommitLogReads {
   getMinOffset(): number;
   getMaxOffset(): number;
   rollNextFile(offset: number): number;
-  getMessage(offset: number, size: number): Promise<Buffer | null>;
-  getMessages(offsets: readonly number[], sizes: readonly number[]): Promise<(Buffer | null)[]>;
+  /** `view`: the caller may hold a view of the log's memory rather than a copy (the local commit log's map). */
+  getMessage(offset: number, size: number, view?: boolean): Promise<Buffer | null>;
+  getMessages(offsets: readonly number[], sizes: readonly number[], view?: boolean): Promise<(Buffer | null)[]>;
   getRecord(offset: number): Promise<Buffer | null>;
 }
 
@@ -249,6 +255,11 @@ export class DefaultMessageStore {
   #damagedQueues = new Set<ConsumeQueue>();
   /** While true, consume queues refuse entries beyond their end (see ConsumeQueue.refuseGaps). */
   #refuseGaps = false;
+  /** Controller mode: where dispatch stops (Java's CommitLog.getConfirmOffset); null: at the end of the log. */
+  #confirmOffsetSource: (() => number) | null = null;
+  #reputScheduled = false;
+  /** A truncation holds the reput. */
+  #reputHeld = false;
   /** Set by load(): whether the previous run shut down cleanly. */
   lastExitOK = true;
   /** Disk used ratio of the commit-log disk at the last cleanup check. */
@@ -647,8 +658,18 @@ export class DefaultMessageStore {
     return null;
   }
 
+  /**
+   * Controller mode, a SYNC_MASTER's put that waits for the store: refused when fewer replicas than
+   * minInSyncReplicas are in sync (Java's CommitLog.asyncPutMessage).
+   */
+  #checkInSyncReplicas(propertiesString: string | undefined): PutMessageStatus | null {
+    const ha = this.#replica;
+    if (!ha?.inSyncReplicasNums || this.config.brokerRole !== BrokerRole.SYNC_MASTER || !isWaitStoreMsgOK(propertiesString)) return null;
+    return ha.inSyncReplicasNums() < this.config.minInSyncReplicas ? PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH : null;
+  }
+
   putMessage(msg: MessageExtBrokerInner): Promise<PutMessageResult> {
-    const bad = this.#checkStoreStatus();
+    const bad = this.#checkStoreStatus() ?? this.#checkInSyncReplicas(msg.propertiesString);
     if (bad) return Promise.resolve({ putMessageStatus: bad, appendMessageResult: null });
     // (the commit log refuses a topic over 127 bytes itself)
     if (this.#logReplicator) {
@@ -738,7 +759,7 @@ export class DefaultMessageStore {
   }
 
   async putMessages(batch: MessageExtBatch): Promise<PutMessageResult> {
-    const bad = this.#checkStoreStatus();
+    const bad = this.#checkStoreStatus() ?? this.#checkInSyncReplicas(batch.propertiesString);
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(batch.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     if (this.#logReplicator) return this.#replicateBatch(batch);
@@ -767,8 +788,150 @@ export class DefaultMessageStore {
   }
 
   #dispatchAppended(r: DispatchRequest, pending: Promise<void>[]): void {
-    this.#dispatch(r, pending, true);
+    if (this.#confirmOffsetSource) this.#scheduleReput();
+    else this.#dispatch(r, pending, true);
     this.#scheduleAppendNotify();
+  }
+
+  /** Controller mode: the reput dispatches what the puts of this task appended, up to the confirm offset. */
+  #scheduleReput(): void {
+    if (this.#reputScheduled) return;
+    this.#reputScheduled = true;
+    queueMicrotask(() => {
+      this.#reputScheduled = false;
+      void this.#wakeReput();
+    });
+  }
+
+  // ---- controller mode: the confirm offset and truncation ----
+
+  /**
+   * Controller mode (Java's CommitLog.getConfirmOffset under enableControllerMode): every record is dispatched to the
+   * consume queues and the index by the reput, on a master too, and only up to the offset `source` returns (what
+   * the replicas of the SyncStateSet hold), so consumers never see what a failover may take back. null: records
+   * are dispatched as they are appended (the default).
+   */
+  setConfirmOffsetSource(source: (() => number) | null): void {
+    this.#confirmOffsetSource = source;
+    if (source) this.#reputFromOffset = Math.min(this.#reputFromOffset, this.commitLog.getMaxOffset());
+  }
+
+  /** The offset dispatch goes up to: the confirm offset in controller mode, else the end of the log. */
+  getConfirmOffset(): number {
+    return this.#confirmOffsetSource ? this.#confirmOffsetSource() : this.commitLog.getMaxOffset();
+  }
+
+  /** The confirm offset moved: dispatch what it now covers. */
+  notifyConfirmOffsetChanged(): void {
+    if (this.#confirmOffsetSource && this.#running) this.#scheduleReput();
+  }
+
+  /**
+   * Waits until the reput dispatched everything below the confirm offset (Java's changeToMaster waits for it), or
+   * made no progress for `patienceMillis`.
+   */
+  async waitDispatchCaughtUp(patienceMillis = 10_000): Promise<void> {
+    let last = this.#reputFromOffset;
+    let since = Date.now();
+    while (this.#running && this.dispatchBehindBytes() > 0) {
+      await this.#wakeReput();
+      if (this.dispatchBehindBytes() <= 0) break;
+      if (this.#reputFromOffset !== last) {
+        last = this.#reputFromOffset;
+        since = Date.now();
+      } else if (Date.now() - since > patienceMillis) {
+        this.#log.warn({ reputFromOffset: this.#reputFromOffset, confirmOffset: this.getConfirmOffset() }, 'dispatch does not catch up with the confirm offset');
+        break;
+      }
+      await new Promise<void>((resolve) => setTimeout(resolve, 20).unref());
+    }
+    await this.#settleDispatch();
+  }
+
+  /** The next queue offset of every queue from the consume queues (Java's recoverTopicQueueTable): a slave turned master. */
+  async recoverTopicQueueTable(): Promise<void> {
+    await this.#settleDispatch();
+    await this.#recoverTopicQueueTable();
+  }
+
+  /** Bytes below the confirm offset not dispatched yet (Java's dispatchBehindBytes). */
+  dispatchBehindBytes(): number {
+    return Math.min(this.getConfirmOffset(), this.commitLog.getMaxOffset()) - this.#reputFromOffset;
+  }
+
+  /** Whether a whole record starts at `offset` (or the log ends there; Java's isOffsetAligned). */
+  async isOffsetAligned(offset: number): Promise<boolean> {
+    if (offset >= this.commitLog.getMaxOffset()) return true;
+    const rec = await this.commitLog.getRecord(offset);
+    if (!rec) return false;
+    const r = this.commitLog.checkMessageAndReturnSize(rec, 0, true);
+    return r.success && (r.msgSize === 0 || r.commitLogOffset === offset);
+  }
+
+  /**
+   * Drops the commit log from `offset` on, with the consume-queue entries and index entries pointing there, on a
+   * running store (Java's truncateFiles): false when `offset` is not the start of a record. The caller keeps
+   * appends out (a slave, or a master before its first put) and truncates the epoch file.
+   */
+  async truncateFiles(offset: number): Promise<boolean> {
+    if (offset >= this.getMaxPhyOffset()) return true;
+    if (!(await this.isOffsetAligned(offset))) {
+      this.#log.error({ offset }, 'offset is not aligned, truncate failed, need manual fix');
+      return false;
+    }
+    await this.truncateDirtyFiles(offset);
+    return true;
+  }
+
+  /** Java's truncateDirtyFiles: consume queues, index and commit log cut back to `offset`; the reput goes on from there. */
+  async truncateDirtyFiles(offset: number): Promise<void> {
+    if (offset >= this.getMaxPhyOffset()) return;
+    this.#log.warn({ offset, maxPhyOffset: this.getMaxPhyOffset(), reputFromOffset: this.#reputFromOffset }, 'truncate dirty files');
+    this.#reputHeld = true;
+    // no flush or cleanup writes to a file while it is cut (a write under way could bring cut bytes back)
+    while (this.#flushing || this.#cqFlushing || this.#cleaning) await new Promise<void>((resolve) => setTimeout(resolve, 5).unref());
+    this.#flushing = true;
+    this.#cqFlushing = true;
+    this.#cleaning = true;
+    try {
+      while (this.#reputRunning) await this.#reputRunning;
+      await this.#settleDispatch();
+      for (const cq of this.#allConsumeQueues()) {
+        if (cq.maxPhysicOffset > offset || cq.maxPhysicOffset < 0) await cq.truncateDirtyLogicFiles(offset);
+      }
+      await this.indexService.truncate(offset);
+      await this.commitLog.truncateDirtyFiles(offset);
+      await this.#recoverTopicQueueTable();
+      this.#reputFromOffset = Math.min(this.#reputFromOffset, offset);
+    } finally {
+      this.#reputHeld = false;
+      this.#flushing = false;
+      this.#cqFlushing = false;
+      this.#cleaning = false;
+    }
+    void this.#wakeReput();
+  }
+
+  /**
+   * Cuts a partial record off the end of the log (a slave stopped mid-transfer; Java's
+   * AutoSwitchHAService.truncateInvalidMsg): from the dispatched offset on, the log keeps its whole records.
+   * Returns the offset truncated to, -1 when nothing was beyond the dispatched offset.
+   */
+  async truncateInvalidMsg(): Promise<number> {
+    while (this.#reputRunning) await this.#reputRunning;
+    if (this.#reputFromOffset >= this.commitLog.getMaxOffset()) return -1;
+    let end = this.#reputFromOffset;
+    for (;;) {
+      const next = await this.commitLog.scan(end, true, null);
+      if (next > end) { end = next; continue; }
+      const mf = this.commitLog.mappedFileQueue.findMappedFileByOffset(end);
+      const nextFile = mf ? this.commitLog.rollNextFile(end) : -1;
+      if (mf && nextFile < this.commitLog.getMaxOffset() && await this.#atBlank(end)) { end = nextFile; continue; }
+      break;
+    }
+    this.#log.info({ truncateOffset: end, maxPhyOffset: this.commitLog.getMaxOffset() }, 'truncate invalid messages');
+    await this.truncateDirtyFiles(end);
+    return end;
   }
 
   /**
@@ -962,10 +1125,11 @@ export class DefaultMessageStore {
       this.#reputAgain = true;
       return this.#reputRunning;
     }
+    if (this.#reputHeld) return Promise.resolve();
     const run = async () => {
       do {
         this.#reputAgain = false;
-        while (this.#running && this.#reputFromOffset < this.#reads.getMaxOffset()) {
+        while (this.#running && !this.#reputHeld && this.#reputFromOffset < this.#reputEndOffset()) {
           // An empty slave's log starts where the master's last file does (Java's doReput correction).
           const minOffset = this.#reads.getMinOffset();
           if (this.#reputFromOffset < minOffset) this.#reputFromOffset = minOffset;
@@ -975,7 +1139,7 @@ export class DefaultMessageStore {
             // The checkpoint's commit-log timestamp comes from here on a slave (its records are not put, but appended).
             const mf = this.commitLog.mappedFileQueue.findMappedFileByOffset(r.commitLogOffset);
             if (mf && r.storeTimestamp > mf.storeTimestamp) mf.storeTimestamp = r.storeTimestamp;
-          });
+          }, this.#reputEndOffset());
           if (pending.length) await Promise.all(pending);
           if (next > this.#reputFromOffset) {
             this.#reputFromOffset = next;
@@ -983,8 +1147,8 @@ export class DefaultMessageStore {
           }
           // Nothing whole yet in this file: at its end (blank filler) move on to the next file once it exists.
           const mf = this.commitLog.mappedFileQueue.findMappedFileByOffset(this.#reputFromOffset);
-          const nextFile = mf ? this.#reads.rollNextFile(this.#reputFromOffset) : -1;
-          if (mf && nextFile < this.#reads.getMaxOffset() && await this.#atBlank(this.#reputFromOffset)) {
+          const nextFile = mf ? this.commitLog.rollNextFile(this.#reputFromOffset) : -1;
+          if (mf && nextFile < this.#reputEndOffset() && await this.#atBlank(this.#reputFromOffset)) {
             this.#reputFromOffset = nextFile;
             continue;
           }
@@ -994,6 +1158,13 @@ export class DefaultMessageStore {
     };
     this.#reputRunning = run().catch((e) => this.#log.error({ err: e }, 'reput failed')).finally(() => { this.#reputRunning = null; });
     return this.#reputRunning;
+  }
+
+  /** Where the reput stops: the end of the log, or the confirm offset in controller mode (Java getReputEndOffset). */
+  #reputEndOffset(): number {
+    const max = this.commitLog.getMaxOffset();
+    if (!this.#confirmOffsetSource || this.config.readUnCommitted) return max;
+    return Math.min(max, this.#confirmOffsetSource());
   }
 
   async #atBlank(offset: number): Promise<boolean> {
@@ -1025,6 +1196,7 @@ export class DefaultMessageStore {
   /**
    * Reads up to `maxMsgNums` records of topic/queueId from queue offset `offset` (Java's getMessage, with its
    * statuses and offset corrections). `maxTotalBytes` caps the bytes returned on top of Java's transfer limits.
+   * The records are views of the commit log's map where it is mapped (see GetMessageResult.messages).
    */
   async getMessage(group: string, topic: string, queueId: number, offset: number, maxMsgNums: number,
     maxTotalBytes?: number, filter?: MessageFilter | null): Promise<GetMessageResult> {
@@ -1086,7 +1258,7 @@ export class DefaultMessageStore {
               total += sizePy;
             }
             if (wantOffsets.length > 1) {
-              const recs = await this.#reads.getMessages(wantOffsets, wantSizes);
+              const recs = await this.#reads.getMessages(wantOffsets, wantSizes, true);
               for (let k = 0; k < recs.length; k++) {
                 const r = recs[k];
                 if (r) prefetched.set(wantOffsets[k], r);
@@ -1108,7 +1280,7 @@ export class DefaultMessageStore {
               if (bufferTotalSize === 0) status = GetMessageStatus.NO_MATCHED_MESSAGE;
               continue;
             }
-            const record = prefetched.get(offsetPy) ?? await this.#reads.getMessage(offsetPy, sizePy);
+            const record = prefetched.get(offsetPy) ?? await this.#reads.getMessage(offsetPy, sizePy, true);
             if (!record) {
               if (bufferTotalSize === 0) status = GetMessageStatus.MESSAGE_WAS_REMOVING;
               nextPhyFileStartOffset = this.#reads.rollNextFile(offsetPy);

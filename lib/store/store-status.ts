@@ -16,6 +16,8 @@ export const PutMessageStatus = {
   PROPERTIES_SIZE_EXCEEDED: 'PROPERTIES_SIZE_EXCEEDED',
   OS_PAGECACHE_BUSY: 'OS_PAGECACHE_BUSY',
   UNKNOWN_ERROR: 'UNKNOWN_ERROR',
+  /** Controller mode: the SyncStateSet is smaller than minInSyncReplicas (the message is not appended). */
+  IN_SYNC_REPLICAS_NOT_ENOUGH: 'IN_SYNC_REPLICAS_NOT_ENOUGH',
 } as const;
 export type PutMessageStatus = (typeof PutMessageStatus)[keyof typeof PutMessageStatus];
 
@@ -68,7 +70,11 @@ export interface GetMessageResult {
   nextBeginOffset: number;
   minOffset: number;
   maxOffset: number;
-  /** Raw stored records, as they lie in the commit log. */
+  /**
+   * Raw stored records, as they lie in the commit log: views of its map where it is mapped (Java's
+   * SelectMappedBufferResult slices), so a pull answer sends them with no copy. Their bytes change only if the commit
+   * log is cut back below them (recovery, a slave truncating): what must outlive the request is copied or decoded.
+   */
   messages: Buffer[];
   /** Queue offsets of the returned records, in order. */
   messageQueueOffsets: number[];

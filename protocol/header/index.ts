@@ -43,6 +43,7 @@ export * from './create-topic-request-header';
 export * from './delete-topic-request-header';
 export * from './delete-topic-from-namesrv-request-header';
 export * from './delete-subscription-group-request-header';
+export * from './get-subscription-group-config-request-header';
 export * from './get-consume-stats-request-header';
 export * from './get-topic-stats-info-request-header';
 export * from './get-consumer-connection-list-request-header';

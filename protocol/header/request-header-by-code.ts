@@ -16,6 +16,7 @@ import { CreateTopicRequestHeader } from './create-topic-request-header';
 import { DeleteAccessConfigRequestHeader } from './delete-access-config-request-header';
 import { DeleteKVConfigRequestHeader } from './delete-kv-config-request-header';
 import { DeleteSubscriptionGroupRequestHeader } from './delete-subscription-group-request-header';
+import { GetSubscriptionGroupConfigRequestHeader } from './get-subscription-group-config-request-header';
 import { DeleteTopicFromNamesrvRequestHeader } from './delete-topic-from-namesrv-request-header';
 import { DeleteTopicRequestHeader } from './delete-topic-request-header';
 import { EndTransactionRequestHeader } from './end-transaction-request-header';
@@ -104,6 +105,7 @@ const ENTRIES: ReadonlyArray<readonly [number, AnyHeaderCodec]> = [
   [C.UPDATE_AND_CREATE_TOPIC, CreateTopicRequestHeader],
   [C.DELETE_TOPIC_IN_BROKER, DeleteTopicRequestHeader],
   [C.DELETE_SUBSCRIPTIONGROUP, DeleteSubscriptionGroupRequestHeader],
+  [C.GET_SUBSCRIPTIONGROUP_CONFIG, GetSubscriptionGroupConfigRequestHeader],
   [C.GET_TOPIC_STATS_INFO, GetTopicStatsInfoRequestHeader],
   [C.GET_CONSUMER_CONNECTION_LIST, GetConsumerConnectionListRequestHeader],
   [C.GET_PRODUCER_CONNECTION_LIST, GetProducerConnectionListRequestHeader],

@@ -24,6 +24,7 @@ import { MIXED_ROWS } from './rows-mixed';
 import { POP_TIMER_ROWS } from './rows-pop-timer';
 import { REPLY_TRACE_ROWS } from './rows-reply-trace';
 import { COMPRESS_NS_ROWS } from './rows-compress-ns';
+import { CONTROLLER_ROWS } from './rows-controller';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const BASELINE = path.join(ROOT, 'test', 'compat', 'baseline.json');
@@ -134,7 +135,7 @@ async function main(): Promise<number> {
   }
   const all: Scenario[] = args.namesrv
     ? [...OURS_ROWS, ...POP_TIMER_ROWS, ...REPLY_TRACE_ROWS.filter((s) => s.client === 'ours')]
-    : [...OURS_ROWS, ...POP_TIMER_ROWS, ...JAVA_ROWS, ...MIXED_ROWS, ...REPLY_TRACE_ROWS, ...COMPRESS_NS_ROWS];
+    : [...OURS_ROWS, ...POP_TIMER_ROWS, ...JAVA_ROWS, ...MIXED_ROWS, ...REPLY_TRACE_ROWS, ...COMPRESS_NS_ROWS, ...CONTROLLER_ROWS];
   const java5Skip = args.namesrv ? null : harnessSkipReason('5.3.3');
   if (java5Skip) log(`Java 5.3.3 client column ${java5Skip}`);
   const scenarios = all.filter((s) => (!args.rows || args.rows.test(s.row) || args.rows.test(s.section)) && !(args.ci && s.slow)

@@ -16,7 +16,7 @@ export const OUR_ONLY_BROKER_CONFIG_KEYS: readonly string[] = [
   'checkSyncStateSetPeriod', 'syncControllerMetadataPeriod', 'controllerHeartBeatTimeoutMills', 'brokerHeartbeatInterval',
   'sendHeartbeatTimeoutMillis', 'brokerElectionPriority', 'inSyncReplicas', 'minInSyncReplicas', 'allAckInSyncStateSet',
   'enableAutoInSyncReplicas', 'haMaxTimeSlaveNotCatchup', 'syncFromLastFile', 'asyncLearner', 'storePathEpochFile',
-  'storePathBrokerIdentity',
+  'storePathBrokerIdentity', 'readUnCommitted',
   // DLedger keys: Java prints them only once set (their default is null; its batch-push field prints as
   // isEnableBatchPush); ours prints them empty or false
   'dLegerGroup', 'dLegerPeers', 'dLegerSelfId', 'preferredLeaderId', 'enableBatchPush',

@@ -63,6 +63,11 @@ export class Broker2Client {
   /** Oneway CHECK_TRANSACTION_STATE (39) to a producer of the group, with the half message as body. */
   checkProducerTransactionState(group: string, channel: Channel, header: ExtFields, messageBody: Buffer): void {
     const request = RemotingCommand.createRequest(RequestCode.CHECK_TRANSACTION_STATE, header, messageBody);
+    // A gRPC producer gets the check through its channel (as a Telemetry command), not over a remoting connection.
+    if (isVirtualChannel(channel)) {
+      channel.writeAndFlush?.(request);
+      return;
+    }
     this.server().invokeOneway(channel, request, 10).catch((err: unknown) => {
       this.logger.error({ err, group, remoteAddr: channel.remoteAddress }, 'check transaction failed');
     });

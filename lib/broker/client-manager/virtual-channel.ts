@@ -1,14 +1,18 @@
 /**
  * A client channel that is not a connection of the remoting server: a gRPC client of the endpoint in lib/grpc.
- * The client managers keep it like any channel; the broker's remoting calls to clients (NOTIFY_CONSUMER_IDS_CHANGED,
- * ...) skip it, as Java's GrpcClientChannel ignores what it cannot relay.
+ * The client managers keep it like any channel; the broker's remoting calls to clients go to its writeAndFlush
+ * (the channel relays what it can, as Java's ProxyChannel: a transaction check becomes a Telemetry command) and
+ * skip it when it has none.
  */
+import type { RemotingCommand } from '../../../protocol/remoting-command';
 import type { Channel } from '../../transport/connection';
 
 export interface VirtualChannel extends Channel {
   readonly virtual: true;
   /** What kind of client ("grpc"). */
   readonly kind: string;
+  /** A oneway request of the broker to the client (CHECK_TRANSACTION_STATE). */
+  writeAndFlush?(command: RemotingCommand): void;
 }
 
 export function isVirtualChannel(channel: Channel): channel is VirtualChannel {

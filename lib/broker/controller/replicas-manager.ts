@@ -6,8 +6,10 @@
  * the id the controller gave it, again after every role change with the master epoch as the data version's
  * stateVersion.
  *
- * Not here yet: the AutoSwitch HA stream (a slave does not copy the master's commit log; a master's SyncStateSet
- * never grows past itself), the epoch file and truncation on a role change, GET_BROKER_EPOCH_CACHE.
+ * The store's confirm offset lives here (Java's CommitLog.confirmOffset in controller mode): a master's is what
+ * every replica of its SyncStateSet acknowledged (its end with allAckInSyncStateSet off or a set of one), a slave's
+ * what its master sent; the store dispatches only up to it. A role change to master cuts a partial record off the
+ * log, waits for the dispatch and rebuilds the queue offsets; a slave's HA client truncates to the consistent point.
  *
  * @see org.apache.rocketmq.broker.controller.ReplicasManager
  */
@@ -20,7 +22,8 @@ import { ServiceLoop } from '../../util/service-loop';
 import { BrokerMetadata, TempBrokerMetadata } from '../../store/autoswitch/broker-metadata';
 import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
 import { AutoSwitchHAClient } from '../../ha/autoswitch/autoswitch-ha-client';
-import { AutoSwitchHAService } from '../../ha/autoswitch/autoswitch-ha-service';
+import { decodeTimerCheckpoint, type TimerCheckpointData } from '../../store/timer/timer-message-store';
+import { ALL_ACK_IN_SYNC_STATE_SET, AutoSwitchHAService } from '../../ha/autoswitch/autoswitch-ha-service';
 import type { DefaultMessageStore } from '../../store/message-store';
 import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
 import type { BrokerConfig } from '../broker-config';
@@ -53,6 +56,8 @@ export interface ReplicasManagerBroker {
   /** A slave copies topics, offsets and delay offsets from `masterAddr` (null: stop). */
   setSlaveSynchronizeMaster(masterAddr: string | null): void;
   syncAllFromMaster(): Promise<void>;
+  /** A slave's timer wheel takes the master's checkpoint (GET_TIMER_CHECK_POINT). */
+  syncTimerCheckPoint(checkpoint: TimerCheckpointData): void;
   getMaxPhyOffset(): number;
   readonly messageStore: DefaultMessageStore;
 }
@@ -116,6 +121,14 @@ export class ReplicasManager {
   /** The HA port: slaves replicate from this broker while it is master. */
   readonly haService: AutoSwitchHAService;
   #reportingSyncStateSet = false;
+  /** Java's CommitLog.confirmOffset (-1: not known yet). */
+  #confirmOffset = -1;
+  /**
+   * The set reported to the controller and not confirmed yet (Java's remoteSyncStateSet while
+   * isSynchronizingSyncStateSet): until then sends wait for the union of both, so a replica joining the set holds
+   * every message acknowledged from the moment it was reported caught up.
+   */
+  #remoteSyncStateSet: Set<number> | null = null;
   /** The slave's AutoSwitch HA client (null on a master). */
   #haClient: AutoSwitchHAClient | null = null;
   readonly #log: Logger;
@@ -128,14 +141,45 @@ export class ReplicasManager {
     this.epochCache = new EpochFileCache(broker.messageStoreConfig.storePathEpochFile || path.join(broker.messageStoreConfig.storePathRootDir, 'epochFileCheckpoint'));
     this.haService = new AutoSwitchHAService({
       store: broker.messageStore, epochCache: this.epochCache, logger: this.#log.child({ component: 'autoswitch-ha-service' }), bindAddress: options.bindAddress,
-      syncStateSet: () => this.#syncStateSet,
+      syncStateSet: () => this.#ackSyncStateSet(),
       localBrokerId: () => this.#brokerControllerId,
       onSlaveCaughtUp: (id) => {
         if (!this.isMasterState || this.#syncStateSet.has(id) || this.#reportingSyncStateSet) return;
         this.#reportingSyncStateSet = true;
         void this.#doReportSyncStateSetChanged([...this.#syncStateSet, id]).finally(() => { this.#reportingSyncStateSet = false; });
       },
+      confirmOffset: () => this.getConfirmOffset(),
+      // Java updateConfirmOffsetWhenSlaveAck
+      onSlaveAck: (id) => {
+        if (this.#syncStateSet.has(id)) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+      },
+      // Java removeConnection: a member of the set that left is reported gone at once
+      onSlaveDisconnected: (id) => {
+        if (!this.isMasterState || !this.#syncStateSet.has(id) || id === this.#brokerControllerId || this.#state === ReplicasManagerState.SHUTDOWN) return;
+        void this.#doReportSyncStateSetChanged([...this.#syncStateSet].filter((x) => x !== id));
+      },
     });
+    broker.messageStore.setConfirmOffsetSource(() => this.getConfirmOffset());
+  }
+
+  /**
+   * The confirm offset in controller mode (Java CommitLog.getConfirmOffset): a master with a SyncStateSet of one or
+   * without allAckInSyncStateSet confirms all it holds; otherwise what the replicas of the set acknowledged; a slave
+   * what its master sent (bounded by its own end).
+   */
+  getConfirmOffset(): number {
+    const store = this.broker.messageStore;
+    if (this.isMasterState) {
+      if (this.#syncStateSet.size <= 1 || !this.broker.messageStoreConfig.allAckInSyncStateSet) return store.getMaxPhyOffset();
+      if (this.#confirmOffset < 0) this.#confirmOffset = this.haService.computeConfirmOffset(this.#confirmOffset);
+    }
+    return this.#confirmOffset;
+  }
+
+  #setConfirmOffset(offset: number): void {
+    if (offset === this.#confirmOffset) return;
+    this.#confirmOffset = offset;
+    this.broker.messageStore.notifyConfirmOffsetChanged();
   }
 
   /** The HA port (after startHAService). */
@@ -154,7 +198,19 @@ export class ReplicasManager {
    */
   needAckNums(): number {
     const msc = this.broker.messageStoreConfig;
-    return msc.allAckInSyncStateSet ? Math.max(1, this.#syncStateSet.size) : msc.inSyncReplicas;
+    return msc.allAckInSyncStateSet ? ALL_ACK_IN_SYNC_STATE_SET : msc.inSyncReplicas;
+  }
+
+  /** Replicas in sync, the master included (Java AutoSwitchHAService.inSyncReplicasNums: the SyncStateSet's size). */
+  inSyncReplicasNums(): number {
+    return Math.max(1, this.#syncStateSet.size, this.#remoteSyncStateSet?.size ?? 0);
+  }
+
+  /** The replicas whose acknowledgements count (Java getSyncStateSet: the union with the set being synchronized). */
+  #ackSyncStateSet(): ReadonlySet<number> {
+    const remote = this.#remoteSyncStateSet;
+    if (!remote) return this.#syncStateSet;
+    return new Set([...this.#syncStateSet, ...remote]);
   }
 
   get state(): ReplicasManagerState { return this.#state; }
@@ -507,8 +563,7 @@ export class ReplicasManager {
     const ext = BrokerHeartbeatRequestHeader.encode({
       clusterName: bc.brokerClusterName, brokerAddr: this.broker.brokerAddr, brokerName: bc.brokerName,
       brokerId: this.#brokerControllerId ?? undefined, epoch: this.epochCache.lastEpoch(), maxOffset,
-      // a slave confirms what its master confirmed; a master (no HA connections yet) everything it holds
-      confirmOffset: this.#haClient && this.#haClient.confirmOffset >= 0 ? this.#haClient.confirmOffset : maxOffset,
+      confirmOffset: this.getConfirmOffset(),
       heartbeatTimeoutMills: bc.controllerHeartBeatTimeoutMills, electionPriority: bc.brokerElectionPriority,
     });
     await Promise.all(this.#controllerAddresses.map(async (addr) => {
@@ -588,17 +643,28 @@ export class ReplicasManager {
         return;
       }
       this.#masterEpoch = newMasterEpoch;
-      // the new term begins at the end of the log (Java AutoSwitchHAService.changeToMaster; no truncation yet)
-      if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
-      if (!(await this.epochCache.appendEntry({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
-        this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
-      }
       const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
       this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
+      const store = this.broker.messageStore;
       if (!wasMaster) {
+        // Java AutoSwitchHAService.changeToMaster: no slave stream, no master stream, a partial record cut off
+        this.haService.destroyConnections();
         await this.#haClient?.shutdown();
         this.#haClient = null;
-        this.haService.destroyConnections();
+        const truncateOffset = await store.truncateInvalidMsg();
+        this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+        if (truncateOffset >= 0) await this.epochCache.truncateSuffixByOffset(truncateOffset);
+      }
+      // the new term begins at the end of the log
+      if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
+      if (!(await this.epochCache.appendEntryOverEmpty({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
+        this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
+      }
+      if (!wasMaster) {
+        // what the old master confirmed reaches the consume queues, and the queue offsets go on from there
+        await store.waitDispatchCaughtUp();
+        await store.recoverTopicQueueTable();
+        this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset }, 'change ha to master');
         this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
         this.broker.brokerConfig.brokerId = 0;
         this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
@@ -635,6 +701,7 @@ export class ReplicasManager {
         this.#haClient = new AutoSwitchHAClient({
           store: this.broker.messageStore, epochCache: this.epochCache, brokerId: this.#brokerControllerId!,
           syncFromLastFile: msc.syncFromLastFile, asyncLearner: msc.asyncLearner, logger: this.#log.child({ component: 'autoswitch-ha-client' }),
+          onConfirmOffset: (offset) => this.#setConfirmOffset(offset),
         });
         this.#haClient.start();
         this.#roleChanges++;
@@ -664,6 +731,10 @@ export class ReplicasManager {
     this.#log.info({ from: [...this.#syncStateSet], to: set, epoch }, 'SyncStateSet changed');
     this.#syncStateSetEpoch = epoch;
     this.#syncStateSet = new Set(set);
+    this.#remoteSyncStateSet = null;
+    // Java setSyncStateSet: the confirm offset follows the new set, and sends waiting for a gone replica end
+    if (this.isMasterState) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+    this.haService.checkAckWaiters();
   }
 
   #handleSlaveSynchronize(role: BrokerRole): void {
@@ -679,7 +750,22 @@ export class ReplicasManager {
         await this.broker.syncAllFromMaster();
         this.#lastSlaveSyncAll = Date.now();
       }
+      // the timer checkpoint, every 3 s (Java: latency-sensitive, synced more often than the rest)
+      if (this.broker.messageStoreConfig.timerWheelEnable) await this.#syncTimerCheckPoint();
     }, SLAVE_SYNC_INTERVAL_MILLIS);
+  }
+
+  /** GET_TIMER_CHECK_POINT (60) to the master; its checkpoint goes to this slave's timer wheel. */
+  async #syncTimerCheckPoint(): Promise<void> {
+    const addr = this.#masterAddress;
+    if (!addr || addr === this.broker.brokerAddr || this.isMasterState) return;
+    try {
+      const res = await this.#invoke(addr, RequestCode.GET_TIMER_CHECK_POINT, null);
+      if (res.code !== ResponseCode.SUCCESS || !res.body) throw new MQBrokerError(res.code, res.remark, addr);
+      this.broker.syncTimerCheckPoint(decodeTimerCheckpoint(res.body));
+    } catch (err) {
+      this.#log.error({ err, masterAddr: addr }, 'syncTimerCheckPoint Exception');
+    }
   }
 
   /** A master's SyncStateSet check: replicas that did not catch up for haMaxTimeSlaveNotCatchup leave it. */
@@ -693,6 +779,7 @@ export class ReplicasManager {
 
   async #doReportSyncStateSetChanged(set: number[]): Promise<void> {
     const bc = this.broker.brokerConfig;
+    this.#remoteSyncStateSet = new Set(set);
     try {
       const res = await this.#invoke(this.#controllerLeaderAddress, RequestCode.CONTROLLER_ALTER_SYNC_STATE_SET,
         AlterSyncStateSetRequestHeader.encode({ brokerName: bc.brokerName, masterBrokerId: this.#brokerControllerId!, masterEpoch: this.#masterEpoch, invokeTime: Date.now() }),

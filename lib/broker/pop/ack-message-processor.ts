@@ -53,7 +53,11 @@ export class AckMessageProcessor implements BrokerProcessor {
       return fail(ResponseCode.SUCCESS, null);
     }
     const invisibleTime = (h as ChangeInvisibleTimeRequestHeader).invisibleTime;
-    const now = Date.now();
+    // A checkpoint is keyed by queue, start offset and pop time: a change in the pop's own millisecond (an endpoint
+    // giving back what a cancelled receive popped) would otherwise make the new checkpoint the old one, and the ack
+    // of the old one would end it: the message never redelivered.
+    let now = Date.now();
+    if (now === info.popTime && h.offset === info.ckQueueOffset) now++;
     this.checkPoints.add(h.consumerGroup, h.topic, h.queueId, h.offset, now, invisibleTime, info.reviveQid, [h.offset]);
     this.checkPoints.ack(h.consumerGroup, h.topic, h.queueId, info.ckQueueOffset, info.popTime, h.offset);
     return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null,

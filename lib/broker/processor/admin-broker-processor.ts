@@ -5,6 +5,7 @@
  *
  * @see org.apache.rocketmq.broker.processor.AdminBrokerProcessor (4.9.8)
  */
+import { encodeTimerCheckpoint, type TimerMessageStore } from '../../store/timer/timer-message-store';
 import type { RequestExecutor } from '../../transport/request-executor';
 import fs from 'node:fs';
 import { encodeBrokerStatsData } from '../../../protocol/body/broker-stats-data';
@@ -32,7 +33,8 @@ import { GetConsumeStatsInBrokerHeader } from '../../../protocol/header/get-cons
 import { javaHashOrderKeys } from '../../../protocol/message/java-hash';
 import { encodeConsumerConnection, encodeProducerConnection, type Connection } from '../../../protocol/body/consumer-connection';
 import { encodeGroupList } from '../../../protocol/body/group-list';
-import { decodeSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
+import { decodeSubscriptionGroupConfig, subscriptionGroupConfigToJson } from '../../../protocol/body/subscription-group-wrapper';
+import { GetSubscriptionGroupConfigRequestHeader } from '../../../protocol/header/get-subscription-group-config-request-header';
 import { newTopicConfig } from '../../../protocol/body/topic-config';
 import { newDataVersion, nextVersion, dataVersionToJson, type DataVersion } from '../../../protocol/body/data-version';
 import { encodeFastjson, javaDoubleString } from '../../../protocol/body/fastjson';
@@ -49,6 +51,7 @@ import { RemotingTimeoutError } from '../../errors';
 import type { RemotingContext } from '../../transport/processor';
 import { parseProperties, applyProperties } from '../../util/properties-file';
 import { validateTopic, isSystemTopic } from '../topic/topic-validator';
+import { alterCurrentAttributes, parseAttributes } from '../../../protocol/body/topic-attributes';
 import type { BrokerConfig } from '../broker-config';
 import type { MessageStoreConfig } from '../../store/message-store-config';
 import type { Logger } from '../../logger';
@@ -78,7 +81,7 @@ const ADMIN_CODES = [
   RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
   RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE, RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC,
   RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO, RequestCode.QUERY_CONSUME_QUEUE,
-  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER,
+  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.GET_TIMER_CHECK_POINT,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -104,7 +107,10 @@ export interface AdminBrokerController {
   /** The send and pull request executors (their queue sizes in the runtime info). */
   readonly sendExecutor: Pick<RequestExecutor, 'queueSize' | 'headWaitTimeMills'>;
   readonly pullExecutor: Pick<RequestExecutor, 'queueSize'>;
+  /** The timer wheel (GET_TIMER_CHECK_POINT answers its checkpoint). */
+  readonly timerMessageStore: Pick<TimerMessageStore, 'getCheckpoint'>;
   registerIncrementBrokerData(topics: Iterable<string>): Promise<void>;
+  registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
 }
 
 export class AdminBrokerProcessor {
@@ -122,6 +128,7 @@ export class AdminBrokerProcessor {
       case RequestCode.GET_ALL_TOPIC_CONFIG: return this.ok(request, Buffer.from(this.controller.topicConfigManager.encode(), 'utf8'));
       case RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: return this.updateAndCreateSubscriptionGroup(request);
       case RequestCode.DELETE_SUBSCRIPTIONGROUP: return this.deleteSubscriptionGroup(request);
+      case RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG: return this.getSubscriptionGroup(request, ctx);
       case RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
         return this.ok(request, Buffer.from(this.controller.subscriptionGroupManager.encode(), 'utf8'));
       case RequestCode.GET_BROKER_RUNTIME_INFO: return this.ok(request, encodeKVTable({ table: this.runtimeInfo() }));
@@ -132,6 +139,7 @@ export class AdminBrokerProcessor {
       case RequestCode.GET_PRODUCER_CONNECTION_LIST: return this.getProducerConnectionList(request);
       case RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: return this.queryTopicConsumeByWho(request);
       case RequestCode.GET_BROKER_CONFIG: return this.getBrokerConfig(request);
+      case RequestCode.GET_TIMER_CHECK_POINT: return this.getTimerCheckPoint(request);
       case RequestCode.UPDATE_BROKER_CONFIG: return this.updateBrokerConfig(request);
       case RequestCode.GET_CONSUMER_RUNNING_INFO: return this.getConsumerRunningInfo(request);
       case RequestCode.GET_ALL_DELAY_OFFSET:
@@ -195,6 +203,18 @@ export class AdminBrokerProcessor {
     }
   }
 
+  /**
+   * GET_TIMER_CHECK_POINT (60): the timer wheel's checkpoint, 56 bytes (a Java 5.x slave asks its master every 3 s);
+   * without timerWheelEnable SYSTEM_ERROR "The checkpoint is null", as Java.
+   */
+  private getTimerCheckPoint(request: RemotingCommand): RemotingCommand {
+    if (!this.controller.messageStoreConfig.timerWheelEnable) {
+      this.controller.logger.error('AdminBrokerProcessor#getTimerCheckPoint: checkpoint is null');
+      return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'The checkpoint is null');
+    }
+    return this.ok(request, encodeTimerCheckpoint(this.controller.timerMessageStore.getCheckpoint()));
+  }
+
   private ok(request: RemotingCommand, body?: Buffer | null, remark: string | null = null): RemotingCommand {
     return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, remark, null, body ?? null);
   }
@@ -215,6 +235,17 @@ export class AdminBrokerProcessor {
       readQueueNums: h.readQueueNums, writeQueueNums: h.writeQueueNums, perm: h.perm,
       topicFilterType: h.topicFilterType as 'SINGLE_TAG' | 'MULTI_TAG', topicSysFlag: h.topicSysFlag ?? 0, order: h.order,
     });
+    // 5.x attributes ("+message.type=FIFO,-reserve.time"), applied to the topic's current ones (Java 5.3.3).
+    try {
+      const modification = parseAttributes(h.attributes);
+      if (modification.get('+message.type') === 'MIXED') return this.error(request, ResponseCode.INVALID_PARAMETER, 'MIXED message type is not supported.');
+      const current = this.controller.topicConfigManager.selectTopicConfig(h.topic);
+      const attributes = alterCurrentAttributes(!current, current?.attributes ?? new Map(), modification);
+      if (attributes.size > 0) tc.attributes = attributes;
+    } catch (err) {
+      this.controller.logger.error({ err, topic: h.topic }, 'Update / create topic failed');
+      return this.error(request, ResponseCode.SYSTEM_ERROR, (err as Error).message);
+    }
     const persisted = this.controller.topicConfigManager.updateTopicConfig(tc);
     // Java 4.9.8 registerIncrementBrokerData: the new topic alone, answered once the name servers have it. Asked in
     // the same turn as the data version moved (see broker-registration.ts).
@@ -240,6 +271,25 @@ export class AdminBrokerProcessor {
       await this.controller.subscriptionGroupManager.updateSubscriptionGroupConfig(decodeSubscriptionGroupConfig(request.body));
     }
     return this.ok(request);
+  }
+
+  /**
+   * GET_SUBSCRIPTIONGROUP_CONFIG (352, 5.x): the group's config as Java 5.3.3 writes it (found, or auto-created as
+   * a consumer's first use creates it), with the 5.x fields' defaults where the group has none (CUSTOMIZED retry
+   * policy, not orderly, 15 min consume timeout).
+   */
+  private getSubscriptionGroup(request: RemotingCommand, ctx: RemotingContext): RemotingCommand {
+    const h = GetSubscriptionGroupConfigRequestHeader.decode(request.extFields);
+    const c = this.controller.subscriptionGroupManager.findSubscriptionGroupConfig(h.group);
+    if (!c) {
+      this.controller.logger.error({ remoteAddr: ctx.remoteAddress, group: h.group }, 'No group in this broker');
+      return this.error(request, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, 'No group in this broker');
+    }
+    const json = {
+      attributes: {}, consumeMessageOrderly: false, consumeTimeoutMinute: 15, groupRetryPolicy: { type: 'CUSTOMIZED' }, groupSysFlag: 0,
+      ...subscriptionGroupConfigToJson(c),
+    };
+    return this.ok(request, encodeFastjson(json));
   }
 
   private deleteSubscriptionGroup(request: RemotingCommand): RemotingCommand {
@@ -378,7 +428,7 @@ export class AdminBrokerProcessor {
       Buffer.from(this.allConfigsText(), 'utf8'));
   }
 
-  private updateBrokerConfig(request: RemotingCommand): RemotingCommand {
+  private updateBrokerConfig(request: RemotingCommand): RemotingCommand | Promise<RemotingCommand> {
     if (!request.body || request.body.length === 0) return this.ok(request);
     let props: Map<string, string>;
     try {
@@ -397,6 +447,14 @@ export class AdminBrokerProcessor {
       return this.error(request, ResponseCode.SYSTEM_ERROR, String((err as Error).message));
     }
     this.configDataVersion = nextVersion(this.configDataVersion);
+    if (props.has('brokerPermission')) {
+      // Java: a new topic data version and a forced registration, so the name servers serve every topic with the
+      // broker's permission now (an operator wiping a broker's write permission before maintenance), not never.
+      const tcm = this.controller.topicConfigManager;
+      tcm.dataVersion = nextVersion(tcm.dataVersion);
+      // Answered once the name servers have it, as Java's (its registration runs in the request's thread).
+      return this.controller.registerBrokerAll(false, false, true).then(() => this.ok(request));
+    }
     return this.ok(request);
   }
 

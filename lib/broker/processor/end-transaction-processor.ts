@@ -132,6 +132,8 @@ export class EndTransactionProcessor {
         return { code: ResponseCode.SYSTEM_ERROR, remark: 'OS page cache busy, please try another machine' };
       case PutMessageStatus.UNKNOWN_ERROR:
         return { code: ResponseCode.SYSTEM_ERROR, remark: 'UNKNOWN_ERROR' };
+      case PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH:
+        return { code: ResponseCode.SYSTEM_ERROR, remark: 'in-sync replicas not enough' };
       default:
         return { code: ResponseCode.SYSTEM_ERROR, remark: 'UNKNOWN_ERROR DEFAULT' };
     }

@@ -43,27 +43,40 @@ import { PullMessage } from '../../../protocol/requests/pull-message';
 const FAQ = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
 
 /**
- * Puts the stored records in a pull response without copying them: one view when they are adjacent slices of one
- * buffer, else the slices as a gathered body (`bodyParts`) the transport writes with one writev.
+ * Puts the stored records in a pull response without copying them (they are views of the commit log's map, or
+ * buffers of their own): records lying back to back in one buffer become one view, and the body is that view or the
+ * views as a gathered body (`bodyParts`) the transport writes with one writev.
  */
 export function setPullBody(response: RemotingCommand, slices: readonly Buffer[]): void {
   if (slices.length === 0) return;
-  const joined = adjacentView(slices);
-  if (joined) response.body = joined;
-  else response.setBodyParts(slices);
+  const runs = adjacentRuns(slices);
+  if (runs.length === 1) response.body = runs[0];
+  else response.setBodyParts(runs);
 }
 
-/** One view over the slices when they lie back to back in one ArrayBuffer, else null. */
-function adjacentView(slices: readonly Buffer[]): Buffer | null {
-  if (slices.length === 1) return slices[0];
-  const first = slices[0];
+/** The slices with each run of them lying back to back in one ArrayBuffer joined into one view. */
+function adjacentRuns(slices: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let first = slices[0];
   let end = first.byteOffset + first.length;
+  let joined = false;
+  const close = (): void => {
+    out.push(joined ? Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset) : first);
+  };
   for (let i = 1; i < slices.length; i++) {
     const s = slices[i];
-    if (s.buffer !== first.buffer || s.byteOffset !== end) return null;
-    end += s.length;
+    if (s.buffer === first.buffer && s.byteOffset === end) {
+      end += s.length;
+      joined = true;
+      continue;
+    }
+    close();
+    first = s;
+    end = s.byteOffset + s.length;
+    joined = false;
   }
-  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
+  close();
+  return out;
 }
 
 /** What the pull processor uses of the broker (the controller in production, fakes in unit tests). */

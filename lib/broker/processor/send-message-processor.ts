@@ -315,6 +315,9 @@ export class SendMessageProcessor implements BrokerProcessor {
         code = ResponseCode.SLAVE_NOT_AVAILABLE;
         sendOK = true;
         break;
+      case PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH:
+        remark = 'in-sync replicas not enough';
+        break;
       case PutMessageStatus.CREATE_MAPEDFILE_FAILED:
         remark = 'create mapped file failed, server is busy or broken.';
         break;

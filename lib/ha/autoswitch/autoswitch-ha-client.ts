@@ -4,8 +4,10 @@
  * logs agree, then reports its max offset (TRANSFER) and appends each transfer to its commit log, recording a new
  * epoch entry when the master's epoch changes, and reporting after each transfer and every haSendHeartbeatInterval.
  *
- * Not yet: truncation. A slave whose log goes beyond the consistent point with the master (an old master with
- * messages the new one never got) is refused: the connection is closed and nothing is replicated.
+ * Truncation (Java's doTruncate): the slave's log is cut back to the consistent point of the two epoch files (the
+ * end of the latest epoch both hold with the same start offset, at most the shorter of the two), with its consume
+ * queues, index and epoch entries; an old master thus drops what it wrote that the new master never got, then
+ * replicates. Before each connection a partial record at the end of the log is cut off (truncateInvalidMsg).
  *
  * @see org.apache.rocketmq.store.ha.autoswitch.AutoSwitchHAClient
  */
@@ -24,6 +26,8 @@ export interface AutoSwitchHAClientOptions {
   syncFromLastFile: boolean;
   asyncLearner: boolean;
   logger: Logger;
+  /** The master's confirm offset, bounded by this log's end, arrived (Java's store.setConfirmOffset). */
+  onConfirmOffset?(offset: number): void;
 }
 
 export class AutoSwitchHAClient {
@@ -42,8 +46,14 @@ export class AutoSwitchHAClient {
   confirmOffset = -1;
   /** Connections opened so far. */
   connectCount = 0;
-  /** Handshakes refused because the logs disagree (truncation is not built yet). */
+  /** Handshakes refused: no consistent point with the master, or the truncation failed. */
   refusedHandshakes = 0;
+  /** Truncations done at a handshake (the log went beyond the consistent point), and the last point. */
+  truncations = 0;
+  lastTruncateOffset = -1;
+  #connecting = false;
+  /** Tests: stops reading the master's stream (its bytes wait in the socket), as a slave cut off would. */
+  #paused = false;
 
   constructor(private readonly options: AutoSwitchHAClientOptions) {}
 
@@ -92,10 +102,19 @@ export class AutoSwitchHAClient {
     this.#timer.unref();
   }
 
+  /** Tests: stop (true) or go on (false) reading the master's stream; the connection stays open. */
+  pauseReading(paused: boolean): void {
+    this.#paused = paused;
+    if (paused) this.#socket?.pause();
+    else this.#socket?.resume();
+  }
+
   #tick(): void {
     if (!this.#running) return;
     if (!this.#socket) {
-      this.#connect();
+      if (this.#connecting || !this.#haMasterAddress) return;
+      this.#connecting = true;
+      void this.#truncateInvalidMsgThenConnect().finally(() => { this.#connecting = false; });
       return;
     }
     if (this.#state !== HAConnectionState.TRANSFER) return;
@@ -105,6 +124,19 @@ export class AutoSwitchHAClient {
       this.options.logger.warn({ haMasterAddress: this.#haMasterAddress }, 'AutoSwitchHAClient, master not response some time, so close connection');
       this.closeMaster();
     }
+  }
+
+  /** Java's READY state: a partial record at the end of the log is cut off, with the epoch entries beyond it. */
+  async #truncateInvalidMsgThenConnect(): Promise<void> {
+    while (this.#processing) await this.#processing;
+    try {
+      const truncateOffset = await this.options.store.truncateInvalidMsg();
+      if (truncateOffset >= 0) await this.options.epochCache.truncateSuffixByOffset(truncateOffset);
+    } catch (err) {
+      this.options.logger.error({ err }, 'AutoSwitchHAClient, truncating the invalid messages failed');
+      return;
+    }
+    if (this.#running && !this.#socket) this.#connect();
   }
 
   #connect(): void {
@@ -122,6 +154,7 @@ export class AutoSwitchHAClient {
     this.#decoder = new AutoSwitchMasterFrameDecoder();
     this.#queue = [];
     socket.setNoDelay(true);
+    if (this.#paused) socket.pause();
     socket.on('connect', () => {
       if (this.#socket !== socket) return;
       this.connectCount++;
@@ -162,7 +195,7 @@ export class AutoSwitchHAClient {
     while (this.#queue.length && this.#socket === socket) {
       const f = this.#queue.shift()!;
       if (f.state === HAConnectionState.HANDSHAKE) {
-        if (!(await this.#checkConsistent(f.epochEntries, f.maxPhyOffset))) {
+        if (!(await this.#doTruncate(f.epochEntries, f.maxPhyOffset))) {
           this.refusedHandshakes++;
           this.closeMaster();
           return;
@@ -179,7 +212,7 @@ export class AutoSwitchHAClient {
       }
       if (f.epoch !== this.#currentReceivedEpoch) {
         this.#currentReceivedEpoch = f.epoch;
-        if (f.epoch > this.options.epochCache.lastEpoch()) await this.options.epochCache.appendEntry({ epoch: f.epoch, startOffset: f.epochStartOffset });
+        if (f.epoch > this.options.epochCache.lastEpoch()) await this.options.epochCache.appendEntryOverEmpty({ epoch: f.epoch, startOffset: f.epochStartOffset });
       }
       if (f.body.length > 0 && !(await store.appendToCommitLog(f.offset, f.body))) {
         this.options.logger.error({ offset: f.offset }, 'appending the master\'s data failed');
@@ -187,33 +220,46 @@ export class AutoSwitchHAClient {
         return;
       }
       this.confirmOffset = Math.min(f.confirmOffset, store.getMaxPhyOffset());
+      this.options.onConfirmOffset?.(this.confirmOffset);
       if (this.#socket === socket) this.#reportMaxOffset();
     }
   }
 
   /**
-   * Java's doTruncate without the truncation: an empty slave starts at 0; a slave whose log ends at the consistent
-   * point goes on from its end; any other is refused.
+   * Java's doTruncate: a replica with no epoch entries is new and replicates from where its log ends; any other
+   * finds the consistent point with the master's entries (the master's last one ending at its max offset) and cuts
+   * its commit log, consume queues, index and epoch entries back to it. False (the handshake fails) when there is no
+   * consistent point or the truncation failed.
    */
-  async #checkConsistent(masterEntries: { epoch: number; startOffset: number }[], masterEndOffset: number): Promise<boolean> {
+  async #doTruncate(masterEntries: { epoch: number; startOffset: number }[], masterEndOffset: number): Promise<boolean> {
     const local = this.options.epochCache;
+    const store = this.options.store;
     if (local.entrySize === 0) {
-      if (this.options.store.getMaxPhyOffset() === 0) return true;
-      this.options.logger.error({ maxPhyOffset: this.options.store.getMaxPhyOffset() }, 'a log with no epoch file cannot be matched with the master\'s (truncation is not built yet)');
-      return false;
+      this.options.logger.info({ maxPhyOffset: store.getMaxPhyOffset() }, 'Slave local epochCache is empty, skip truncate log');
+      return true;
     }
     const masterCache = new EpochFileCache();
     await masterCache.initCacheFromEntries(masterEntries);
     masterCache.setLastEpochEntryEndOffset(masterEndOffset);
     const localCache = new EpochFileCache();
     await localCache.initCacheFromEntries(local.getAllEntries());
-    localCache.setLastEpochEntryEndOffset(this.options.store.getMaxPhyOffset());
+    localCache.setLastEpochEntryEndOffset(store.getMaxPhyOffset());
     const point = localCache.findConsistentPoint(masterCache);
-    if (point < 0 || point < this.options.store.getMaxPhyOffset()) {
-      this.options.logger.error({ consistentPoint: point, maxPhyOffset: this.options.store.getMaxPhyOffset(), master: masterEntries, local: local.getAllEntries() },
-        'this log goes beyond the consistent point with the master: truncation is not built yet, not replicating');
+    if (point < 0) {
+      this.options.logger.error({ master: masterEntries, local: local.getAllEntries() }, 'Failed to find a consistent point between the master\'s and this replica\'s epochs');
       return false;
     }
+    if (point < store.getMaxPhyOffset()) {
+      this.options.logger.warn({ truncateOffset: point, maxPhyOffset: store.getMaxPhyOffset(), master: masterEntries, local: local.getAllEntries() },
+        'this log goes beyond the consistent point with the master: truncating');
+      if (!(await store.truncateFiles(point))) {
+        this.options.logger.error({ truncateOffset: point }, 'Failed to truncate slave log');
+        return false;
+      }
+      this.truncations++;
+      this.lastTruncateOffset = point;
+    }
+    await local.truncateSuffixByOffset(point);
     return true;
   }
 

@@ -17,6 +17,9 @@ import {
   AutoSwitchSlaveFrameDecoder, HAConnectionState, encodeAutoSwitchMasterFrame, encodeAutoSwitchTransferHeader,
 } from '../../../protocol/ha/autoswitch-ha-codec';
 
+/** Java's MixAll.ALL_ACK_IN_SYNC_STATE_SET: a send waits for every replica of the SyncStateSet. */
+export const ALL_ACK_IN_SYNC_STATE_SET = -1;
+
 export interface AutoSwitchHAServiceOptions {
   store: DefaultMessageStore;
   epochCache: EpochFileCache;
@@ -27,6 +30,12 @@ export interface AutoSwitchHAServiceOptions {
   localBrokerId(): number | null;
   /** A slave outside the SyncStateSet caught up with the confirm offset (Java maybeExpandInSyncStateSet). */
   onSlaveCaughtUp(slaveId: number): void;
+  /** The store's confirm offset (Java DefaultMessageStore.getConfirmOffset): sent in each transfer frame. */
+  confirmOffset(): number;
+  /** A slave acknowledged an offset (Java updateConfirmOffsetWhenSlaveAck follows). */
+  onSlaveAck?(slaveId: number): void;
+  /** A slave's connection closed (Java removeConnection: a member of the SyncStateSet is reported gone). */
+  onSlaveDisconnected?(slaveId: number): void;
 }
 
 export class AutoSwitchHAConnection {
@@ -156,7 +165,7 @@ export class AutoSwitchHAConnection {
       const entry = epochCache.findEpochEntryByOffset(this.nextTransferFromWhere) ?? epochCache.lastEntry() ?? epochCache.firstEntry();
       const r = await store.getCommitLogData(this.nextTransferFromWhere, config.haTransferBatchSize);
       if (this.#closed) break;
-      const confirmOffset = this.service.confirmOffset();
+      const confirmOffset = this.service.options.confirmOffset();
       if (r && r.data.length > 0 && entry) {
         const size = Math.min(r.data.length, config.haTransferBatchSize, Math.max(0, entry.endOffset - this.nextTransferFromWhere));
         if (size > 0) {
@@ -227,44 +236,78 @@ export class AutoSwitchHAService {
 
   removeConnection(c: AutoSwitchHAConnection): void {
     this.connections.delete(c);
+    if (this.#server && c.slaveId >= 0) this.options.onSlaveDisconnected?.(c.slaveId);
   }
 
   /**
-   * The SyncStateSet without the replicas that have not caught up for haMaxTimeSlaveNotCatchup (a replica never
-   * seen stays, as Java's maybeShrinkSyncStateSet).
+   * The SyncStateSet without the replicas that have not caught up for haMaxTimeSlaveNotCatchup, nor those that never
+   * connected to this master (Java 5.3.3's maybeShrinkSyncStateSet).
    */
   maybeShrinkSyncStateSet(): Set<number> {
     const next = new Set(this.options.syncStateSet());
     const max = this.options.store.config.haMaxTimeSlaveNotCatchup;
     for (const [id, t] of this.connectionCaughtUpTimeTable) if (next.has(id) && Date.now() - t > max) next.delete(id);
+    const local = this.options.localBrokerId();
+    for (const id of [...next]) if (id !== local && !this.connectionCaughtUpTimeTable.has(id)) next.delete(id);
     return next;
   }
 
-  /** The least offset every replica of the SyncStateSet acknowledged (the master: its own end). */
-  confirmOffset(): number {
-    let min = this.options.store.getMaxPhyOffset();
+  /**
+   * The least offset every replica of the SyncStateSet acknowledged, the master's end at most (Java
+   * computeConfirmOffset); `current` when a member of the set other than this broker has no connection (its
+   * acknowledgements are unknown: the confirm offset stays where it is).
+   */
+  computeConfirmOffset(current: number): number {
     const set = this.options.syncStateSet();
     const local = this.options.localBrokerId();
+    const ids = new Set([...this.connections].map((c) => c.slaveId));
+    for (const id of set) {
+      if (id !== local && local !== null && !ids.has(id)) return current;
+    }
+    let min = this.options.store.getMaxPhyOffset();
     for (const c of this.connections) {
-      if (c.slaveId !== local && set.has(c.slaveId) && c.state === HAConnectionState.TRANSFER && c.slaveAckOffset >= 0) min = Math.min(min, c.slaveAckOffset);
+      if (set.has(c.slaveId) && c.slaveAckOffset > 0) min = Math.min(min, c.slaveAckOffset);
     }
     return min;
   }
 
   /** Replicas of the SyncStateSet (the master included) holding `offset`. */
-  inSyncReplicasNums(offset: number): number {
+  ackedReplicasNums(offset: number): number {
     const set = this.options.syncStateSet();
     let n = 1;
     for (const c of this.connections) if (set.has(c.slaveId) && c.slaveAckOffset >= offset) n++;
     return n;
   }
 
+  /** Replicas (the master included) holding `offset`, in the set or not (Java's count for needAckNums). */
+  #connectionAcks(offset: number): number {
+    let n = 1;
+    for (const c of this.connections) if (c.slaveAckOffset >= offset) n++;
+    return n;
+  }
+
+  /** Whether a wait is over (Java GroupTransferService.doWaitTransfer): need -1 is every replica of the current set. */
+  #acked(offset: number, need: number): boolean {
+    if (need === ALL_ACK_IN_SYNC_STATE_SET) {
+      const set = this.options.syncStateSet();
+      return set.size <= 1 || this.ackedReplicasNums(offset) >= set.size;
+    }
+    return need <= 1 || this.#connectionAcks(offset) >= need;
+  }
+
   onSlaveAck(c: AutoSwitchHAConnection): void {
     const set = this.options.syncStateSet();
-    if (!c.isAsyncLearner && c.slaveId >= 0 && !set.has(c.slaveId) && c.slaveAckOffset >= this.confirmOffset()) this.options.onSlaveCaughtUp(c.slaveId);
+    if (!c.isAsyncLearner && c.slaveId >= 0 && !set.has(c.slaveId) && c.slaveAckOffset >= this.options.confirmOffset() &&
+      c.slaveAckOffset >= (this.options.epochCache.lastEntry()?.startOffset ?? 0)) this.options.onSlaveCaughtUp(c.slaveId);
+    if (c.slaveId >= 0) this.options.onSlaveAck?.(c.slaveId);
+    this.checkAckWaiters();
+  }
+
+  /** Settles the waits that are over (after an acknowledgement, or a SyncStateSet change). */
+  checkAckWaiters(): void {
     for (let i = this.#ackWaiters.length - 1; i >= 0; i--) {
       const w = this.#ackWaiters[i];
-      if (this.inSyncReplicasNums(w.offset) >= w.need) {
+      if (this.#acked(w.offset, w.need)) {
         clearTimeout(w.timer);
         this.#ackWaiters.splice(i, 1);
         w.resolve(true);
@@ -272,9 +315,12 @@ export class AutoSwitchHAService {
     }
   }
 
-  /** Resolves true once `need` replicas of the set (the master included) hold `offset`, false after `timeoutMillis`. */
+  /**
+   * Resolves true once `need` replicas (the master included) hold `offset` (ALL_ACK_IN_SYNC_STATE_SET: every
+   * replica of the SyncStateSet as it is when they do), false after `timeoutMillis`.
+   */
   waitAcks(offset: number, need: number, timeoutMillis: number): Promise<boolean> {
-    if (this.inSyncReplicasNums(offset) >= need) return Promise.resolve(true);
+    if (this.#acked(offset, need)) return Promise.resolve(true);
     return new Promise((resolve) => {
       const w = {
         offset, need, resolve,

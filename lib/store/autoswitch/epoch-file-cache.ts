@@ -116,6 +116,22 @@ export class EpochFileCache {
     return true;
   }
 
+  /**
+   * appendEntry, except that a last entry starting where `entry` starts (its epoch wrote nothing here) is replaced
+   * instead of refusing the new one. Java's appendEntry refuses it and the records of the new epoch would then be
+   * filed under the empty one: a replica that wrote records of that empty epoch elsewhere (an old master killed
+   * before they were replicated) would find a consistent point beyond where the two logs agree.
+   */
+  async appendEntryOverEmpty(entry: { epoch: number; startOffset: number }): Promise<boolean> {
+    const last = this.lastEntry();
+    if (last && last.epoch < entry.epoch && last.startOffset === entry.startOffset) {
+      this.#entries.delete(last.epoch);
+      const prev = this.lastEntry();
+      if (prev) this.#entries.get(prev.epoch)!.endOffset = EPOCH_OPEN_END;
+    }
+    return this.appendEntry(entry);
+  }
+
   /** Closes the last entry at `endOffset` (in memory, as Java). */
   setLastEpochEntryEndOffset(endOffset: number): void {
     const last = this.lastEntry();

@@ -50,6 +50,37 @@ export const TimerRefusal = {
 } as const;
 export type TimerRefusal = (typeof TimerRefusal)[keyof typeof TimerRefusal];
 
+/**
+ * What GET_TIMER_CHECK_POINT (60) carries: Java's TimerCheckpoint.encode, seven big-endian i64 (56 bytes): last read
+ * time, timer log flush position, timer queue offset, the master's timer queue offset, then the data version's
+ * stateVersion, timestamp and counter.
+ *
+ * @see org.apache.rocketmq.store.timer.TimerCheckpoint#encode
+ */
+export interface TimerCheckpointData {
+  lastReadTimeMs: number;
+  lastTimerLogFlushPos: number;
+  lastTimerQueueOffset: number;
+  masterTimerQueueOffset: number;
+  dataVersion: { stateVersion: number; timestamp: number; counter: number };
+}
+
+export function encodeTimerCheckpoint(c: TimerCheckpointData): Buffer {
+  const b = Buffer.alloc(56);
+  [c.lastReadTimeMs, c.lastTimerLogFlushPos, c.lastTimerQueueOffset, c.masterTimerQueueOffset,
+    c.dataVersion.stateVersion, c.dataVersion.timestamp, c.dataVersion.counter].forEach((v, i) => b.writeBigInt64BE(BigInt(v), i * 8));
+  return b;
+}
+
+/** Java's TimerCheckpoint.decode: the data version only when the body has it (32 bytes before 5.x's addition). */
+export function decodeTimerCheckpoint(b: Buffer): TimerCheckpointData {
+  const at = (i: number) => (b.length >= (i + 1) * 8 ? Number(b.readBigInt64BE(i * 8)) : 0);
+  return {
+    lastReadTimeMs: at(0), lastTimerLogFlushPos: at(1), lastTimerQueueOffset: at(2), masterTimerQueueOffset: at(3),
+    dataVersion: { stateVersion: at(4), timestamp: at(5), counter: at(6) },
+  };
+}
+
 /** A quick test that can only be false for messages without timer properties (no map built). */
 export function mayBeTimerMessage(propertiesString: string): boolean {
   return propertiesString.includes('TIMER_') || propertiesString.includes(PROPERTY_START_DELIVER_TIME);
@@ -159,6 +190,16 @@ export class TimerMessageStore {
   #logPosAtCheckpoint = 0;
   /** When the timer log's files were last checked for deletion (Java: every 30 s). */
   #lastClean = 0;
+  /**
+   * Whether due messages are delivered (Java's shouldRunningDequeue): a master delivers; a controller-mode slave only
+   * enqueues (its wheel follows the replicated records) and takes the master's read time (GET_TIMER_CHECK_POINT), so
+   * that as master it delivers from where the old master stopped.
+   */
+  #shouldRunningDequeue = true;
+  /** Java's TimerCheckpoint data version: moves on with each checkpoint persisted; a slave takes its master's. */
+  #dataVersion = { stateVersion: 0, timestamp: Date.now(), counter: 0 };
+  /** The master's timer queue offset (Java masterTimerQueueOffset): a slave's last copy, this store's own on a master. */
+  #masterTimerQueueOffset = 0;
   /** Messages delivered so far, and how late each was (ms after its deliver time), for benches and reports. */
   readonly stats = { delivered: 0, enqueued: 0, maxLatenessMs: 0, totalLatenessMs: 0 };
 
@@ -232,10 +273,46 @@ export class TimerMessageStore {
     });
   }
 
+  get shouldRunningDequeue(): boolean {
+    return this.#shouldRunningDequeue;
+  }
+
+  /** Starts (true, a master) or stops (false, a slave) delivery; enqueueing goes on (Java setShouldRunningDequeue). */
+  setShouldRunningDequeue(on: boolean): void {
+    if (on === this.#shouldRunningDequeue) return;
+    this.#shouldRunningDequeue = on;
+    // the slot under way is read again from the wheel (its read time may have moved on the slave)
+    this.#current = null;
+    this.kick();
+  }
+
+  /** GET_TIMER_CHECK_POINT's answer: this store's checkpoint (Java's TimerCheckpoint as the master holds it). */
+  getCheckpoint(): TimerCheckpointData {
+    return {
+      lastReadTimeMs: this.#readTimeMs, lastTimerLogFlushPos: this.#timerLog.writePos, lastTimerQueueOffset: this.#enqueueOffset,
+      masterTimerQueueOffset: this.#shouldRunningDequeue ? this.#enqueueOffset : this.#masterTimerQueueOffset, dataVersion: { ...this.#dataVersion },
+    };
+  }
+
+  /**
+   * A slave takes its master's checkpoint (Java's SlaveSynchronize.syncTimerCheckPoint): the read time (what the
+   * master delivered is not delivered again after a failover), the master's queue offset and data version.
+   */
+  syncCheckpointFromMaster(c: TimerCheckpointData): void {
+    if (this.#shouldRunningDequeue) return;
+    this.#masterTimerQueueOffset = c.masterTimerQueueOffset;
+    this.#dataVersion = { ...c.dataVersion };
+    if (c.lastReadTimeMs > this.#readTimeMs) {
+      this.#readTimeMs = c.lastReadTimeMs;
+      this.#current = null;
+      this.#dirty = true;
+    }
+  }
+
   /** One enqueue and dequeue round at the clock's now; resolves to the time the next round is due. */
   async runOnce(): Promise<number> {
     const more = await this.#enqueue();
-    const next = await this.#dequeue();
+    const next = this.#shouldRunningDequeue ? await this.#dequeue() : this.#now() + 1000;
     if (more) return this.#now();
     if (this.#dirty && this.#now() - this.#lastPersist >= 1000) await this.persist();
     if (this.#wheel.isOpen && this.#now() - this.#lastClean >= CLEAN_INTERVAL_MS) await this.cleanTimerLog();
@@ -404,6 +481,7 @@ export class TimerMessageStore {
     await fsp.rename(`${this.#checkFile}.tmp`, this.#checkFile);
     this.#dirty = false;
     this.#lastPersist = this.#now();
+    if (this.#shouldRunningDequeue) this.#dataVersion = { ...this.#dataVersion, timestamp: this.#now(), counter: this.#dataVersion.counter + 1 };
   }
 
   get readTimeMs(): number {

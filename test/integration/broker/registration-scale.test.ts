@@ -132,6 +132,28 @@ describe('broker registration: cost per change, not per table', function () {
     await broker.registerBrokerAll(true, false, false);
     expect(seen.topicsPerRegistration.slice(before)).to.deep.equal([broker.topicConfigManager.topicConfigTable.size]);
   });
+
+  it('updateBrokerConfig brokerPermission reaches the name server at once (a broker made read-only before maintenance)', async () => {
+    const broker = cluster.brokers[0];
+    const topic = randomName('ReadOnly');
+    await admin.createAndUpdateTopicConfig(broker.brokerAddr, newTopicConfig(topic, { readQueueNums: 1, writeQueueNums: 1 }));
+    const perm = () => cluster.namesrv.routeInfoManager.pickupTopicRouteData(topic)?.queueDatas[0]?.perm;
+    expect(perm()).to.equal(6);
+    try {
+      // Answered once registered, as Java's; twice: the second one reuses the first one's narrowed table.
+      await admin.updateBrokerConfig(broker.brokerAddr, { brokerPermission: '4' });
+      expect(perm()).to.equal(4);
+      await admin.updateBrokerConfig(broker.brokerAddr, { brokerPermission: '4' });
+      expect(perm()).to.equal(4);
+      // A topic created on a read-only broker registers read-only too.
+      const later = randomName('ReadOnlyNew');
+      await admin.createAndUpdateTopicConfig(broker.brokerAddr, newTopicConfig(later, { readQueueNums: 1, writeQueueNums: 1 }));
+      expect(cluster.namesrv.routeInfoManager.pickupTopicRouteData(later)?.queueDatas[0]?.perm).to.equal(4);
+    } finally {
+      await admin.updateBrokerConfig(broker.brokerAddr, { brokerPermission: '6' });
+    }
+    expect(perm()).to.equal(6);
+  });
 });
 
 describe('broker registration: a failed one is retried soon, not at the next period', function () {

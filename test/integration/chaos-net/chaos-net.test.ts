@@ -59,4 +59,13 @@ describe('chaos-net: faults across hosts in network namespaces', function () {
     const r = await NET_SCENARIOS['sync-master-isolated']({ acks: 40, log: verbose });
     expectClean(r);
   });
+
+  // Pending until a new controller-mode master recovers its queue-offset table on changeToMaster: today its first
+  // sends reuse the queue offsets of replicated messages (the checker reports them as offset conflicts and the
+  // messages as lost); see docs/chaos.md.
+  it.skip('controller mode, master cut off from the controller and the slave (clients reach it): a new master, nothing acknowledged lost', async () => {
+    const r = await NET_SCENARIOS['controller-master-isolated']({ acks: 40, log: verbose });
+    expectClean(r);
+    expect(r.report.faults[0].newMasterMs, 'the name server names another master during the cut').to.not.equal(null);
+  });
 });

@@ -78,6 +78,24 @@ describe('chaos (short versions of npm run chaos)', function () {
     expect(Number(m![1]) + Number(m![2]), 'sends answered without the slave').to.be.greaterThan(0);
   });
 
+  it('controller mode, kill -9 of the slave under allAckInSyncStateSet: the SyncStateSet shrinks, sends resume, the slave rejoins; none lost', async () => {
+    const r = await SCENARIOS['controller-slave-kill']({ cycles: 1, producers: 2, acksPerCycle: 50, log: quiet });
+    check(r);
+    expect(r.notes.join(' ')).to.match(/cycle 1: \d+ sends not acknowledged until the SyncStateSet shrank/);
+  });
+
+  // Pending until our controller-mode broker truncates a diverged log (the old master, killed mid-write, is refused by
+  // the AutoSwitch HA client and never rejoins the SyncStateSet) and a new master recovers its queue-offset table on
+  // changeToMaster (its first sends reuse queue offsets, so the drain does not read them): see docs/chaos.md.
+  it.skip('controller mode, kill -9 of the master under sync producers: a new master, the old one rejoins; none lost', async () => {
+    check(await SCENARIOS['controller-master-kill']({ cycles: 2, producers: 2, acksPerCycle: 50, log: quiet }));
+  });
+
+  // Pending for the queue-offset table of a new master (the last step kills the broker master), as above.
+  it.skip('controller mode, kill -9 of the leading controller of 3: another leads, the master is kept, then fails over; none lost', async () => {
+    check(await SCENARIOS['controller-kill']({ cycles: 1, producers: 2, acksPerCycle: 50, log: quiet }));
+  });
+
   it('frame fuzzer (2000 mutated golden frames): every frame answered or its connection closed, probes answered', async () => {
     const r = await fuzzRun({ frames: 2000, log: quiet });
     for (const x of [r.namesrv, r.broker]) {

@@ -18,13 +18,13 @@ import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer } from '../../../lib/index';
 import { SendStatus } from '../../../lib/client/send-result';
-import { RemotingClient } from '../../../lib/transport';
+import { RemotingClient, type RPCHook } from '../../../lib/transport';
 import { createMessage } from '../../../protocol/message/message';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { decodeEpochEntryCache } from '../../../protocol/body';
 import { decodeEpochCheckpoint } from '../../../lib/store/autoswitch/epoch-file-cache';
-import { type JavaBroker, javaSkipReason, startJavaBroker } from '../../helpers/javaref';
+import { type JavaBroker, freeBrokerPort, javaSkipReason, startJavaBroker } from '../../helpers/javaref';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -85,13 +85,14 @@ describe('controller: a Java 5.3.3 broker and ours in one broker set (AutoSwitch
       mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, ...periods },
   });
 
-  const startOurs = async (brokerName: string): Promise<BrokerController> => {
+  const startOurs = async (brokerName: string, hook?: RPCHook, listenPort = 0): Promise<BrokerController> => {
     const b = new BrokerController({
       brokerConfig: { brokerClusterName: 'CC', brokerName, namesrvAddr: namesrv!.address, brokerIP1: '127.0.0.1', brokerIP2: '127.0.0.1', enableControllerMode: true, controllerAddr: cm!.address, ...periods },
       messageStoreConfig: { storePathRootDir: path.join(dir, 'ours'), mappedFileSizeCommitLog: 16 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, haSendHeartbeatInterval: 1000, haMaxTimeSlaveNotCatchup: 6000 },
-      remotingServerConfig: { listenPort: 0, bindAddress: '127.0.0.1' },
+      remotingServerConfig: { listenPort, bindAddress: '127.0.0.1' },
       replicasManager: { retryIntervalMillis: 500, initialDelayMillis: 300 },
     });
+    if (hook) b.remotingServer.registerRPCHook(hook);
     await b.start();
     return b;
   };
@@ -164,7 +165,15 @@ describe('controller: a Java 5.3.3 broker and ours in one broker set (AutoSwitch
   it('a Java slave replicates from our master and joins its SyncStateSet; our master shut down, the Java slave takes over with every message', async () => {
     await setup();
     const brokerName = randomName('mix');
-    ours = await startOurs(brokerName);
+    // the Java slave asks our master for the timer checkpoint every 3 s (GET_TIMER_CHECK_POINT, 60) on its VIP
+    // channel (listen port - 2, which our broker opens on a configured port): Java's 56 bytes
+    let timerCheckpoints = 0;
+    ours = await startOurs(brokerName, {
+      doBeforeRequest: () => undefined,
+      doAfterResponse: (_addr, request, response) => {
+        if (request.code === RequestCode.GET_TIMER_CHECK_POINT && response?.code === 0 && response.body?.length === 56) timerCheckpoints++;
+      },
+    }, await freeBrokerPort());
     const rm = ours.replicasManager!;
     await waitFor(() => rm.state === 'RUNNING', 30_000, 'our broker running under the controller');
     expect(rm.brokerControllerId).to.equal(1);
@@ -183,6 +192,8 @@ describe('controller: a Java 5.3.3 broker and ours in one broker set (AutoSwitch
     const end = ours.messageStore.getMaxPhyOffset();
     await waitFor(async () => (await masterMax(java!.addr)) === end, 30_000, 'the Java slave holding everything');
     expect((await commitLog('j1', end)).equals(await commitLog('ours', end))).to.equal(true);
+    await waitFor(() => timerCheckpoints > 0, 30_000, 'the Java slave\'s GET_TIMER_CHECK_POINT answered');
+    await waitFor(() => timerCheckpoints > 0, 30_000, 'the Java slave\'s GET_TIMER_CHECK_POINT answered');
 
     // our master goes away: the controller elects the Java slave (clean: it is in the SyncStateSet)
     const epochBefore = sse(brokerName).masterEpoch;

@@ -7,6 +7,9 @@ import { startCluster, type Cluster } from '../../../lib/server';
 import { DashboardServer } from '../../../lib/dashboard/dashboard-server';
 import { parseDashboardArgs } from '../../../lib/cli/dashboard';
 import { randomName, waitFor } from '../../helpers/cluster';
+import { RequestCode } from '../../../protocol/code/request-code';
+import type { RemotingCommand } from '../../../protocol/remoting-command';
+import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 
 describe('dashboard JSON API', function () {
   this.timeout(60_000);
@@ -54,6 +57,25 @@ describe('dashboard JSON API', function () {
     expect((t.body.queues as unknown[]).length).to.equal(2);
     expect((await send(`api/topic?topic=${topic}`, 'DELETE', '')).status).to.equal(200);
     expect(((await get('api/topics')).body as Array<{ topic: string }>).map((x) => x.topic)).not.to.include(topic);
+  });
+
+  it('lists 300 groups with a few requests per broker and one per group, no route lookups', async () => {
+    const broker = cluster.brokers[0];
+    const groups = Array.from({ length: 300 }, () => randomName('DG'));
+    for (const g of groups) await broker.subscriptionGroupManager.updateSubscriptionGroupConfig(newSubscriptionGroupConfig(g));
+    const seen = new Map<number, number>();
+    const count = (_addr: string, request: RemotingCommand) => seen.set(request.code, (seen.get(request.code) ?? 0) + 1);
+    broker.remotingServer.registerRPCHook({ doBeforeRequest: count, doAfterResponse: () => undefined });
+    cluster.namesrv.remotingServer.registerRPCHook({ doBeforeRequest: count, doAfterResponse: () => undefined });
+    const r = await get('api/groups');
+    expect(r.status).to.equal(200);
+    const listed = new Set((r.body as Array<{ group: string; members: number }>).map((g) => g.group));
+    for (const g of groups) expect(listed.has(g), g).to.equal(true);
+    expect(seen.get(RequestCode.GET_ROUTEINFO_BY_TOPIC) ?? 0).to.equal(0);
+    expect(seen.get(RequestCode.GET_CONSUME_STATS) ?? 0).to.equal(0);
+    // one for the list (the live-chart sampler asks too, every 200 ms here)
+    expect(seen.get(RequestCode.GET_BROKER_CONSUME_STATS)).to.be.within(1, 20);
+    expect(seen.get(RequestCode.GET_CONSUMER_CONNECTION_LIST)).to.equal(listed.size);
   });
 
   it('answers bad input with 400 and a message, and unknown routes with 404; the server stays up', async () => {

@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { startCluster, type Cluster } from '../../../lib/server';
 import { PROTO_LOADER_OPTIONS, protoRoot } from '../../../lib/grpc/grpc-loader';
+import type { GrpcMessagingApplication } from '../../../lib/grpc';
 import { registerLeftover } from '../../helpers/root-hooks';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
@@ -63,7 +64,9 @@ describe('gRPC endpoint: a bare gRPC client', function () {
       .to.equal('INVALID_RECEIPT_HANDLE');
     expect(await status('ackMessage', { topic: { name: 'T' }, group: { name: 'G' }, entries: [{ messageId: 'x', receiptHandle: '0 1 1 0 0 broker-a 0 0 0' }] }))
       .to.equal('INVALID_RECEIPT_HANDLE');
-    expect(await status('endTransaction', { topic: { name: 'T' }, messageId: 'x', transactionId: 'y' })).to.equal('NOT_IMPLEMENTED');
+    // No half message sent through the endpoint has that transaction id (Java: TRANSACTION_DATA_NOT_FOUND).
+    expect(await status('endTransaction', { topic: { name: 'T' }, messageId: 'x', transactionId: 'y' })).to.equal('INTERNAL_SERVER_ERROR');
+    expect(await status('endTransaction', { topic: { name: 'T' }, messageId: 'x', transactionId: ' ' })).to.equal('INVALID_TRANSACTION_ID');
   });
 
   it('stores a request of several messages as one batch and answers their ids', async () => {
@@ -108,6 +111,11 @@ describe('gRPC endpoint: a bare gRPC client', function () {
     const cks = cluster.brokers[0].pop.checkPoints;
     await waitFor(() => cluster.brokers[0].pop.polling.size === 1, 10_000, 'the receive held');
     receive.cancel();
+    // The message must reach the held receive after the endpoint knows its client is gone, not before: then the
+    // message would be written to a stream the client no longer reads (and come back only after 120 s, as in Java).
+    const endpoint = cluster.brokers[0].grpcEndpoint as unknown as GrpcMessagingApplication;
+    await waitFor(() => endpoint.openReceiveCalls === 0, 10_000, 'the endpoint told of the cancel');
+    expect(cluster.brokers[0].pop.polling.size).to.equal(1);
     const p = new DefaultMQProducer({ producerGroup: randomName('RPG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('rp') });
     await p.start();
     try {

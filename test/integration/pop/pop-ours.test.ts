@@ -13,6 +13,7 @@ import { MQBrokerError } from '../../../lib/errors';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { ConsumeInitMode } from '../../../protocol/header/pop-message-request-header';
 import { createMessage, type MessageExt } from '../../../protocol/message/message';
+import { MessageConst } from '../../../protocol/message/message-const';
 import { randomName, waitFor } from '../../helpers/cluster';
 import { registerLeftover } from '../../helpers/root-hooks';
 import { createTopicAndWait, runPopScenario } from './pop-scenario';
@@ -55,6 +56,40 @@ describe('SimpleConsumer (POP) against our broker', function () {
       expect(got.map((m) => m.body.toString())).to.deep.equal(['late']);
       await consumer.ack(got[0]);
     } finally {
+      await consumer.shutdown();
+      await producer.shutdown();
+    }
+  });
+
+  it('a change of invisible time in the millisecond of the pop still redelivers (the new checkpoint is not the old one)', async () => {
+    const topic = randomName('POPMS');
+    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    const producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('p') });
+    const consumer = new SimpleConsumer({
+      consumerGroup: randomName('G'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('sc'), subscriptions: { [topic]: '*' },
+      awaitDuration: 5_000, initMode: ConsumeInitMode.MIN,
+    });
+    const realNow = Date.now;
+    try {
+      await producer.start();
+      await consumer.start();
+      await producer.send(createMessage(topic, 'once', {}));
+      const [m] = await consumer.receive(1, 60_000);
+      // The broker (in this process) sees the clock of the pop again: the change's checkpoint has the same queue,
+      // start offset and pop time as the popped one, which an endpoint answering a cancelled receive meets.
+      const popTime = Number(m.properties[MessageConst.PROPERTY_POP_CK].split(' ')[1]);
+      Date.now = () => popTime;
+      try {
+        await consumer.changeInvisibleDuration(m, 1000);
+      } finally {
+        Date.now = realNow;
+      }
+      let again: MessageExt[] = [];
+      await waitFor(async () => (again = await consumer.receive(1, 60_000)).length > 0, 30_000, 'the message back');
+      expect(again[0].body.toString()).to.equal('once');
+      expect(again[0].reconsumeTimes).to.equal(1);
+    } finally {
+      Date.now = realNow;
       await consumer.shutdown();
       await producer.shutdown();
     }

@@ -37,6 +37,22 @@ describe('TopicConfigManager: topics.json with a journal', () => {
     expect(dataVersionEquals(again.dataVersion, m.dataVersion)).to.equal(true);
   });
 
+  it('a burst of concurrent creates shares journal appends, every one replayed in order', async () => {
+    const m = manager();
+    await m.load();
+    const n = 500;
+    await Promise.all(Array.from({ length: n }, (_, i) => m.updateTopicConfig(newTopicConfig(`B${i}`, { readQueueNums: i % 16 + 1, writeQueueNums: 1 }))));
+    // The first append goes alone; those made while it is on its way share the next ones.
+    expect(m.journalAppends).to.be.greaterThan(0).and.lessThan(n / 10);
+    await m.updateTopicConfig(newTopicConfig('B7', { readQueueNums: 99, writeQueueNums: 1 }));
+    const again = manager();
+    await again.load();
+    expect(again.topicConfigTable.size).to.equal(m.topicConfigTable.size);
+    expect(again.selectTopicConfig('B7')?.readQueueNums).to.equal(99);
+    expect(again.selectTopicConfig(`B${n - 1}`)?.readQueueNums).to.equal((n - 1) % 16 + 1);
+    expect(dataVersionEquals(again.dataVersion, m.dataVersion)).to.equal(true);
+  });
+
   it('replays creates, updates and deletes after a crash (no clean shutdown), a cut last line ignored', async () => {
     const m = manager();
     await m.load();

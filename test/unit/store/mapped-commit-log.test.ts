@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MappedFile, READ_SPAN_MAX, ZERO_WRITE } from '../../../lib/store/mapped-file';
+import { MappedFile, ZERO_WRITE } from '../../../lib/store/mapped-file';
 import { mmapUnavailable } from '../../../lib/store/mmap';
 import { PutMessageStatus } from '../../../lib/store/store-status';
 import { decodeRecord, makeMessage, storePerTest, tempDir } from './store-test-util';
@@ -26,12 +26,19 @@ function residentBytesOf(file: string): number {
 describe('store: the commit log written through memory maps (transientStorePoolEnable=false, Java\'s default)', function () {
   this.timeout(60000);
   const { open } = storePerTest();
+  // 32 MiB of pages read stay mapped at most, not READ_RESIDENT_MAX: the reads of 72 MiB below release them.
+  const READ_MAX = 32 * 1024 * 1024;
+  const defaultReadMax = MappedFile.readResidentMax;
   before(function () {
     const why = mmapUnavailable();
     if (why) {
       process.stderr.write(`    skipped: ${why}\n`);
       this.skip();
     }
+    MappedFile.readResidentMax = READ_MAX;
+  });
+  after(() => {
+    MappedFile.readResidentMax = defaultReadMax;
   });
 
   it('maps the tail file by default and acknowledges ASYNC_FLUSH puts with their bytes already in the file', async () => {
@@ -112,7 +119,9 @@ describe('store: the commit log written through memory maps (transientStorePoolE
     // The queues are read in turn, as a consumer's pulls come: each record sits among the other queues' records, and
     // a fault maps the pages around it too (fault-around), pages other reads had released already.
     const offsets = [0, 0, 0, 0];
-    const releasesBefore = mf.releasedReadSpans;
+    const releasesBefore = mf.readReleases;
+    const checksBefore = mf.residencyChecks;
+    let records = 0;
     for (let more = true; more;) {
       more = false;
       for (let q = 0; q < 4; q++) {
@@ -120,15 +129,67 @@ describe('store: the commit log written through memory maps (transientStorePoolE
         if (r.messages.length === 0) continue;
         more = true;
         for (const m of r.messages) expect(decodeRecord(m).body.equals(body)).to.equal(true);
+        records += r.messages.length;
         offsets[q] = r.nextBeginOffset;
       }
     }
     expect(offsets).to.deep.equal([2304, 2304, 2304, 2304]);
-    // The pages read leave the page tables a READ_SPAN_MAX at a time, not once per record (each pull's records lie 4
-    // records apart, and the next queue's pull reads the same pages).
-    expect(mf.releasedReadSpans - releasesBefore).to.be.greaterThan(0).and.at.most(Math.ceil(72 * 1024 * 1024 / READ_SPAN_MAX) + 1);
-    // 72 MiB read: what stays mapped is what was before, plus at most the span of the latest reads
-    expect(residentBytesOf(mf.fileName)).to.be.at.most(rss + READ_SPAN_MAX + 64 * 1024);
+    // The pages read leave the page tables a READ_MAX at a time, not once per record (each pull's records
+    // lie 4 records apart, and the next queue's pull reads the same pages).
+    const windows = (72 * 1024 * 1024) / (64 * 1024);
+    expect(mf.readReleases - releasesBefore).to.be.greaterThan(0).and.at.most(Math.ceil(72 * 1024 * 1024 / READ_MAX) + 1);
+    // The page cache is asked about each 64 KiB window once between releases, not once per record: a window read
+    // again after a release (the pulls in flight then) is asked again.
+    expect(records).to.equal(9216);
+    expect(mf.residencyChecks - checksBefore).to.be.greaterThan(0).and.at.most(windows + 2 * 16 * (mf.readReleases - releasesBefore));
+    // 72 MiB read: what stays mapped is what was before, plus at most what the reads may keep
+    expect(residentBytesOf(mf.fileName)).to.be.at.most(rss + READ_MAX + 64 * 1024);
+  });
+
+  it('answers reads for a pull with views of the map (no copy), which stay readable after their pages leave the page tables', async function () {
+    const s = await open({ mappedFileSizeCommitLog: 64 * 1024 * 1024 });
+    const bodies = Array.from({ length: 2048 }, (_, i) => Buffer.alloc(4000, i % 251));
+    // 8 MiB, on 8 queues: past what stays mapped behind the write position, so the first records are older bytes
+    const rs = await s.putMessageList(bodies.map((b, i) => makeMessage('V', i % 8, b)));
+    expect(rs.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
+    const mf = s.commitLog.mappedFileQueue.getLastMappedFile()!;
+    const old = await s.getMessage('G', 'V', 3, 0, 32);
+    const recent = await s.getMessage('G', 'V', 5, 240, 16);
+    expect(old.messages).to.have.length(32);
+    expect(recent.messages).to.have.length(16);
+    for (const m of [...old.messages, ...recent.messages]) {
+      // a view: its memory is the file's map, the whole file
+      expect(m.buffer.byteLength).to.equal(mf.fileSize);
+    }
+    // a copy for anyone else (lookMessageByOffset), equal to the view
+    const a = old.messages[5];
+    const looked = (await s.lookMessageByOffset(decodeRecord(a).physicalOffset))!;
+    expect(looked.buffer.byteLength).to.not.equal(mf.fileSize);
+    expect(looked.equals(a)).to.equal(true);
+    // Reads of more than READ_MAX elsewhere release the pages read before; the views read the same bytes.
+    const releases = mf.readReleases;
+    const big = await s.putMessageList(Array.from({ length: 12000 }, (_, i) => makeMessage('W', i % 2, bodies[0])));
+    expect(big.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
+    for (let off = 0; off < 6000 && mf.readReleases === releases; off += 32) await s.getMessage('G', 'W', 1, off, 32);
+    expect(mf.readReleases).to.be.greaterThan(releases);
+    old.messages.forEach((m, k) => {
+      expect(decodeRecord(m).queueOffset).to.equal(k);
+      expect(decodeRecord(m).body.equals(bodies[k * 8 + 3]), `record ${k}`).to.equal(true);
+    });
+    recent.messages.forEach((m, k) => expect(decodeRecord(m).body.equals(bodies[(240 + k) * 8 + 5])).to.equal(true));
+  });
+
+  it('answers reads with copies when the commit log is written through segments (their buffers are reused)', async () => {
+    const s = await open({ transientStorePoolEnable: true });
+    expect(s.commitLog.writeMode.startsWith('write segments')).to.equal(true);
+    await s.putMessageList(Array.from({ length: 40 }, (_, i) => makeMessage('C', 0, `copy ${i}`)));
+    const r = await s.getMessage('G', 'C', 0, 0, 32);
+    expect(r.messages).to.have.length(32);
+    // 3 MiB more, over several 1 MiB files: the segment buffers are written, dropped and reused meanwhile
+    const more = await s.putMessageList(Array.from({ length: 3000 }, (_, i) => makeMessage('D', 0, Buffer.alloc(1024, i % 251))));
+    expect(more.every((x) => x.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
+    expect(s.commitLog.mappedFileQueue.files.length).to.be.greaterThan(2);
+    r.messages.forEach((m, k) => expect(decodeRecord(m).body.toString()).to.equal(`copy ${k}`));
   });
 });
 

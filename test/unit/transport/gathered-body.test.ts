@@ -108,5 +108,20 @@ describe('lib/transport gathered bodies (RemotingCommand.bodyParts)', () => {
       expect(none.body).to.equal(null);
       expect(none.bodyParts).to.equal(null);
     });
+
+    it('each run of adjacent records becomes one view, the rest stay parts, in order', () => {
+      const store = Buffer.from('aaaabbbbccccddddeeee');
+      const other = parts([3])[0];
+      const r = RemotingCommand.createRequest(1);
+      // a, b adjacent; then another buffer; then d (c skipped, as a filtered record); then e adjacent to d
+      setPullBody(r, [store.subarray(0, 4), store.subarray(4, 8), other, store.subarray(12, 16), store.subarray(16, 20)]);
+      expect(r.body).to.equal(null);
+      expect(r.bodyParts!.map((b) => b.toString())).to.deep.equal(['aaaabbbb', 'AAA', 'ddddeeee']);
+      expect(r.bodyParts![1]).to.equal(other);
+      // views, not copies
+      r.bodyParts![2][0] = 0x7a;
+      expect(store[12]).to.equal(0x7a);
+      expect(r.bodyLength).to.equal(19);
+    });
   });
 });

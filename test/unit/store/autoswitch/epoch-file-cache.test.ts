@@ -45,6 +45,13 @@ describe('store/autoswitch: epochFileCheckpoint (EpochFileCache)', () => {
     expect(await c.appendEntry({ epoch: 3, startOffset: 1000 })).to.equal(true);
     expect(await c.appendEntry({ epoch: 2, startOffset: 2000 })).to.equal(false);
     expect(await c.appendEntry({ epoch: 4, startOffset: 1000 })).to.equal(false);
+    // ours: an epoch that wrote nothing (starts where the new one starts) is replaced by the new one
+    const d = new EpochFileCache();
+    await d.appendEntry({ epoch: 1, startOffset: 0 });
+    await d.appendEntry({ epoch: 3, startOffset: 1000 });
+    expect(await d.appendEntryOverEmpty({ epoch: 2, startOffset: 2000 })).to.equal(false);
+    expect(await d.appendEntryOverEmpty({ epoch: 4, startOffset: 1000 })).to.equal(true);
+    expect(d.getAllEntries().map((e) => [e.epoch, e.startOffset, e.endOffset])).to.deep.equal([[1, 0, 1000], [4, 1000, EPOCH_OPEN_END]]);
     expect(c.getAllEntries()).to.deep.equal([{ epoch: 1, startOffset: 0, endOffset: 1000 }, { epoch: 3, startOffset: 1000, endOffset: EPOCH_OPEN_END }]);
     expect(await fs.promises.readFile(file, 'utf8')).to.equal(encodeEpochCheckpoint([{ epoch: 1, startOffset: 0 }, { epoch: 3, startOffset: 1000 }]));
     expect(await fs.promises.readFile(`${file}.bak`, 'utf8')).to.equal(encodeEpochCheckpoint([{ epoch: 1, startOffset: 0 }]));

@@ -1,0 +1,148 @@
+/**
+ * Controller mode in the store alone: truncation of a running store (commit log, consume queues, index) to a record
+ * boundary, the cut-off of a partial record, and dispatch held at the confirm offset.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DefaultMessageStore } from '../../../../lib/store/message-store';
+import { BrokerRole } from '../../../../lib/store/message-store-config';
+import { PutMessageStatus } from '../../../../lib/store/store-status';
+import { SMALL, makeMessage, tempDir } from '../store-test-util';
+import { rmDir, silent } from '../../ha/ha-test-util';
+import { waitFor } from '../../../helpers/wait-for';
+
+describe('store/autoswitch: truncation of a running store and dispatch held at the confirm offset', function () {
+  this.timeout(30_000);
+  const stores: { store: DefaultMessageStore; dir: string }[] = [];
+
+  afterEach(async () => {
+    for (const s of stores.splice(0)) {
+      await s.store.shutdown();
+      await rmDir(s.dir);
+    }
+  });
+
+  const open = async (dir?: string): Promise<DefaultMessageStore> => {
+    const d = dir ?? await tempDir('rmq-truncate-');
+    // index files of 40 entries: the truncation crosses files
+    const store = new DefaultMessageStore({ ...SMALL, maxIndexNum: 40, storePathRootDir: d }, { logger: silent });
+    await store.start();
+    stores.push({ store, dir: d });
+    return store;
+  };
+
+  const put = async (store: DefaultMessageStore, from: number, count: number): Promise<number[]> => {
+    const ends: number[] = [];
+    for (let i = from; i < from + count; i++) {
+      const r = await store.putMessage(makeMessage('TrT', i % 2, `m-${i}-${'x'.repeat(100)}`, { KEYS: `k${i}` }));
+      expect(r.putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+      ends.push(r.appendMessageResult!.wroteOffset + r.appendMessageResult!.wroteBytes);
+    }
+    await store.waitReput();
+    return ends;
+  };
+
+  const keyFound = async (store: DefaultMessageStore, i: number): Promise<boolean> =>
+    (await store.queryMessage('TrT', `k${i}`, 32, 0, Number.MAX_SAFE_INTEGER)).messages.length > 0;
+
+  it('truncateFiles cuts commit log, consume queues and index back to a record boundary; the queues go on from there', async () => {
+    const store = await open();
+    const ends = await put(store, 0, 100);
+    const at = ends[59];
+    // not the start of a record: refused, nothing cut
+    expect(await store.truncateFiles(at + 3)).to.equal(false);
+    expect(store.getMaxPhyOffset()).to.equal(ends[99]);
+    expect(await store.truncateFiles(at)).to.equal(true);
+    expect(store.getMaxPhyOffset()).to.equal(at);
+    // the entries kept reach the file, also those not written yet when it was cut (no hole of zeros)
+    await store.flushConsumeQueues();
+    const cqFile = await fs.readFile(path.join(stores[0].dir, 'consumequeue', 'TrT', '0', '00000000000000000000'));
+    for (let i = 0; i < 30; i++) expect(cqFile.readInt32BE(i * 20 + 8), `entry ${i}`).to.be.above(0);
+    expect(cqFile.readInt32BE(30 * 20 + 8)).to.equal(0);
+    expect(store.getMaxOffsetInQueue('TrT', 0)).to.equal(30);
+    expect(store.getMaxOffsetInQueue('TrT', 1)).to.equal(30);
+    expect(await keyFound(store, 59)).to.equal(true);
+    expect(await keyFound(store, 60)).to.equal(false);
+    expect(await keyFound(store, 99)).to.equal(false);
+    // the queue offsets and the index go on from the cut (as a master after its HA client truncated)
+    const again = await put(store, 200, 10);
+    expect(again[0]).to.be.above(at);
+    expect(store.getMaxOffsetInQueue('TrT', 0)).to.equal(35);
+    expect(await keyFound(store, 205)).to.equal(true);
+    const r = await store.getMessage('g', 'TrT', 0, 30, 1);
+    expect(r.status).to.equal('FOUND');
+    expect(r.messages[0].toString('latin1')).to.contain('m-200-');
+  });
+
+  it('truncateInvalidMsg cuts a partial record off a slave\'s log', async () => {
+    const master = await open();
+    const ends = await put(master, 0, 10);
+    const slave = await open();
+    slave.config.brokerRole = BrokerRole.SLAVE;
+    const data = (await master.getCommitLogData(0))!.data;
+    // all of it but the last record's second half
+    const cut = ends[8] + 40;
+    expect(await slave.appendToCommitLog(0, data.subarray(0, cut))).to.equal(true);
+    await slave.waitReput();
+    expect(slave.getMaxPhyOffset()).to.equal(cut);
+    expect(await slave.truncateInvalidMsg()).to.equal(ends[8]);
+    expect(slave.getMaxPhyOffset()).to.equal(ends[8]);
+    expect(await slave.truncateInvalidMsg()).to.equal(-1);
+    expect(await slave.appendToCommitLog(ends[8], data.subarray(ends[8], ends[9]))).to.equal(true);
+    await slave.waitReput();
+    expect(slave.getMaxOffsetInQueue('TrT', 0) + slave.getMaxOffsetInQueue('TrT', 1)).to.equal(10);
+  });
+
+  it('with a confirm offset source, dispatch stops at the confirm offset on a master and a slave, and goes on when it moves', async () => {
+    const master = await open();
+    master.setReplicaWaiter({ isSlaveOK: () => true, waitTransfer: () => Promise.resolve(true) });
+    master.config.brokerRole = BrokerRole.SYNC_MASTER;
+    let confirm = 0;
+    master.setConfirmOffsetSource(() => confirm);
+    const ends = await put(master, 0, 10);
+    expect(master.getMaxOffsetInQueue('TrT', 0) + master.getMaxOffsetInQueue('TrT', 1)).to.equal(0);
+    expect(master.dispatchBehindBytes()).to.equal(0);
+    confirm = ends[3];
+    master.notifyConfirmOffsetChanged();
+    await waitFor(() => master.getMaxOffsetInQueue('TrT', 0) + master.getMaxOffsetInQueue('TrT', 1) === 4, 5000, 'four dispatched');
+    // not beyond, even when the bound falls inside a record
+    confirm = ends[6] + 10;
+    master.notifyConfirmOffsetChanged();
+    await waitFor(() => master.getMaxOffsetInQueue('TrT', 0) + master.getMaxOffsetInQueue('TrT', 1) === 7, 5000, 'seven dispatched');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(master.getMaxOffsetInQueue('TrT', 0) + master.getMaxOffsetInQueue('TrT', 1)).to.equal(7);
+    expect(master.reputFromOffset).to.equal(ends[6]);
+
+    const slave = await open();
+    slave.config.brokerRole = BrokerRole.SLAVE;
+    let slaveConfirm = -1;
+    slave.setConfirmOffsetSource(() => slaveConfirm);
+    expect(await slave.appendToCommitLog(0, (await master.getCommitLogData(0))!.data)).to.equal(true);
+    await slave.waitReput();
+    expect(slave.getMaxOffsetInQueue('TrT', 0) + slave.getMaxOffsetInQueue('TrT', 1)).to.equal(0);
+    slaveConfirm = ends[9];
+    slave.notifyConfirmOffsetChanged();
+    await waitFor(() => slave.getMaxOffsetInQueue('TrT', 0) + slave.getMaxOffsetInQueue('TrT', 1) === 10, 5000, 'all dispatched on the slave');
+    // a slave turned master: the queue offsets go on from its consume queues
+    await slave.recoverTopicQueueTable();
+    expect(slave.getNextQueueOffset('TrT', 0)).to.equal(5);
+  });
+
+  it('a SYNC_MASTER whose replicas in sync are fewer than minInSyncReplicas refuses a put that waits for the store (IN_SYNC_REPLICAS_NOT_ENOUGH)', async () => {
+    const master = await open();
+    let inSync = 1;
+    master.setReplicaWaiter({ isSlaveOK: () => true, waitTransfer: () => Promise.resolve(true), inSyncReplicasNums: () => inSync });
+    master.config.brokerRole = BrokerRole.SYNC_MASTER;
+    master.config.minInSyncReplicas = 2;
+    const before = master.getMaxPhyOffset();
+    const r = await master.putMessage(makeMessage('TrT', 0, 'refused'));
+    expect(r.putMessageStatus).to.equal(PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH);
+    expect(r.appendMessageResult).to.equal(null);
+    expect(master.getMaxPhyOffset()).to.equal(before);
+    // WAIT=false does not wait for the store: appended (Java's needHandleHA)
+    expect((await master.putMessage(makeMessage('TrT', 0, 'nowait', { WAIT: 'false' }))).putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+    inSync = 2;
+    expect((await master.putMessage(makeMessage('TrT', 0, 'ok'))).putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+  });
+});
