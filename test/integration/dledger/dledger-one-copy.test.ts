@@ -337,4 +337,53 @@ describe('dledger: one copy of each record (consume queues dispatched from the D
     await waitFor(() => s.appliedIndex === s.committedIndex, 10_000, 'applied');
     expect(await cqEntries(b, topic)).to.deep.equal(before);
   });
+  it('drops the second copy an earlier version kept (dledger-<id>/applied, commitlog/) and dispatches again from the log', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'dlone-old-'));
+    cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+    const ns = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'kv.json'), configStorePath: path.join(root, 'ns.properties') });
+    await ns.start();
+    cleanups.push(() => ns.shutdown());
+    const peer = await freePort();
+    const store = path.join(root, 'n0');
+    const opts = {
+      brokerConfig: { brokerName: 'one-c', brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr: ns.address, storePathRootDir: store },
+      messageStoreConfig: {
+        storePathRootDir: store, mappedFileSizeCommitLog: 1024 * 1024, enableDLegerCommitLog: true,
+        dLegerGroup: 'one-c', dLegerPeers: `n0-127.0.0.1:${peer}`, dLegerSelfId: 'n0',
+      },
+      dledger: FAST,
+      remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 },
+    };
+    let b = new BrokerController(opts);
+    await b.start();
+    cleanups.push(() => b.shutdown());
+    await waitFor(() => b.messageStoreConfig.brokerRole !== 'SLAVE', 30_000, 'serving as master');
+    const topic = randomName('DL5');
+    const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: ns.address, instanceName: randomName('p'), pollNameServerInterval: 100 });
+    await p.start();
+    for (let i = 0; i < 30; i++) await sendOk(p, createMessage(topic, `o-${i}`));
+    await p.shutdown();
+    const before = await cqEntries(b, topic);
+    await b.shutdown();
+    // The earlier layout: the applied marker, a commit log copy, and consume queues pointing into that copy.
+    await fs.writeFile(path.join(store, 'dledger-n0', 'applied'), 'appliedIndex=29\nphyOffset=1000\n');
+    await fs.mkdir(path.join(store, 'commitlog'), { recursive: true });
+    await fs.writeFile(path.join(store, 'commitlog', '00000000000000000000'), Buffer.alloc(1024 * 1024));
+    const qdir = path.join(store, 'consumequeue', topic, '0');
+    const file = path.join(qdir, (await fs.readdir(qdir))[0]);
+    const fh = await fs.open(file, 'r+');
+    const local = Buffer.alloc(8);
+    local.writeBigInt64BE(0n, 0); // a local commit-log offset, not a DLedger position
+    await fh.write(local, 0, 8, 0);
+    await fh.close();
+
+    b = new BrokerController(opts);
+    await b.start();
+    const s = b.dledgerCommitLog!.server;
+    await waitFor(() => b.messageStoreConfig.brokerRole !== 'SLAVE' && s.appliedIndex === s.committedIndex, 30_000, 'serving as master again');
+    expect(b.messageStore.replicatedDispatched).to.equal(30);
+    expect(await filesIn(path.join(store, 'commitlog'))).to.deep.equal([]);
+    expect(await fs.stat(path.join(store, 'dledger-n0', 'applied')).then(() => true, () => false)).to.equal(false);
+    expect(await cqEntries(b, topic)).to.deep.equal(before);
+  });
 });
