@@ -199,7 +199,44 @@ export class DLedgerMmapFileStore {
     return this.slot(index)?.term ?? -1;
   }
 
-  async load(): Promise<void> {
+  #loading: Promise<void> | null = null;
+
+  /** Loads and recovers the files; once until shutdown (the broker's message store loads it before the server starts). */
+  load(): Promise<void> {
+    this.#loading ??= this.#load();
+    return this.#loading;
+  }
+
+  /** The start of the first data file, 0 when there is none (Java's MmapFileList.getMinOffset). */
+  get minOffset(): number {
+    return this.dataFileList.files[0]?.from ?? 0;
+  }
+
+  /**
+   * The last entry that ends at or before data position `pos` (entries end where the next begins, or at a file's
+   * blank tail); ledgerBeginIndex - 1 when none does.
+   */
+  lastIndexEndingBy(pos: number): number {
+    let lo = 0;
+    let hi = this.#slots.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = this.#slots[mid];
+      if (s.pos + s.size <= pos) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return this.ledgerBeginIndex === -1 ? -1 : this.ledgerBeginIndex + found;
+  }
+
+  /** Resolves once every append made so far is in the files (at once when none is waiting for the write chain). */
+  whenWritten(): Promise<void> {
+    return this.#links === 0 ? Promise.resolve() : this.#chain.then(() => undefined);
+  }
+
+  async #load(): Promise<void> {
     await fs.mkdir(defaultPath(this.config), { recursive: true });
     await this.dataFileList.load();
     await this.indexFileList.load();
@@ -461,6 +498,7 @@ export class DLedgerMmapFileStore {
     await this.persistCheckPoint();
     await this.dataFileList.close();
     await this.indexFileList.close();
+    this.#loading = null;
   }
 }
 

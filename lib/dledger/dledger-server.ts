@@ -471,6 +471,9 @@ export class DLedgerServer {
       this.#peerStates.set(id, st);
       this.#wakePusher(st, false);
     }
+    // Alone in its group, a leader commits what it holds at once (Java's QuorumAckChecker counts its own ledger end
+    // on every turn): after a restart its checkpoint's committed index may be older than its log.
+    this.#updateCommitIndex();
     void this.#sendHeartbeats();
   }
 

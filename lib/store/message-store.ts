@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { componentLogger } from '../logger';
+import { MessageStoreError } from '../errors';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { CommitLog, type MessageExtBatch, type MessageExtBrokerInner } from './commit-log';
 import { ConsumeQueue, CQ_STORE_UNIT_SIZE } from './consume-queue';
@@ -16,11 +17,11 @@ import { IndexService } from './index-service';
 import { BrokerRole, FlushDiskType, StorePath, resolveMessageStoreConfig, type MessageStoreConfig } from './message-store-config';
 import { StoreCheckpoint } from './store-checkpoint';
 import {
-  GetMessageStatus, PutMessageStatus,
+  AppendMessageStatus, GetMessageStatus, PutMessageStatus,
   type GetMessageResult, type PutMessageResult, type QueryMessageResult,
 } from './store-status';
-import { BLANK_MAGIC_CODE, bytesToHost, readI64, type DispatchRequest, type HostAddress } from './stored-record';
-import { encodeStoredMessage, layoutRecord } from '../../protocol/message/message-decoder';
+import { BLANK_MAGIC_CODE, createMessageId, readI64, type DispatchRequest, type HostAddress } from './stored-record';
+import { encodeStoredMessage } from '../../protocol/message/message-decoder';
 import { decodeBatchBody } from '../../protocol/message/batch';
 import { propertiesToString } from '../../protocol/message/properties';
 
@@ -57,10 +58,101 @@ export interface ReplicaWaiter {
 
 /**
  * DLedger mode (enableDLegerCommitLog): the store hands each encoded record to the replicated log and answers
- * the put with what `applyReplicated` returned for it once a quorum holds it (lib/broker/dledger implements it).
+ * the put with what `dispatchReplicated` returned for it once a quorum holds it (lib/broker/dledger implements it).
  */
 export interface LogReplicator {
   replicate(record: Buffer): Promise<PutMessageResult>;
+}
+
+/**
+ * DLedger mode: the commit log the store reads is the replicated log's data files. Each log entry's body is the
+ * stored record, so a record's commit-log offset is its position in those files (entry pos + the entry header),
+ * exactly as Java's DLedgerCommitLog; consume queues and the index point there and nothing is written twice.
+ * lib/broker/dledger implements it over lib/dledger's file store.
+ *
+ * @see org.apache.rocketmq.store.dledger.DLedgerCommitLog
+ */
+export interface ReplicatedLogFiles {
+  /** Loads and recovers the log's files; the store's load() calls it before it checks its consume queues against them. */
+  load(): Promise<void>;
+  /** The start of the first data file (Java: dLedgerFileList.getMinOffset), 0 when there is none. */
+  getMinOffset(): number;
+  /** The end of the last committed entry (Java: DLedgerCommitLog.getMaxOffset, the committed pos). */
+  getMaxOffset(): number;
+  /** The end of the last entry written, committed or not (Java: dLedgerFileList.getMaxWrotePosition). */
+  getMaxWrotePosition(): number;
+  /** The data file size (mappedFileSizeForEntryData). */
+  readonly fileSize: number;
+  /** `size` bytes at `offset` of the data files, or null when that file is gone. */
+  read(offset: number, size: number): Promise<Buffer | null>;
+}
+
+/** What the store's reads need of a commit log: the local CommitLog, or a view over a replicated log's files. */
+interface CommitLogReads {
+  getMinOffset(): number;
+  getMaxOffset(): number;
+  rollNextFile(offset: number): number;
+  /** `view`: the caller may hold a view of the log's memory rather than a copy (the local commit log's map). */
+  getMessage(offset: number, size: number, view?: boolean): Promise<Buffer | null>;
+  getMessages(offsets: readonly number[], sizes: readonly number[], view?: boolean): Promise<(Buffer | null)[]>;
+  getRecord(offset: number): Promise<Buffer | null>;
+}
+
+/** Largest span read at once for records lying close together (as the records of one queue in the log often do). */
+const REPLICATED_MAX_RANGE_READ = 4 * 1024 * 1024;
+
+/** CommitLogReads over a replicated log's data files (Java's DLedgerCommitLog.getMessage and rollNextFile). */
+class ReplicatedLogReads implements CommitLogReads {
+  constructor(private readonly files: ReplicatedLogFiles) {}
+
+  getMinOffset(): number {
+    return this.files.getMinOffset();
+  }
+
+  getMaxOffset(): number {
+    return this.files.getMaxOffset();
+  }
+
+  rollNextFile(offset: number): number {
+    const size = this.files.fileSize;
+    return offset + size - (offset % size);
+  }
+
+  async getMessage(offset: number, size: number): Promise<Buffer | null> {
+    if (offset < this.files.getMinOffset()) return null;
+    return this.files.read(offset, size).catch(() => null);
+  }
+
+  /** Records of one file read together when each follows the previous one within `gap` bytes (an entry header). */
+  async getMessages(offsets: readonly number[], sizes: readonly number[]): Promise<(Buffer | null)[]> {
+    const out: (Buffer | null)[] = new Array<Buffer | null>(offsets.length).fill(null);
+    const fileSize = this.files.fileSize;
+    let i = 0;
+    while (i < offsets.length) {
+      const start = offsets[i];
+      const fileEnd = start - (start % fileSize) + fileSize;
+      let end = start + sizes[i];
+      let j = i + 1;
+      for (; j < offsets.length; j++) {
+        const o = offsets[j];
+        const e = o + sizes[j];
+        if (o < end || o - end > 4096 || e > fileEnd || e - start > REPLICATED_MAX_RANGE_READ) break;
+        end = e;
+      }
+      const range = await this.getMessage(start, end - start);
+      for (let k = i; k < j; k++) out[k] = range ? range.subarray(offsets[k] - start, offsets[k] - start + sizes[k]) : null;
+      i = j;
+    }
+    return out;
+  }
+
+  async getRecord(offset: number): Promise<Buffer | null> {
+    const head = await this.getMessage(offset, 4);
+    if (!head) return null;
+    const size = head.readInt32BE(0);
+    if (size <= 0 || size > this.files.fileSize) return null;
+    return this.getMessage(offset, size);
+  }
 }
 
 /** True unless the properties say WAIT=false (Java's Message.isWaitStoreMsgOK). */
@@ -118,6 +210,11 @@ class StoreStats {
   }
 }
 
+/** Where a stored record's STOREHOSTADDRESS starts (after the born host, whose length the sysFlag gives). */
+function storeHostPosition(sysFlag: number): number {
+  return 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) === 0 ? 8 : 20) + 8;
+}
+
 export class DefaultMessageStore {
   readonly config: MessageStoreConfig;
   readonly commitLog: CommitLog;
@@ -131,6 +228,10 @@ export class DefaultMessageStore {
   #appendListeners = new Set<() => void>();
   #appendNotifyScheduled = false;
   #replica: ReplicaWaiter | null = null;
+  /** DLedger mode: the replicated log whose files hold the records (null otherwise). */
+  #replicated: ReplicatedLogFiles | null = null;
+  /** Where records are read: the local commit log, or the replicated log's files. */
+  #reads: CommitLogReads;
   /** Slave: the commit-log offset up to which records have been dispatched (Java's reputFromOffset). */
   #reputFromOffset = 0;
   #reputRunning: Promise<void> | null = null;
@@ -172,6 +273,7 @@ export class DefaultMessageStore {
     this.#diskUsage = options.diskUsageRatio ?? statfsUsage;
     this.#storeHost = options.storeHost ?? { host: '127.0.0.1', port: 10911 };
     this.commitLog = new CommitLog(this.config, this.#storeHost, this.now, this.#log);
+    this.#reads = this.commitLog;
     this.indexService = new IndexService(StorePath.index(this.config.storePathRootDir), this.config.maxHashSlotNum,
       this.config.maxIndexNum, this.config.maxMsgsNumBatch, this.now, this.#log);
     this.checkpoint = new StoreCheckpoint(StorePath.checkpoint(this.config.storePathRootDir));
@@ -190,6 +292,8 @@ export class DefaultMessageStore {
     await fs.mkdir(root, { recursive: true });
     this.lastExitOK = !(await exists(StorePath.abort(root)));
     await this.checkpoint.load();
+    // DLedger: the log's files first (the consume queues are checked against them).
+    if (this.#replicated) await this.#replicated.load();
     await this.commitLog.load();
     await this.#loadConsumeQueues();
     await this.indexService.load(this.lastExitOK, this.checkpoint.indexMsgTimestamp);
@@ -266,6 +370,10 @@ export class DefaultMessageStore {
       await cq.recover();
       if (cq.lostEntries) this.#damagedQueues.add(cq);
     }
+    if (this.#replicated) {
+      await this.#recoverReplicated(this.#replicated);
+      return;
+    }
     this.#setRefuseGaps(true);
     const files = this.commitLog.mappedFileQueue.files;
     let processOffset = 0;
@@ -310,6 +418,31 @@ export class DefaultMessageStore {
   }
 
   /**
+   * DLedger: the log recovered its own files (cut at the first entry that fails its checks); entries of the consume
+   * queues pointing beyond what it holds go (Java's DLedgerCommitLog.recover). What was committed but not yet
+   * dispatched is dispatched when the log applies it (lib/broker/dledger), from the consume queues' end on.
+   */
+  async #recoverReplicated(files: ReplicatedLogFiles): Promise<void> {
+    const maxPhyOffset = files.getMaxWrotePosition();
+    for (const cq of this.#allConsumeQueues()) {
+      if (cq.maxPhysicOffset > maxPhyOffset) {
+        this.#log.warn({ topic: cq.topic, queueId: cq.queueId, maxPhysicOffset: cq.maxPhysicOffset, maxPhyOffset }, 'consume queue beyond the replicated log: truncated');
+        await cq.truncateDirtyLogicFiles(maxPhyOffset);
+      }
+    }
+    if (this.#damagedQueues.size) {
+      // Rebuilt whole: emptied here, filled again as the log applies its entries from its first one.
+      this.#log.warn({ queues: [...this.#damagedQueues].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'consume queues lost entries: rebuilt from the replicated log');
+      for (const cq of this.#damagedQueues) {
+        await cq.destroy();
+        cq.maxPhysicOffset = -1;
+      }
+    }
+    this.#setRefuseGaps(false);
+    await this.#recoverTopicQueueTable();
+  }
+
+  /**
    * Whether the newest entry of a queue points at its own record (same topic, queueId, queue offset and size).
    * Entries pointing into deleted commit log cannot be checked and count as matching.
    */
@@ -318,9 +451,9 @@ export class DefaultMessageStore {
     if (max <= cq.getMinOffsetInQueue()) return true;
     const e = await cq.getEntry(max - 1);
     if (!e || e.size <= 0) return false;
-    if (e.offset < this.commitLog.getMinOffset()) return true;
-    if (e.offset + e.size > this.commitLog.getMaxOffset()) return false;
-    const rec = await this.commitLog.getMessage(e.offset, e.size);
+    if (e.offset < this.#reads.getMinOffset()) return true;
+    if (e.offset + e.size > this.#reads.getMaxOffset()) return false;
+    const rec = await this.#reads.getMessage(e.offset, e.size);
     if (!rec || rec.length < e.size) return false;
     const r = this.commitLog.checkMessageAndReturnSize(rec, 0, false);
     return r.success && r.msgSize === e.size && r.commitLogOffset === e.offset && r.topic === cq.topic &&
@@ -335,7 +468,7 @@ export class DefaultMessageStore {
    * the index's last offset. A queue still missing entries after a pass is rebuilt whole in the next.
    */
   async #rebuildConsumeQueues(damaged: Set<ConsumeQueue>): Promise<void> {
-    const minPhy = this.commitLog.getMinOffset();
+    const minPhy = this.#reads.getMinOffset();
     if (minPhy < 0) return;
     for (let pass = 0; pass < 3 && damaged.size > 0; pass++) {
       let from = Number.MAX_SAFE_INTEGER;
@@ -353,7 +486,7 @@ export class DefaultMessageStore {
       }
       from = Math.max(from, minPhy);
       this.#log.warn({ from, pass, queues: [...damaged].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'rebuilding consume queues from the commit log');
-      if (from < this.commitLog.getMaxOffset()) {
+      if (from < this.#reads.getMaxOffset()) {
         const pending: Promise<void>[] = [];
         await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending));
         await Promise.all(pending);
@@ -386,7 +519,7 @@ export class DefaultMessageStore {
   }
 
   async #recoverTopicQueueTable(): Promise<void> {
-    const minPhy = this.commitLog.getMinOffset();
+    const minPhy = this.#reads.getMinOffset();
     this.commitLog.topicQueueTable.clear();
     for (const cq of this.#allConsumeQueues()) {
       this.commitLog.topicQueueTable.set(`${cq.topic}-${cq.queueId}`, cq.getMaxOffsetInQueue());
@@ -408,24 +541,8 @@ export class DefaultMessageStore {
   async #doStart(): Promise<void> {
     await this.load();
     await fs.writeFile(StorePath.abort(this.config.storePathRootDir), '');
-    // Reput: dispatch what the consume queues lack (Java's ReputMessageService catch-up).
-    let from = this.commitLog.getMinOffset();
-    for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > from) from = cq.maxPhysicOffset;
-    if (from < 0) from = 0;
-    const damaged = new Set(this.#damagedQueues);
-    this.#reputFromOffset = Math.max(from, this.commitLog.getMaxOffset());
-    if (from < this.commitLog.getMaxOffset()) {
-      // A queue handed an entry beyond its end here lost entries before `from`: it is rebuilt below.
-      this.#setRefuseGaps(true);
-      const pending: Promise<void>[] = [];
-      this.#reputFromOffset = await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false));
-      await Promise.all(pending);
-      await this.#settleDispatch();
-      for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) damaged.add(cq);
-      this.#setRefuseGaps(false);
-    }
-    if (damaged.size > 0) await this.#rebuildConsumeQueues(damaged);
-    if (from < this.commitLog.getMaxOffset() || damaged.size > 0) await this.#recoverTopicQueueTable();
+    // DLedger: the log applies (dispatches) its committed entries itself, from the consume queues' end on.
+    if (!this.#replicated) await this.#catchUpDispatch();
     this.#running = true;
     this.#lastThoroughFlush = this.now();
     const every = (ms: number, fn: () => Promise<void>) => {
@@ -440,6 +557,27 @@ export class DefaultMessageStore {
     every(this.config.flushIntervalConsumeQueue, () => this.#flushConsumeQueueService());
     every(this.config.cleanResourceInterval, () => this.cleanFilesPeriodically());
     every(1000, async () => this.#stats.sample(this.now(), this.commitLog.putMessageCount));
+  }
+
+  /** Reput at start: dispatch what the consume queues lack (Java's ReputMessageService catch-up); rebuild damaged queues. */
+  async #catchUpDispatch(): Promise<void> {
+    let from = this.#reads.getMinOffset();
+    for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > from) from = cq.maxPhysicOffset;
+    if (from < 0) from = 0;
+    const damaged = new Set(this.#damagedQueues);
+    this.#reputFromOffset = Math.max(from, this.#reads.getMaxOffset());
+    if (from < this.#reads.getMaxOffset()) {
+      // A queue handed an entry beyond its end here lost entries before `from`: it is rebuilt below.
+      this.#setRefuseGaps(true);
+      const pending: Promise<void>[] = [];
+      this.#reputFromOffset = await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false));
+      await Promise.all(pending);
+      await this.#settleDispatch();
+      for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) damaged.add(cq);
+      this.#setRefuseGaps(false);
+    }
+    if (damaged.size > 0) await this.#rebuildConsumeQueues(damaged);
+    if (from < this.#reads.getMaxOffset() || damaged.size > 0) await this.#recoverTopicQueueTable();
   }
 
   /** Flushes everything, closes files and removes the abort file. Idempotent. */
@@ -853,30 +991,61 @@ export class DefaultMessageStore {
   }
 
   /**
-   * DLedger: stores a committed log entry's record in the local commit log, whatever the role (queue offsets are
-   * assigned here, in log order, so every peer assigns the same ones).
+   * DLedger mode: records are read from `files` (set before load(); the local commit log stays empty). Puts go
+   * through setLogReplicator, and committed entries reach the consume queues through dispatchReplicated.
    */
-  async applyReplicated(record: Buffer): Promise<PutMessageResult> {
-    if (!this.#running) return { putMessageStatus: PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
-    const l = layoutRecord(record);
-    const bornIpLen = l.bornHostLength;
-    const bornAt = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8;
-    const msg: MessageExtBrokerInner = {
-      topic: record.toString('utf8', l.topicPosition, l.topicPosition + l.topicLength),
-      queueId: record.readInt32BE(12),
-      flag: record.readInt32BE(16),
-      body: Buffer.from(record.subarray(l.bodyPosition, l.bodyPosition + l.bodyLength)),
-      propertiesString: record.toString('utf8', l.propertiesPosition, l.propertiesPosition + l.propertiesLength),
-      bornTimestamp: Number(record.readBigInt64BE(bornAt - 8)),
-      bornHost: { host: bytesToHost(record.subarray(bornAt, bornAt + bornIpLen)), port: record.readInt32BE(bornAt + bornIpLen) },
-      sysFlag: l.sysFlag,
-      reconsumeTimes: record.readInt32BE(l.reconsumeTimesPosition),
-      preparedTransactionOffset: Number(record.readBigInt64BE(l.reconsumeTimesPosition + 4)),
-    };
+  useReplicatedLog(files: ReplicatedLogFiles): void {
+    if (this.#loaded) throw new MessageStoreError('useReplicatedLog must be called before load()');
+    this.#replicated = files;
+    this.#reads = new ReplicatedLogReads(files);
+  }
+
+  /** The end of the last record the consume queues point at (Java's maxPhysicalPosInLogicQueue), -1 when none. */
+  maxPhysicOffsetInConsumeQueues(): number {
+    let max = -1;
+    for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > max) max = cq.maxPhysicOffset;
+    return max;
+  }
+
+  /** Records dispatched from the replicated log since start (one per committed entry applied). */
+  replicatedDispatched = 0;
+
+  /**
+   * DLedger: dispatches a committed entry's record, which lies at `commitLogOffset` of the log's files, to the
+   * consume queues and the index (Java's ReputMessageService reading DLedgerCommitLog), whatever the role. Nothing is
+   * written to the commit log: the log's files are the commit log. The record carries the queue offset the leader
+   * assigned when it appended it, in log order, so every peer dispatches the same. Resolves with what the leader's
+   * put answers (Java's DLedgerCommitLog.putMessage result: the offset message id of that position).
+   */
+  async dispatchReplicated(record: Buffer, commitLogOffset: number): Promise<PutMessageResult> {
+    const r = this.commitLog.checkMessageAndReturnSize(record, 0, false);
+    if (!r.success || r.msgSize <= 0) {
+      throw new MessageStoreError(`replicated record at ${commitLogOffset} is not a stored message (size ${r.msgSize})`);
+    }
+    if (r.commitLogOffset !== commitLogOffset) {
+      this.#log.warn({ inRecord: r.commitLogOffset, commitLogOffset }, 'replicated record carries another commit-log offset; using its position');
+      r.commitLogOffset = commitLogOffset;
+    }
+    const tranType = r.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+    if (tranType === MessageSysFlag.TRANSACTION_NOT_TYPE || tranType === MessageSysFlag.TRANSACTION_COMMIT_TYPE) {
+      const key = `${r.topic}-${r.queueId}`;
+      if ((this.commitLog.topicQueueTable.get(key) ?? 0) <= r.consumeQueueOffset) this.commitLog.topicQueueTable.set(key, r.consumeQueueOffset + 1);
+    }
     const pending: Promise<void>[] = [];
-    const result = await this.commitLog.putMessage(msg, (r) => this.#dispatchAppended(r, pending));
+    this.#dispatchAppended(r, pending);
+    this.replicatedDispatched++;
+    this.commitLog.putMessageCount++;
+    this.commitLog.putMessageSize += r.msgSize;
     if (pending.length) await Promise.all(pending);
-    return result;
+    const hostAt = storeHostPosition(r.sysFlag);
+    const storeHost = record.subarray(hostAt, hostAt + ((r.sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) === 0 ? 8 : 20));
+    return {
+      putMessageStatus: PutMessageStatus.PUT_OK,
+      appendMessageResult: {
+        status: AppendMessageStatus.PUT_OK, wroteOffset: commitLogOffset, wroteBytes: r.msgSize, msgId: createMessageId(storeHost, commitLogOffset),
+        storeTimestamp: r.storeTimestamp, logicsOffset: r.consumeQueueOffset, pagecacheRT: 0, msgNum: 1,
+      },
+    };
   }
 
   // ---- replication (the sockets live in lib/ha) ----
@@ -962,7 +1131,7 @@ export class DefaultMessageStore {
         this.#reputAgain = false;
         while (this.#running && !this.#reputHeld && this.#reputFromOffset < this.#reputEndOffset()) {
           // An empty slave's log starts where the master's last file does (Java's doReput correction).
-          const minOffset = this.commitLog.getMinOffset();
+          const minOffset = this.#reads.getMinOffset();
           if (this.#reputFromOffset < minOffset) this.#reputFromOffset = minOffset;
           const pending: Promise<void>[] = [];
           const next = await this.commitLog.scan(this.#reputFromOffset, false, (r) => {
@@ -999,7 +1168,7 @@ export class DefaultMessageStore {
   }
 
   async #atBlank(offset: number): Promise<boolean> {
-    const head = await this.commitLog.getMessage(offset, 8);
+    const head = await this.#reads.getMessage(offset, 8);
     return !!head && head.length === 8 && head.readInt32BE(4) === BLANK_MAGIC_CODE;
   }
 
@@ -1040,7 +1209,7 @@ export class DefaultMessageStore {
     const messageQueueOffsets: number[] = [];
     let bufferTotalSize = 0;
     let suggestPullingFromSlave = false;
-    const maxOffsetPy = this.commitLog.getMaxOffset();
+    const maxOffsetPy = this.#reads.getMaxOffset();
     const cq = this.findConsumeQueue(topic, queueId);
     if (cq) {
       await cq.settled();
@@ -1089,7 +1258,7 @@ export class DefaultMessageStore {
               total += sizePy;
             }
             if (wantOffsets.length > 1) {
-              const recs = await this.commitLog.getMessages(wantOffsets, wantSizes, true);
+              const recs = await this.#reads.getMessages(wantOffsets, wantSizes, true);
               for (let k = 0; k < recs.length; k++) {
                 const r = recs[k];
                 if (r) prefetched.set(wantOffsets[k], r);
@@ -1111,10 +1280,10 @@ export class DefaultMessageStore {
               if (bufferTotalSize === 0) status = GetMessageStatus.NO_MATCHED_MESSAGE;
               continue;
             }
-            const record = prefetched.get(offsetPy) ?? await this.commitLog.getMessage(offsetPy, sizePy, true);
+            const record = prefetched.get(offsetPy) ?? await this.#reads.getMessage(offsetPy, sizePy, true);
             if (!record) {
               if (bufferTotalSize === 0) status = GetMessageStatus.MESSAGE_WAS_REMOVING;
-              nextPhyFileStartOffset = this.commitLog.rollNextFile(offsetPy);
+              nextPhyFileStartOffset = this.#reads.rollNextFile(offsetPy);
               continue;
             }
             if (filter?.isMatchedByCommitLog && !filter.isMatchedByCommitLog(record)) {
@@ -1162,7 +1331,7 @@ export class DefaultMessageStore {
 
   /** Store timestamp of the record at a commit-log offset, -1 if it cannot be read. */
   async pickupStoreTimestamp(offset: number, size: number): Promise<number> {
-    const r = await this.commitLog.getMessage(offset, Math.min(size, 80));
+    const r = await this.#reads.getMessage(offset, Math.min(size, 80));
     if (!r || r.length < 60) return -1;
     const sysFlag = r.readInt32BE(36);
     return readI64(r, 48 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) === 0 ? 8 : 20));
@@ -1176,7 +1345,7 @@ export class DefaultMessageStore {
   /** Store time of the oldest message of a queue, -1 if none. */
   async getEarliestMessageTime(topic?: string, queueId?: number): Promise<number> {
     if (topic === undefined || queueId === undefined) {
-      const min = this.commitLog.getMinOffset();
+      const min = this.#reads.getMinOffset();
       return min < 0 ? -1 : this.pickupStoreTimestamp(min, 80);
     }
     const cq = this.findConsumeQueue(topic, queueId);
@@ -1188,7 +1357,7 @@ export class DefaultMessageStore {
   async getOffsetInQueueByTime(topic: string, queueId: number, timestamp: number): Promise<number> {
     const cq = this.findConsumeQueue(topic, queueId);
     if (!cq) return 0;
-    const minPhy = this.commitLog.getMinOffset();
+    const minPhy = this.#reads.getMinOffset();
     let low = cq.getMinOffsetInQueue();
     let high = cq.getMaxOffsetInQueue() - 1;
     if (high < low) return 0;
@@ -1229,7 +1398,7 @@ export class DefaultMessageStore {
 
   /** The raw record at a commit-log offset, or null. */
   lookMessageByOffset(commitLogOffset: number): Promise<Buffer | null> {
-    return this.commitLog.getRecord(commitLogOffset);
+    return this.#reads.getRecord(commitLogOffset);
   }
 
   /** Messages of `topic` whose UNIQ_KEY or one of KEYS is `key`, stored within [begin, end] (Java's queryMessage). */
@@ -1244,7 +1413,7 @@ export class DefaultMessageStore {
       result.indexLastUpdatePhyoffset = q.indexLastUpdatePhyoffset;
       result.indexLastUpdateTimestamp = q.indexLastUpdateTimestamp;
       for (let m = 0; m < q.phyOffsets.length; m++) {
-        const rec = await this.commitLog.getRecord(q.phyOffsets[m]);
+        const rec = await this.#reads.getRecord(q.phyOffsets[m]);
         if (!rec) continue;
         if (m === 0) lastQueryMsgTime = await this.pickupStoreTimestamp(q.phyOffsets[m], rec.length);
         result.messages.push(rec);
@@ -1257,11 +1426,11 @@ export class DefaultMessageStore {
   }
 
   getMaxPhyOffset(): number {
-    return this.commitLog.getMaxOffset();
+    return this.#reads.getMaxOffset();
   }
 
   getMinPhyOffset(): number {
-    return this.commitLog.getMinOffset();
+    return this.#reads.getMinOffset();
   }
 
   /** The queue offset the next message of topic/queueId will get. */
@@ -1392,7 +1561,7 @@ export class DefaultMessageStore {
   }
 
   async #deleteExpiredConsumeQueueFiles(): Promise<void> {
-    const minOffset = this.commitLog.getMinOffset();
+    const minOffset = this.#reads.getMinOffset();
     if (minOffset <= this.#lastPhysicalMinOffset) return;
     this.#lastPhysicalMinOffset = minOffset;
     await this.#settleDispatch();
@@ -1402,7 +1571,7 @@ export class DefaultMessageStore {
 
   /** Destroys consume queues that point only into deleted commit log (Java's cleanExpiredConsumerQueue). */
   async cleanExpiredConsumerQueue(): Promise<void> {
-    const minCommitLogOffset = this.commitLog.getMinOffset();
+    const minCommitLogOffset = this.#reads.getMinOffset();
     for (const [topic, m] of this.consumeQueueTable) {
       for (const [queueId, cq] of m) {
         if (cq.maxPhysicOffset >= 0 && cq.maxPhysicOffset <= minCommitLogOffset) {

@@ -1,26 +1,28 @@
 /**
  * The broker in DLedger mode (enableDLegerCommitLog=true): every put becomes a DLedger entry whose body is the
- * stored record (Java's layout, PHYSICALOFFSET set to the entry's pos + 48 as Java's AppendHook does); once a
- * quorum holds it, every peer stores the committed record in its own commit log, in log order, which dispatches
- * it to the consume queues (so they only ever see committed messages, with the same queue offsets on every peer).
+ * stored record (Java's layout, PHYSICALOFFSET set to the entry's pos + 48 as Java's AppendHook does). The DLedger
+ * data files are the commit log: once a quorum holds an entry, every peer dispatches its record to the consume
+ * queues and the index straight from the log, with commit-log offsets that are positions in those files (so they
+ * only ever see committed messages, with the same queue offsets and the same commit-log offsets on every peer, and
+ * a Java 4.9.8 DLedger broker reads our consume queues as we read its). Nothing is written twice.
  *
  * Role changes follow DLedgerRoleChangeHandler: the leader waits until everything in its log is committed and
  * applied, then serves as master (brokerId 0); followers and candidates serve as slaves (brokerId = n + 1 for
  * selfId `n<n>`) and refuse writes. Both re-register with the name servers at once.
  *
- * The applied position survives restarts in `dledger-<selfId>/applied` (appliedIndex and the local commit log's
- * end then); records stored after the last save are counted from the commit log on start.
+ * What was applied is where the consume queues end (Java's reput starts from their largest commit-log offset):
+ * after a restart, kill -9 included, the entries after it are dispatched again from the log's files.
  *
  * @see org.apache.rocketmq.store.dledger.DLedgerCommitLog
  * @see org.apache.rocketmq.broker.dledger.DLedgerRoleChangeHandler
  */
 import path from 'node:path';
 import type { Logger } from '../../logger';
-import { DLedgerError, DLedgerResponseCode, DLedgerServer, type DLedgerConfig, type DLedgerEntry, BODY_OFFSET, readProperties, writeProperties, defaultPath } from '../../dledger';
+import fs from 'node:fs/promises';
+import { DLedgerError, DLedgerResponseCode, DLedgerServer, type DLedgerConfig, type DLedgerEntry, BODY_OFFSET, defaultPath } from '../../dledger';
 import type { DefaultMessageStore } from '../../store/message-store';
-import { BrokerRole, type MessageStoreConfig } from '../../store/message-store-config';
+import { BrokerRole, StorePath, type MessageStoreConfig } from '../../store/message-store-config';
 import { PutMessageStatus, type PutMessageResult } from '../../store/store-status';
-import { BLANK_MAGIC_CODE } from '../../store/stored-record';
 import { layoutRecord } from '../../../protocol/message/message-decoder';
 import { MessageSysFlag } from '../../../protocol/message/sys-flag';
 
@@ -62,8 +64,6 @@ export interface DLedgerBroker {
 
 export class DLedgerCommitLog {
   readonly server: DLedgerServer;
-  #appliedFile: string;
-  #saveTimer: NodeJS.Timeout | null = null;
   #roleChain: Promise<void> = Promise.resolve();
   #stopped = false;
 
@@ -80,16 +80,42 @@ export class DLedgerCommitLog {
     };
     this.server = new DLedgerServer(conf, {
       logger: log,
-      stateMachine: { lastAppliedIndex: () => this.#loadApplied(), apply: (e) => this.#apply(e) },
+      stateMachine: { lastAppliedIndex: () => this.#lastAppliedIndex(), apply: (e) => this.#apply(e) },
       appendHook: (encoded, pos) => {
         // Java's AppendHook: the record's PHYSICALOFFSET is where its body lies in the DLedger data files.
         encoded.writeBigInt64BE(BigInt(pos + BODY_OFFSET), BODY_OFFSET + PHY_POS_POSITION);
       },
     });
-    this.#appliedFile = path.join(defaultPath(this.server.config), 'applied');
     this.server.onRoleChange((role, term) => {
       this.#roleChain = this.#roleChain.then(() => this.#handleRoleChange(role, term)).catch((err) => log.error({ err }, 'role change failed'));
     });
+    // The DLedger data files as the store's commit log (Java's DLedgerCommitLog over dLedgerFileList).
+    const files = this.server.store;
+    store.useReplicatedLog({
+      load: () => this.#load(),
+      getMinOffset: () => files.minOffset,
+      getMaxOffset: () => (files.committedPos > 0 ? files.committedPos : files.minOffset),
+      getMaxWrotePosition: () => files.writePos,
+      fileSize: this.server.config.mappedFileSizeForEntryData,
+      read: (offset, size) => files.dataFileList.read(offset, size),
+    });
+  }
+
+  /**
+   * Loads the log's files for the store. A store written while this broker kept a second copy of every record (an
+   * `applied` file beside the log, a local commit log, consume queues pointing into it) has that copy removed
+   * first: the consume queues and the index are dispatched again from the log, with the same queue offsets.
+   */
+  async #load(): Promise<void> {
+    const applied = path.join(defaultPath(this.server.config), 'applied');
+    if (await fs.stat(applied).then(() => true, () => false)) {
+      const root = this.store.config.storePathRootDir;
+      const copies = [this.store.config.storePathCommitLog, StorePath.consumeQueue(root), StorePath.index(root)];
+      this.log.warn({ copies }, 'removing the copy of the DLedger log kept by an earlier version; dispatching again from the log');
+      for (const d of copies) await fs.rm(d, { recursive: true, force: true });
+      for (const f of [applied, `${applied}.bak`, `${applied}.tmp`]) await fs.rm(f, { force: true });
+    }
+    await this.server.store.load();
   }
 
   /** The id a follower registers with: selfId n<k> → k + 1 (Java's DLedgerCommitLog id). */
@@ -109,13 +135,12 @@ export class DLedgerCommitLog {
     this.store.setLogReplicator(null);
     await this.server.shutdown();
     await this.#roleChain;
-    if (this.#saveTimer) clearTimeout(this.#saveTimer);
-    this.#saveTimer = null;
-    await this.#saveApplied();
   }
 
   async #replicate(record: Buffer): Promise<PutMessageResult> {
-    if (!this.server.isLeader || this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
+    // Only in the term whose leadership this broker took up as master: the queue offsets it predicts start from what
+    // was dispatched then (a put in a later term, before its role change ran, could reuse another leader's offsets).
+    if (!this.server.isLeader || this.server.currTerm !== this.#masterTerm || this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE) {
       return { putMessageStatus: PutMessageStatus.SERVICE_NOT_AVAILABLE, appendMessageResult: null };
     }
     try {
@@ -131,6 +156,9 @@ export class DLedgerCommitLog {
       return { putMessageStatus: putStatusOfAppendFailure(err), appendMessageResult: null };
     }
   }
+
+  /** The term in which this broker last took up the leadership as master (its queue-offset predictions are of it). */
+  #masterTerm = -1;
 
   /** Queue offsets the leader predicted for entries not yet applied (`topic-queueId` → next). */
   #nextQueueOffset = new Map<string, number>();
@@ -151,51 +179,58 @@ export class DLedgerCommitLog {
     record.writeBigInt64BE(BigInt(next), QUEUE_OFFSET_POSITION);
   };
 
+  /**
+   * Dispatches a committed entry's record from where it lies in the log (entry pos + 48). On a follower the entry
+   * may still be on its way to the files (a batch write): it is read by pulls as soon as it is dispatched.
+   */
   async #apply(entry: DLedgerEntry): Promise<PutMessageResult> {
-    const r = await this.store.applyReplicated(entry.body);
-    if (r.putMessageStatus !== PutMessageStatus.PUT_OK && r.putMessageStatus !== PutMessageStatus.FLUSH_DISK_TIMEOUT) {
-      throw new Error(`apply of entry ${entry.index} failed: ${r.putMessageStatus}`);
-    }
-    this.#scheduleSave();
+    await this.server.store.whenWritten();
+    const r = await this.store.dispatchReplicated(entry.body, entry.pos + BODY_OFFSET);
     return r;
   }
 
   /**
-   * Saves the applied index a second after an apply (a save is five file operations; what was applied after the
-   * saved point is found again at start by reading the commit log beyond it).
+   * The last entry applied: the one whose record ends where the consume queues end (Java's reput starts there).
+   * Entries dispatched before a crash were committed, so the committed index is at least that far (its checkpoint
+   * may be older). After an abnormal exit the consume queues may have lost their last entries (what a queue had not
+   * yet handed to the OS): as the store's own abnormal recovery does, dispatch again from the data file whose first
+   * record was stored before the checkpoint's consume-queue time (entries already there are skipped); from the
+   * first entry when the store found a consume queue damaged.
    */
-  #scheduleSave(): void {
-    if (this.#saveTimer || this.#stopped) return;
-    this.#saveTimer = setTimeout(() => {
-      this.#saveTimer = null;
-      void this.#saveApplied();
-    }, 1000);
-    this.#saveTimer.unref();
-  }
-
-  async #saveApplied(): Promise<void> {
-    await writeProperties(this.#appliedFile, [['appliedIndex', String(this.server.appliedIndex)], ['phyOffset', String(this.store.getMaxPhyOffset())]])
-      .catch((err) => this.log.error({ err }, 'saving the applied index failed'));
-  }
-
-  /** The last applied index: the saved one plus the records the commit log holds beyond the saved end. */
-  async #loadApplied(): Promise<number> {
-    const p = await readProperties(this.#appliedFile);
-    let applied = Number(p.get('appliedIndex') ?? -1);
-    let offset = Number(p.get('phyOffset') ?? 0);
-    const max = this.store.getMaxPhyOffset();
-    const fileSize = this.broker.messageStoreConfig.mappedFileSizeCommitLog;
-    while (offset < max) {
-      const rec = await this.store.lookMessageByOffset(offset);
-      if (!rec || rec.length < 8) break;
-      if (rec.readInt32BE(4) === BLANK_MAGIC_CODE) {
-        offset = offset - (offset % fileSize) + fileSize;
-        continue;
-      }
-      applied++;
-      offset += rec.readInt32BE(0);
-    }
+  async #lastAppliedIndex(): Promise<number> {
+    const s = this.server.store;
+    if (s.ledgerBeginIndex === -1) return -1;
+    const end = this.store.maxPhysicOffsetInConsumeQueues();
+    let applied = Math.min(end <= 0 ? s.ledgerBeginIndex - 1 : s.lastIndexEndingBy(end), s.ledgerEndIndex);
+    if (applied > s.committedIndex) s.updateCommittedIndex(applied);
+    const fromCq = applied;
+    if (!this.store.lastExitOK) applied = Math.min(applied, await this.#indexBeforeSafeFile());
+    // Queues the store found damaged were emptied: every entry is dispatched again (the others skip what they hold).
+    if (this.store.damagedConsumeQueues.size > 0) applied = s.ledgerBeginIndex - 1;
+    this.log.info({ applied, fromConsumeQueues: fromCq, consumeQueueEnd: end, lastExitOK: this.store.lastExitOK, committedIndex: s.committedIndex, ledgerEndIndex: s.ledgerEndIndex }, 'dledger log applied up to');
     return applied;
+  }
+
+  /**
+   * The entry before the first one of the newest data file whose first record was stored at or before the
+   * checkpoint's safe time (Java's recoverAbnormally picks its start file the same way); before the log's first
+   * entry when no file qualifies.
+   */
+  async #indexBeforeSafeFile(): Promise<number> {
+    const s = this.server.store;
+    const c = this.store.config;
+    const cp = this.store.checkpoint;
+    let safe = Math.max(0, cp.logicsMsgTimestamp - 3000);
+    if (c.messageIndexEnable && c.messageIndexSafe) safe = Math.min(safe, cp.indexMsgTimestamp);
+    const files = s.dataFileList.files;
+    for (let i = files.length - 1; i >= 0; i--) {
+      const first = s.lastIndexEndingBy(files[i].from) + 1;
+      const slot = s.slot(first);
+      if (!slot) continue;
+      const ts = await this.store.pickupStoreTimestamp(slot.pos + BODY_OFFSET, slot.size - BODY_OFFSET);
+      if (ts >= 0 && ts <= safe) return first - 1;
+    }
+    return s.ledgerBeginIndex - 1;
   }
 
   /** The broker's and the store's copy of the role. */
@@ -221,6 +256,7 @@ export class DLedgerCommitLog {
       }
       if (this.#stopped) return;
       this.#nextQueueOffset.clear();
+      this.#masterTerm = term;
       this.#setRole(BrokerRole.SYNC_MASTER);
       this.broker.brokerConfig.brokerId = 0;
       await this.broker.changeToMaster().catch((err) => this.log.error({ err }, 'starting the master services failed'));

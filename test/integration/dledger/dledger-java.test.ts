@@ -1,11 +1,13 @@
 /**
  * DLedger stores across implementations: the Java 4.9.8 broker (DLedger 0.3.1.2 built in) and ours open each other's
- * `dledger-n0/` (data, index, checkpoint, currterm).
+ * whole store: `dledger-n0/` (data, index, checkpoint, currterm) and the consume queues, whose commit-log offsets
+ * are positions in the DLedger data files on both sides (each record at its entry's pos + 48).
  */
 import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BrokerController } from '../../../lib/broker/broker-controller';
+import { BODY_OFFSET } from '../../../lib/dledger';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
 import { randomName, sendUntilAccepted, startTestNamesrv, waitFor } from '../../helpers/cluster';
 import { freePort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
@@ -72,6 +74,19 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     return j;
   }
 
+  /** The commit-log offsets of every consume-queue entry of `topic` in the store's files, ascending. */
+  async function cqOffsets(storeDir: string, topic: string): Promise<number[]> {
+    const out: number[] = [];
+    const dir = path.join(storeDir, 'consumequeue', topic);
+    for (const q of await fs.readdir(dir).catch(() => [] as string[])) {
+      for (const f of await fs.readdir(path.join(dir, q))) {
+        const buf = await fs.readFile(path.join(dir, q, f));
+        for (let at = 0; at + 20 <= buf.length; at += 20) if (buf.readInt32BE(at + 8) > 0) out.push(Number(buf.readBigInt64BE(at)));
+      }
+    }
+    return out.sort((a, b) => a - b);
+  }
+
   const bodies = Array.from({ length: 20 }, (_, i) => `dl-${i}`);
 
   it('ours opens the DLedger log a Java broker wrote and serves its messages', async () => {
@@ -85,7 +100,15 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     await j.stop('SIGTERM');
     const entries = await fs.readdir(path.join(storeDir, 'dledger-n0', 'data'));
     expect(entries.length).to.be.greaterThan(0);
-    await ours(ns, storeDir);
+    const javaCq = await cqOffsets(storeDir, topic);
+    expect(javaCq.length).to.equal(bodies.length);
+    const b = await ours(ns, storeDir);
+    // Java's consume queues are read as they are: nothing dispatched again, each entry at a record of the log.
+    expect(b.messageStore.replicatedDispatched).to.equal(0);
+    const s = b.dledgerCommitLog!.server.store;
+    const positions = new Set<number>();
+    for (let i = Math.max(0, s.ledgerBeginIndex); i <= s.ledgerEndIndex; i++) positions.add((await s.get(i)).pos + BODY_OFFSET);
+    for (const o of javaCq) expect(positions.has(o), `a DLedger record at ${o}`).to.equal(true);
     expect(await consumeAll(ns, topic, bodies.length)).to.deep.equal([...bodies].sort());
   });
 
@@ -98,10 +121,12 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     const b = await ours(ns, storeDir);
     await sendAll(ns, topic, bodies);
     await b.shutdown();
-    // Our commit log and consume queues are derived from the DLedger log (Java's consume queues point into it): the
-    // Java broker rebuilds them from dledger-n0/.
-    for (const d of ['commitlog', 'consumequeue', 'index', 'checkpoint', 'abort']) await fs.rm(path.join(storeDir, d), { recursive: true, force: true });
+    // Our consume queues point into dledger-n0/data as Java's do: the Java broker serves from them as they are.
+    const ourCq = await cqOffsets(storeDir, topic);
+    expect(ourCq.length).to.equal(bodies.length);
+    expect(await fs.readdir(path.join(storeDir, 'commitlog')).catch(() => [])).to.deep.equal([]);
     await java(ns, runDir, storeDir);
     expect(await consumeAll(ns, topic, bodies.length)).to.deep.equal([...bodies].sort());
+    expect(await cqOffsets(storeDir, topic)).to.deep.equal(ourCq);
   });
 });

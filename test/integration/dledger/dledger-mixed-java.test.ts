@@ -14,6 +14,37 @@ import { freePort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker
 
 const FILE = 16 * 1024 * 1024;
 
+/**
+ * The consume-queue units of `topic` in a store's files, `queueId:offset:size:tagsCode` in queue order (the units a
+ * broker has handed to the OS; Java's are mapped).
+ */
+async function cqUnits(storeDir: string, topic: string): Promise<string[]> {
+  const out: string[] = [];
+  const dir = path.join(storeDir, 'consumequeue', topic);
+  for (const q of (await fs.readdir(dir).catch(() => [] as string[])).sort()) {
+    for (const f of (await fs.readdir(path.join(dir, q))).sort()) {
+      const buf = await fs.readFile(path.join(dir, q, f));
+      for (let at = 0; at + 20 <= buf.length; at += 20) {
+        if (buf.readInt32BE(at + 8) > 0) out.push(`${q}:${buf.readBigInt64BE(at)}:${buf.readInt32BE(at + 8)}:${buf.readBigInt64BE(at + 12)}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Waits until our store's consume queues of `topic` hold `n` entries and equal those of each Java peer's store. */
+async function sameConsumeQueues(ours: string, javas: string[], topic: string, n: number): Promise<void> {
+  let last = '';
+  await waitFor(async () => {
+    const mine = await cqUnits(ours, topic);
+    const theirs = await Promise.all(javas.map((d) => cqUnits(d, topic)));
+    last = `ours ${mine.length}, Java ${theirs.map((t) => t.length).join('/')}`;
+    return mine.length === n && theirs.every((t) => t.join() === mine.join());
+  }, 30_000, 'the same consume queues on our peer and the Java peers', 200).catch((err: Error) => {
+    throw new Error(`${err.message} (${last})`);
+  });
+}
+
 describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function () {
   this.timeout(300_000);
   const cleanups: (() => Promise<void>)[] = [];
@@ -76,6 +107,8 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
     const max = b.messageStore.getMaxOffsetInQueue(topic, 0) + b.messageStore.getMaxOffsetInQueue(topic, 1)
       + b.messageStore.getMaxOffsetInQueue(topic, 2) + b.messageStore.getMaxOffsetInQueue(topic, 3);
     expect(max).to.equal(bodies.length);
+    // Our consume queues are the Java peers' byte for byte: the same DLedger positions, sizes and tag codes.
+    await sameConsumeQueues(storeDir, javas.map((j, i) => path.join(dir, `j${i}`, 'store')), topic, bodies.length);
 
     // The Java leader dies (SIGKILL): the other Java peer and ours elect a new leader between them.
     const leaderIdx = Number(server.leaderId!.slice(1));
@@ -135,5 +168,7 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
       expect(st.entriesPushed - was.entriesPushed, `${id}: entries pushed`).to.be.at.least(300);
       expect(st.appendPushes - was.appendPushes, `${id}: APPEND pushes`).to.be.below(300);
     }
+    // The Java followers dispatch the entries our peer led to the same consume-queue units as ours.
+    await sameConsumeQueues(storeDir, [0, 1].map((i) => path.join(dir, `j${i}`, 'store')), topic, 301);
   });
 });
