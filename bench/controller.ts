@@ -1,5 +1,5 @@
 /**
- * Controller mode (RIP-44), one broker process per replica (test/helpers/dledger-peer-child.js runs one
+ * Controller mode (RIP-44), one broker process per replica (test/helpers/broker-child.js runs one
  * BrokerController of ours; test/helpers/javaref.ts Java's), the name server and our client in this process:
  *
  * - failover: a set of 2 of ours under our controller (in process), short timings (CONTROLLER_MODE_TEST_TIMINGS);
@@ -21,7 +21,7 @@
  * No assertions.
  */
 import './quiet-logs';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +40,7 @@ import { decodeSyncStateSet } from '../protocol/body/sync-state-set';
 import { createMessage } from '../protocol/message/message';
 import { newTopicConfig } from '../protocol/body/topic-config';
 import { freePort, javaSkipReason, startJavaBroker, startJavaController, type JavaBroker, type JavaController } from '../test/helpers/javaref';
+import { spawnBrokerChild, stopBrokerChild } from '../test/helpers/broker-child-process';
 import { type BenchResult, pct, sendLoad } from './bench-util';
 
 const BODY = Buffer.alloc(1024, 0x61);
@@ -63,29 +64,11 @@ async function until(check: () => boolean | Promise<boolean>, limitMs: number, w
 
 /** One broker of ours in a child process; resolves with its address once it printed READY. */
 async function ourBroker(opts: Record<string, unknown>): Promise<{ child: ChildProcess; addr: string }> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'test', 'helpers', 'dledger-peer-child.js'), JSON.stringify(opts)], {
-    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROCKETMQ_LOG_LEVEL: 'error' },
-  });
-  const addr = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(/READY (\S+)/);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`broker child exited ${code}`)));
-  });
+  const { child, addr } = await spawnBrokerChild(opts, { inheritStderr: true });
   return { child, addr };
 }
 
-async function stopChild(c: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise((r) => c.once('exit', r));
-  c.kill(signal);
-  const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(t);
-}
+const stopChild = stopBrokerChild;
 
 /** The set's master id and SyncStateSet as a controller (ours or Java's) answers CONTROLLER_GET_REPLICA_INFO. */
 async function replicaInfo(client: RemotingClient, controllerAddr: string, brokerName: string): Promise<{ masterBrokerId: number | null; syncStateSet: number[] }> {

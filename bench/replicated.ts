@@ -1,5 +1,5 @@
 /**
- * Replicated groups, ours beside Java 4.9.8's, one broker process per peer (test/helpers/dledger-peer-child.js runs
+ * Replicated groups, ours beside Java 4.9.8's, one broker process per peer (test/helpers/broker-child.js runs
  * one BrokerController of ours; test/helpers/javaref.ts one Java broker), our client in this process, 1 KiB bodies,
  * a topic of 8 queues, sync x16 and async x256 (as many sends in flight):
  * - DLedger, 3 peers (enableDLegerCommitLog, Java's default DLedger timings on both sides);
@@ -12,7 +12,7 @@
  *   node dist/bench/replicated.js [--groups dledger,master-slave,single] [--sides ours,java] [--sync-messages N] [--async-messages N]
  */
 import './quiet-logs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ import { DefaultMQProducer } from '../lib/producer/default-mq-producer';
 import { createMessage } from '../protocol/message/message';
 import { newTopicConfig } from '../protocol/body/topic-config';
 import { freePort, javaSkipReason, startJavaBroker, type JavaBroker } from '../test/helpers/javaref';
+import { spawnBrokerChild, stopBrokerChild } from '../test/helpers/broker-child-process';
 import { type BenchResult, pct, sendLoad } from './bench-util';
 
 const BODY = Buffer.alloc(1024, 0x61);
@@ -42,28 +43,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function ourBroker(opts: Record<string, unknown>): Promise<ChildProcess> {
   // REPL_BENCH_NODE_ARGS: extra node options for our broker processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.REPL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, '..', 'test', 'helpers', 'dledger-peer-child.js'), JSON.stringify(opts)], {
-    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROCKETMQ_LOG_LEVEL: 'error' },
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('READY')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`broker child exited ${code}`)));
-  });
-  return child;
+  return (await spawnBrokerChild(opts, { nodeArgs, inheritStderr: true })).child;
 }
 
-async function stopChild(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise((r) => c.once('exit', r));
-  c.kill('SIGTERM');
-  const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(t);
-}
+const stopChild = (c: ChildProcess): Promise<void> => stopBrokerChild(c);
 
 async function startOurs(kind: GroupKind, namesrvAddr: string, root: string): Promise<Group> {
   const brokerName = `ours-${kind}`;

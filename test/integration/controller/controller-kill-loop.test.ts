@@ -7,7 +7,6 @@
  * the same consume queues and every acknowledged message is in them: 0 acknowledged messages lost.
  */
 import { expect } from 'chai';
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,11 +21,10 @@ import { decodeMessage } from '../../../protocol/message/message-decoder';
 import { createMessage } from '../../../protocol/message/message';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
+import { type BrokerChild, spawnBrokerChild, stopBrokerChild } from '../../helpers/broker-child-process';
 
-const CHILD = path.join(__dirname, 'controller-broker-child.js');
 const KILLS = 20;
 
-interface BrokerChild { child: ChildProcess; addr: string; output(): string }
 
 async function queueContents(dir: string, topic: string): Promise<Map<number, string[]>> {
   const store = new DefaultMessageStore({ storePathRootDir: dir, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000 }, { logger: pino({ level: 'silent' }) });
@@ -86,12 +84,7 @@ describe('controller: kill -9 of the master under a sync producer, 20 times (chi
     if (dir && !process.env.KEEP) await fs.promises.rm(dir, { recursive: true, force: true });
   });
 
-  const kill = async (c: BrokerChild, signal: NodeJS.Signals): Promise<void> => {
-    if (c.child.exitCode !== null || c.child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => c.child.once('exit', () => resolve()));
-    c.child.kill(signal);
-    await exited;
-  };
+  const kill = (c: BrokerChild, signal: NodeJS.Signals): Promise<void> => stopBrokerChild(c.child, signal);
 
   const startChild = async (name: string, brokerName: string): Promise<BrokerChild> => {
     const opts = {
@@ -106,14 +99,7 @@ describe('controller: kill -9 of the master under a sync producer, 20 times (chi
       },
       replicasManager: { retryIntervalMillis: 300, initialDelayMillis: 200 },
     };
-    const child = spawn(process.execPath, [CHILD, JSON.stringify(opts)], { env: { ...process.env, ROCKETMQ_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { out = (out + d).slice(-200_000); });
-    await waitFor(() => /READY /.test(out) || child.exitCode !== null, 30_000, `${name} started`);
-    const m = /READY (\S+)/.exec(out);
-    if (!m) throw new Error(`${name} did not start:\n${out}`);
-    const c = { child, addr: m[1], output: () => out };
+    const c = await spawnBrokerChild(opts, { logLevel: 'warn' });
     children.set(name, c);
     return c;
   };

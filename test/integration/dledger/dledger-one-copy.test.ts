@@ -5,7 +5,6 @@
  * when a follower truncates to its leader; after a kill -9 the queues are dispatched again from the log.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { SendStatus, type SendResult } from '../../../lib/client/send-result';
 import { BODY_OFFSET } from '../../../lib/dledger';
 import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
 import { freePort } from '../../helpers/javaref';
+import { spawnBrokerChild, stopBrokerChild } from '../../helpers/broker-child-process';
 
 const FAST = { heartBeatTimeIntervalMs: 100, maxHeartBeatLeak: 3, minVoteIntervalMs: 50, maxVoteIntervalMs: 200, maxWaitAckTimeMs: 2000 };
 
@@ -219,18 +219,8 @@ describe('dledger: one copy of each record (consume queues dispatched from the D
       },
       dledger: FAST,
     };
-    const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'helpers', 'dledger-peer-child.js'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'ignore'] });
-    cleanups.push(async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    });
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('READY')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
-    });
+    const { child } = await spawnBrokerChild(opts);
+    cleanups.push(() => stopBrokerChild(child, 'SIGKILL'));
     const topic = randomName('DL3');
     const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: ns.address, instanceName: randomName('p'), pollNameServerInterval: 100, sendMsgTimeout: 3000 });
     await p.start();

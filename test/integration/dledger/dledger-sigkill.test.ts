@@ -4,7 +4,7 @@
  * catches up (its store recovered after the kill).
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer } from '../../../lib/index';
 import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
 import { freePort } from '../../helpers/javaref';
+import { spawnBrokerChild, stopBrokerChild } from '../../helpers/broker-child-process';
 
 const FAST = { heartBeatTimeIntervalMs: 100, maxHeartBeatLeak: 3, minVoteIntervalMs: 50, maxVoteIntervalMs: 200, maxWaitAckTimeMs: 2000 };
 
@@ -46,19 +47,9 @@ describe('dledger: SIGKILL of a child-process peer', function () {
     }
     let child: ChildProcess | null = null;
     const startChild = async (): Promise<void> => {
-      const c = spawn(process.execPath, [path.join(__dirname, '..', '..', 'helpers', 'dledger-peer-child.js'), JSON.stringify(optsFor(2))], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const c = (await spawnBrokerChild(optsFor(2))).child;
       child = c;
-      cleanups.push(async () => {
-        if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-      });
-      await new Promise<void>((resolve, reject) => {
-        let out = '';
-        c.stdout!.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('READY')) resolve();
-        });
-        c.once('exit', (code) => reject(new Error(`child exited ${code}`)));
-      });
+      cleanups.push(() => stopBrokerChild(c, 'SIGKILL'));
     };
     await startChild();
     const leaderOf = (b: BrokerController) => b.dledgerCommitLog!.server.leaderId;

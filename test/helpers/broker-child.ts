@@ -1,10 +1,11 @@
 /**
- * One controller-mode broker of ours in its own process, so a test can SIGKILL it (not a test file).
+ * One broker of ours in its own process (a DLedger peer, a controller-mode replica, a master or a slave), so a test
+ * or a benchmark can SIGKILL it. Started through test/helpers/broker-child-process.ts.
  *
- * usage: node controller-broker-child.js '<json: { brokerConfig, messageStoreConfig, replicasManager }>'
+ * usage: node broker-child.js '<json: BrokerController options (brokerConfig, messageStoreConfig, dledger, ...)>'
  * Prints "READY <brokerAddr>" once started; SIGTERM shuts it down cleanly.
  */
-import { BrokerController } from '../../../lib/broker/broker-controller';
+import { BrokerController } from '../../lib/broker/broker-controller';
 
 async function main(): Promise<void> {
   const opts = JSON.parse(process.argv[2] ?? '{}');
