@@ -24,6 +24,37 @@ import {
 
 export const CHECK_POINT_FILE = 'checkpoint';
 
+/** Data files deleted by one cleanup run at most (Java's MmapFileList.DELETE_FILES_BATCH_MAX). */
+export const DELETE_FILES_BATCH_MAX = 10;
+
+const HOUR_MS = 3600 * 1000;
+
+/** The used ratio of the disk holding `dir` (Java's DLedgerUtils.getDiskPartitionSpaceUsedPercent), -1 when unknown. */
+export async function diskPartitionSpaceUsedPercent(dir: string): Promise<number> {
+  try {
+    const s = await fs.statfs(dir);
+    return s.blocks > 0 ? (s.blocks - s.bfree) / s.blocks : -1;
+  } catch {
+    return -1;
+  }
+}
+
+/** Whether the hour of `now` is one of `when`'s `HH;HH` hours (Java's DLedgerUtils.isItTimeToDo). */
+export function isItTimeToDo(when: string, now: number): boolean {
+  const hour = new Date(now).getHours();
+  return when.split(';').some((w) => w.trim() !== '' && Number(w) === hour);
+}
+
+/** What one cleanup run saw and did (Java's CleanSpaceService logs the same). */
+export interface CleanSpaceResult {
+  count: number;
+  timeUp: boolean;
+  checkExpired: boolean;
+  forceClean: boolean;
+  storeBaseRatio: number;
+  dataRatio: number;
+}
+
 interface FileRef { from: number; handle: fs.FileHandle; file: string }
 
 /** A list of fixed-size files addressed by a global offset (MmapFileList). */
@@ -123,6 +154,17 @@ class FileList {
       const stop = Math.min(end, f.from + this.fileSize);
       if (stop > offset) await f.handle.write(Buffer.alloc(stop - offset), 0, stop - offset, offset - f.from);
     }
+  }
+
+  /** Deletes the files wholly below `offset` (Java's MmapFileList.resetOffset for the index files). */
+  async deleteBelow(offset: number): Promise<number> {
+    let n = 0;
+    while (n < this.files.length && this.files[n].from + this.fileSize <= offset) n++;
+    for (const f of this.files.splice(0, n)) {
+      await f.handle.close();
+      await fs.rm(f.file, { force: true });
+    }
+    return n;
   }
 
   async sync(): Promise<void> {
@@ -456,6 +498,74 @@ export class DLedgerMmapFileStore {
     const buf = await this.dataFileList.read(s.pos, s.size);
     if (!buf) throw new MessageStoreError(`DISK_ERROR reading entry ${index} at ${s.pos}`);
     return decodeEntry(buf);
+  }
+
+  /**
+   * One run of Java's CleanSpaceService: at a deleteWhen hour, or when the store's disk (or the data files' disk) is
+   * above diskSpaceRatioToCheckExpired, deletes the data files last written more than fileReservedHours ago (at least
+   * one hour), all of them but the last when the disk is above diskSpaceRatioToForceClean and enableDiskForceClean;
+   * then moves ledgerBeginIndex to the first remaining entry and deletes the index files below it.
+   * Unlike Java, a file is deleted only once every entry in it is at or below `appliedIndex` (committed and handed to
+   * the state machine): what has not reached the consume queues is never lost to the reserved time.
+   */
+  async cleanSpace(now: number, appliedIndex: number, diskRatio = diskPartitionSpaceUsedPercent): Promise<CleanSpaceResult> {
+    const c = this.config;
+    const storeBaseRatio = await diskRatio(c.storeBaseDir);
+    const dataRatio = await diskRatio(dataStorePath(c));
+    let reserved = c.fileReservedHours * HOUR_MS;
+    if (reserved < HOUR_MS) {
+      this.log.warn({ fileReservedTimeMs: reserved, hourOfMs: HOUR_MS }, 'fileReservedTimeMs is smaller than an hour');
+      reserved = HOUR_MS;
+    }
+    const timeUp = isItTimeToDo(c.deleteWhen, now);
+    const checkExpired = storeBaseRatio > c.diskSpaceRatioToCheckExpired || dataRatio > c.diskSpaceRatioToCheckExpired;
+    const forceClean = storeBaseRatio > c.diskSpaceRatioToForceClean || dataRatio > c.diskSpaceRatioToForceClean;
+    let count = 0;
+    if (timeUp || checkExpired) {
+      count = await this.deleteExpiredFileByTime(reserved, now, forceClean && c.enableDiskForceClean, Math.min(appliedIndex, this.committedIndex));
+      if (count > 0 || (forceClean && c.enableDiskForceClean)) {
+        this.log.info({ count, timeUp, checkExpired, forceClean, enableForceClean: c.enableDiskForceClean, storeBaseRatio, dataRatio,
+          ledgerBeginIndex: this.ledgerBeginIndex }, 'clean space');
+      }
+    }
+    return { count, timeUp, checkExpired, forceClean, storeBaseRatio, dataRatio };
+  }
+
+  /**
+   * Deletes data files from the first on (never the last, at most DELETE_FILES_BATCH_MAX) while each was last
+   * written `expiredTime` ms before `now` (any, when `cleanImmediately`) and holds no entry after `keepAfterIndex`;
+   * then revises ledgerBeginIndex and deletes the index files below it (Java's MmapFileList.deleteExpiredFileByTime
+   * and DLedgerMmapFileStore.reviseLedgerBeginIndex). Resolves with how many data files went.
+   */
+  deleteExpiredFileByTime(expiredTime: number, now: number, cleanImmediately: boolean, keepAfterIndex: number): Promise<number> {
+    return this.#serial(async () => {
+      const files = this.dataFileList.files;
+      const size = this.config.mappedFileSizeForEntryData;
+      let n = 0;
+      while (n < files.length - 1 && n < DELETE_FILES_BATCH_MAX) {
+        const f = files[n];
+        // Every entry of the file must have been applied, and an entry must remain after it.
+        if (this.lastIndexEndingBy(f.from + size) > keepAfterIndex) break;
+        if (this.lastIndexEndingBy(files[n + 1].from) + 1 > this.ledgerEndIndex) break;
+        const { mtimeMs } = await f.handle.stat();
+        if (!(now >= mtimeMs + expiredTime || cleanImmediately)) break;
+        n++;
+      }
+      if (n === 0) return 0;
+      // reviseLedgerBeginIndex: the first entry of the first remaining file (the bookkeeping moves at once, reads
+      // of what goes find it gone).
+      const begin = this.lastIndexEndingBy(files[n].from) + 1;
+      const gone = files.splice(0, n);
+      this.#slots.splice(0, begin - this.ledgerBeginIndex);
+      this.ledgerBeginIndex = begin;
+      for (const i of [...this.#recent.keys()]) if (i < begin) this.#recent.delete(i);
+      for (const f of gone) {
+        await f.handle.close();
+        await fs.rm(f.file, { force: true });
+      }
+      await this.indexFileList.deleteBelow(begin * INDEX_UNIT_SIZE);
+      return n;
+    });
   }
 
   updateCommittedIndex(index: number): void {

@@ -76,7 +76,8 @@ export class DLedgerCommitLog {
     const c = broker.messageStoreConfig;
     const conf: Partial<DLedgerConfig> = {
       group: c.dLegerGroup, selfId: c.dLegerSelfId, peers: c.dLegerPeers, storeBaseDir: c.storePathRootDir,
-      mappedFileSizeForEntryData: c.mappedFileSizeCommitLog, preferredLeaderIds: c.preferredLeaderId || null, ...extra,
+      mappedFileSizeForEntryData: c.mappedFileSizeCommitLog, preferredLeaderIds: c.preferredLeaderId || null,
+      ...this.#cleanConfig(), ...extra,
     };
     this.server = new DLedgerServer(conf, {
       logger: log,
@@ -98,7 +99,24 @@ export class DLedgerCommitLog {
       getMaxWrotePosition: () => files.writePos,
       fileSize: this.server.config.mappedFileSizeForEntryData,
       read: (offset, size) => files.dataFileList.read(offset, size),
+      deleteExpiredFiles: async (now) => {
+        // Java's refreshConfig: the broker's cleanup settings as they are now (updateBrokerConfig may change them);
+        // what the constructor's `extra` set stays.
+        const conf = this.server.config;
+        for (const [k, v] of Object.entries(this.#cleanConfig())) if (!(k in extra)) (conf as unknown as Record<string, unknown>)[k] = v;
+        const r = await files.cleanSpace(now, this.server.appliedIndex);
+        return r.count;
+      },
     });
+  }
+
+  /**
+   * The broker.conf keys Java 4.9.8's DLedgerCommitLog hands DLedger's cleanup: deleteWhen, fileReservedTime + 1 as
+   * fileReservedHours, cleanFileForciblyEnable as enableDiskForceClean.
+   */
+  #cleanConfig(): Pick<DLedgerConfig, 'deleteWhen' | 'fileReservedHours' | 'enableDiskForceClean'> {
+    const c = this.broker.messageStoreConfig;
+    return { deleteWhen: c.deleteWhen, fileReservedHours: c.fileReservedTime + 1, enableDiskForceClean: c.cleanFileForciblyEnable };
   }
 
   /**
