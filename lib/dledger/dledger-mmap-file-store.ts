@@ -455,12 +455,36 @@ export class DLedgerMmapFileStore {
    * (Java's truncate).
    */
   async truncate(entry: DLedgerEntry): Promise<number> {
+    // Our log ends before the leader's entry (the leader deleted what we lack): start afresh at it (Java's
+    // rebuildWithPos; nothing of ours is committed at or after it).
+    if (entry.index > this.ledgerEndIndex + 1) {
+      await this.#rebuildAt(entry);
+      await this.appendAsFollower(entry);
+      return entry.index;
+    }
     const mine = await this.get(entry.index).catch(() => null);
     const same = !!mine && mine.term === entry.term && mine.pos === entry.pos && mine.size === entry.size && mine.body.equals(entry.body);
     const keepTo = same ? entry.index : entry.index - 1;
     await this.truncateAfter(keepTo, same ? entry.pos + entry.size : entry.pos);
     if (!same) await this.appendAsFollower(entry);
     return entry.index;
+  }
+
+  /** Drops every entry and file; the next append (at `entry`'s index and pos) is the log's first. */
+  #rebuildAt(entry: DLedgerEntry): Promise<void> {
+    this.log.warn({ ledgerBeginIndex: this.ledgerBeginIndex, ledgerEndIndex: this.ledgerEndIndex, index: entry.index, pos: entry.pos },
+      'log ends before the leader\'s entry: rebuilding the log at it');
+    this.#recent.clear();
+    this.#slots = [];
+    this.ledgerBeginIndex = -1;
+    this.ledgerEndIndex = entry.index - 1;
+    this.ledgerEndTerm = -1;
+    this.writePos = entry.pos;
+    this.#batch = null;
+    return this.#serial(async () => {
+      await this.dataFileList.deleteBelow(Number.MAX_SAFE_INTEGER);
+      await this.indexFileList.deleteBelow(Number.MAX_SAFE_INTEGER);
+    });
   }
 
   /** Drops entries after `index` (data from `pos`). Committed entries are never dropped. */

@@ -633,6 +633,8 @@ export class DLedgerServer {
     this.#applying = true;
     try {
       while (!this.#stopped && this.appliedIndex < this.store.committedIndex) {
+        // After a rebuild at the leader's first entry, what lay before it is gone (see handlePush TRUNCATE).
+        if (this.appliedIndex < this.store.ledgerBeginIndex - 1) this.appliedIndex = this.store.ledgerBeginIndex - 1;
         const index = this.appliedIndex + 1;
         const entry = this.store.cached(index) ?? await this.store.get(index);
         let result: unknown;
@@ -973,6 +975,11 @@ export class DLedgerServer {
           return now(DLedgerResponseCode.INCONSISTENT_STATE);
         }
         this.#selfWritten = this.store.ledgerEndIndex;
+        if (this.appliedIndex < this.store.ledgerBeginIndex - 1) {
+          // The log was rebuilt at the leader's first entry: what lay before it is gone and is not applied here.
+          this.log.warn({ appliedIndex: this.appliedIndex, ledgerBeginIndex: this.store.ledgerBeginIndex }, 'entries before the leader\'s first were deleted: not applied here');
+          this.appliedIndex = this.store.ledgerBeginIndex - 1;
+        }
         this.log.info({ index: e.index, ledgerEndIndex: this.store.ledgerEndIndex }, 'truncated to the leader');
         commit();
         return now(DLedgerResponseCode.SUCCESS, e.index);
