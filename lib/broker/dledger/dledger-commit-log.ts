@@ -202,7 +202,17 @@ export class DLedgerCommitLog {
    * may still be on its way to the files (a batch write): it is read by pulls as soon as it is dispatched.
    */
   async #apply(entry: DLedgerEntry): Promise<PutMessageResult> {
-    await this.server.store.whenWritten();
+    const s = this.server.store;
+    await s.whenWritten();
+    if (entry.index === s.ledgerBeginIndex && s.ledgerBeginIndex > 0) {
+      // The log's first entry after the log was rebuilt at the leader's (this peer was behind what the others deleted):
+      // consume queues pointing only below it are dropped, and start again at the queue offsets the leader assigned.
+      const end = this.store.maxPhysicOffsetInConsumeQueues();
+      if (end > 0 && end <= s.minOffset) {
+        this.log.warn({ consumeQueueEnd: end, minOffset: s.minOffset, index: entry.index }, 'consume queues point only below the rebuilt log: dropped');
+        await this.store.cleanExpiredConsumerQueue();
+      }
+    }
     const r = await this.store.dispatchReplicated(entry.body, entry.pos + BODY_OFFSET);
     return r;
   }

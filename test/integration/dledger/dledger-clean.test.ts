@@ -172,4 +172,50 @@ describe('dledger: expired DLedger data, index and consume-queue files are delet
       expect(s.committedIndex).to.equal(master(c)!.dledgerCommitLog!.server.committedIndex);
     }
   });
+
+  it('a peer down while the others deleted what it lacks rebuilds its log at the leader\'s first entry and dispatches from there', async () => {
+    cluster = await startCluster({
+      dledger: 3,
+      dledgerConfig: { ...FAST, deleteWhen: EVERY_HOUR },
+      storeConfig: { mappedFileSizeCommitLog: DATA_FILE_SIZE, mappedFileSizeConsumeQueue: 10 * 20, deleteWhen: EVERY_HOUR },
+    });
+    const c = cluster;
+    await waitFor(() => !!master(c), 30_000, 'a master');
+    const topic = randomName('DLR');
+    const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: c.namesrvAddr, instanceName: randomName('p'), pollNameServerInterval: 100 });
+    await p.start();
+    cleanups.push(() => p.shutdown());
+    const pad = 'x'.repeat(2000);
+    for (let i = 0; i < 10; i++) await sendOk(p, topic, `early-${i}-${pad}`);
+    await settle(c);
+    const down = c.brokers.findIndex((b) => b !== master(c));
+    await c.stopBroker(down);
+    for (let i = 0; i < 150; i++) await sendOk(p, topic, `mid-${i}-${pad}`);
+    const up = c.brokers.filter((_, i) => i !== down);
+    const old = new Date(Date.now() - 100 * 3600 * 1000);
+    for (const b of up) {
+      const dir = dataStorePath(b.dledgerCommitLog!.server.config);
+      const files = await names(dir);
+      for (const f of files.slice(0, -2)) await fs.utimes(path.join(dir, f), old, old);
+      await b.messageStore.cleanFilesPeriodically();
+    }
+    const leader = master(c)!;
+    const begin = leader.dledgerCommitLog!.server.store.ledgerBeginIndex;
+    expect(begin).to.be.greaterThan(10);
+    const back = await c.startBroker(down);
+    for (let i = 0; i < 5; i++) await sendOk(p, topic, `late-${i}`);
+    await settle(c);
+    const s = back.dledgerCommitLog!.server;
+    expect(s.store.ledgerBeginIndex).to.equal(begin);
+    expect(s.ledgerEndIndex).to.equal(master(c)!.dledgerCommitLog!.server.ledgerEndIndex);
+    // Its consume queues end where the leader's do, and their last entries read the same records.
+    for (const [queueId, cq] of master(c)!.messageStore.consumeQueueTable.get(topic)!) {
+      const mine = back.messageStore.consumeQueueTable.get(topic)?.get(queueId);
+      expect(mine?.getMaxOffsetInQueue(), `queue ${queueId}`).to.equal(cq.getMaxOffsetInQueue());
+      const e = await cq.getEntry(cq.getMaxOffsetInQueue() - 1);
+      const m = await mine!.getEntry(cq.getMaxOffsetInQueue() - 1);
+      expect(m).to.deep.equal(e);
+      expect((await back.messageStore.lookMessageByOffset(m!.offset))!.equals((await master(c)!.messageStore.lookMessageByOffset(e!.offset))!)).to.equal(true);
+    }
+  });
 });
