@@ -205,6 +205,8 @@ export class DLedgerMmapFileStore {
   readonly indexFileList: FileList;
   ledgerBeginIndex = -1;
   ledgerEndIndex = -1;
+  /** The disk is above the full ratio (set by cleanSpace): the leader refuses appends with DISK_FULL (Java's isDiskFull). */
+  isDiskFull = false;
   ledgerEndTerm = -1;
   committedIndex = -1;
   /** Next write position in the data files. */
@@ -543,7 +545,13 @@ export class DLedgerMmapFileStore {
     }
     const timeUp = isItTimeToDo(c.deleteWhen, now);
     const checkExpired = storeBaseRatio > c.diskSpaceRatioToCheckExpired || dataRatio > c.diskSpaceRatioToCheckExpired;
-    const forceClean = storeBaseRatio > c.diskSpaceRatioToForceClean || dataRatio > c.diskSpaceRatioToForceClean;
+    const forceRatio = Math.max(0.5, c.diskSpaceRatioToForceClean);
+    const forceClean = storeBaseRatio > forceRatio || dataRatio > forceRatio;
+    // Java's getDiskFullRatio: the force-clean ratio + 0.05, at most 0.95; above it the leader refuses appends.
+    const fullRatio = Math.min(0.95, forceRatio + 0.05);
+    const wasFull = this.isDiskFull;
+    this.isDiskFull = storeBaseRatio > fullRatio || dataRatio > fullRatio;
+    if (this.isDiskFull !== wasFull) this.log[this.isDiskFull ? 'error' : 'info']({ storeBaseRatio, dataRatio, fullRatio }, this.isDiskFull ? 'disk full: appends refused' : 'disk space ok again');
     let count = 0;
     if (timeUp || checkExpired) {
       count = await this.deleteExpiredFileByTime(reserved, now, forceClean && c.enableDiskForceClean, Math.min(appliedIndex, this.committedIndex));

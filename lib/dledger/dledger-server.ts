@@ -566,12 +566,13 @@ export class DLedgerServer {
   /**
    * Appends `body` as the leader; resolves once a quorum holds it and the state machine applied it. `prepare` is
    * called with the body once the append is accepted, just before it enters the log (not for an append refused as
-   * NOT_LEADER, LEADER_TRANSFERRING or LEADER_PENDING_FULL): what it writes into the body is what the log holds.
+   * NOT_LEADER, LEADER_TRANSFERRING, LEADER_PENDING_FULL or DISK_FULL): what it writes into the body is what the log holds.
    */
   append(body: Buffer, prepare?: (body: Buffer) => void): Promise<{ index: number; result: unknown }> {
     if (this.role !== 'LEADER') return Promise.reject(new DLedgerError(DLedgerResponseCode.NOT_LEADER, `not leader (leader ${this.leaderId})`));
     if (this.#transferring) return Promise.reject(new DLedgerError(DLedgerResponseCode.LEADER_TRANSFERRING, 'leadership transfer under way'));
     if (this.#pending.size >= this.config.maxPendingRequestsNum) return Promise.reject(new DLedgerError(DLedgerResponseCode.LEADER_PENDING_FULL, 'too many pending appends'));
+    if (this.store.isDiskFull) return Promise.reject(new DLedgerError(DLedgerResponseCode.DISK_FULL, 'disk full'));
     prepare?.(body);
     const { entry, written } = this.store.appendAsLeader(body, this.currTerm, this.#appendHook);
     const index = entry.index;

@@ -121,7 +121,7 @@ describe('dledger: DLedgerMmapFileStore writes (at once, or batched behind the w
     await again.shutdown();
   });
 
-  it('cleanSpace deletes at a deleteWhen hour or above diskSpaceRatioToCheckExpired, all but the last above diskSpaceRatioToForceClean', async () => {
+  it('cleanSpace deletes at a deleteWhen hour or above diskSpaceRatioToCheckExpired, all but the last above diskSpaceRatioToForceClean, full above it + 0.05', async () => {
     const now = Date.now();
     const otherHour = String((new Date(now).getHours() + 1) % 24).padStart(2, '0');
     config = { ...config, deleteWhen: otherHour, fileReservedHours: 72 };
@@ -139,8 +139,14 @@ describe('dledger: DLedgerMmapFileStore writes (at once, or batched behind the w
     const r = await s.cleanSpace(now, 199, async () => 0.75);
     expect(r).to.include({ count: 1, timeUp: false, checkExpired: true, forceClean: false });
     // Above 0.85: the fresh ones go too, but the last.
-    expect((await s.cleanSpace(now, 199, async () => 0.9)).count).to.equal(n - 2);
+    expect((await s.cleanSpace(now, 199, async () => 0.88)).count).to.equal(n - 2);
     expect(s.dataFileList.files.length).to.equal(1);
+    expect(s.isDiskFull).to.equal(false);
+    // Above 0.90 (force-clean ratio + 0.05) the disk is full; below it again, not.
+    await s.cleanSpace(now, 199, async () => 0.91);
+    expect(s.isDiskFull).to.equal(true);
+    await s.cleanSpace(now, 199, async () => 0.5);
+    expect(s.isDiskFull).to.equal(false);
     await s.shutdown();
   });
 });

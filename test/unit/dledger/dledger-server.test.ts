@@ -131,6 +131,15 @@ describe('dledger: DLedgerServer (3 peers over real sockets and files)', functio
     await servers[i]!.start();
     expect(servers[i]!.store.ledgerBeginIndex).to.equal(begin);
     expect(servers[i]!.store.ledgerEndIndex).to.equal(l.ledgerEndIndex);
+    // A leader whose disk is full refuses appends with DISK_FULL (nothing enters the log).
+    const endBefore = l.ledgerEndIndex;
+    await l.store.cleanSpace(Date.now(), l.appliedIndex, async () => 0.96);
+    const refused = await l.append(Buffer.from('refused')).then(() => null, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(DLedgerError);
+    expect((refused as DLedgerError).code).to.equal(DLedgerResponseCode.DISK_FULL);
+    expect(l.ledgerEndIndex).to.equal(endBefore);
+    await l.store.cleanSpace(Date.now(), l.appliedIndex, async () => 0.2);
+    await l.append(Buffer.from('ok again'));
   });
 
   it('truncates the uncommitted entries of a partitioned old leader on rejoin; committed ones stay', async () => {
