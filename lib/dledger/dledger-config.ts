@@ -45,6 +45,19 @@ export interface DLedgerConfig {
   minTakeLeadershipVoteIntervalMs: number;
   maxTakeLeadershipVoteIntervalMs: number;
   leadershipTransferWaitTimeout: number;
+  /**
+   * Hours a data file is kept after its last write (CleanSpaceService deletes older ones). A broker sets it to its
+   * fileReservedTime + 1, as Java 4.9.8's DLedgerCommitLog does.
+   */
+  fileReservedHours: number;
+  /** Hours (`HH`, `;`-separated) at which expired data files are deleted whatever the disk use (broker: deleteWhen). */
+  deleteWhen: string;
+  /** Above this used ratio of the store's disk, expired data files are deleted at any hour. */
+  diskSpaceRatioToCheckExpired: number;
+  /** Above this used ratio, data files are deleted whatever their age (when enableDiskForceClean). */
+  diskSpaceRatioToForceClean: number;
+  /** Whether a disk above diskSpaceRatioToForceClean has files deleted before their time (broker: cleanFileForciblyEnable). */
+  enableDiskForceClean: boolean;
   /** Bind address of the peer RPC server (ours; Java binds all interfaces on the peer's port). */
   bindAddress: string;
 }
@@ -76,6 +89,11 @@ export const DEFAULT_DLEDGER_CONFIG: Readonly<DLedgerConfig> = Object.freeze({
   minTakeLeadershipVoteIntervalMs: 30,
   maxTakeLeadershipVoteIntervalMs: 100,
   leadershipTransferWaitTimeout: 1000,
+  fileReservedHours: 72,
+  deleteWhen: '04',
+  diskSpaceRatioToCheckExpired: 0.70,
+  diskSpaceRatioToForceClean: 0.85,
+  enableDiskForceClean: true,
   bindAddress: '0.0.0.0',
 });
 

@@ -24,6 +24,37 @@ import {
 
 export const CHECK_POINT_FILE = 'checkpoint';
 
+/** Data files deleted by one cleanup run at most (Java's MmapFileList.DELETE_FILES_BATCH_MAX). */
+export const DELETE_FILES_BATCH_MAX = 10;
+
+const HOUR_MS = 3600 * 1000;
+
+/** The used ratio of the disk holding `dir` (Java's DLedgerUtils.getDiskPartitionSpaceUsedPercent), -1 when unknown. */
+export async function diskPartitionSpaceUsedPercent(dir: string): Promise<number> {
+  try {
+    const s = await fs.statfs(dir);
+    return s.blocks > 0 ? (s.blocks - s.bfree) / s.blocks : -1;
+  } catch {
+    return -1;
+  }
+}
+
+/** Whether the hour of `now` is one of `when`'s `HH;HH` hours (Java's DLedgerUtils.isItTimeToDo). */
+export function isItTimeToDo(when: string, now: number): boolean {
+  const hour = new Date(now).getHours();
+  return when.split(';').some((w) => w.trim() !== '' && Number(w) === hour);
+}
+
+/** What one cleanup run saw and did (Java's CleanSpaceService logs the same). */
+export interface CleanSpaceResult {
+  count: number;
+  timeUp: boolean;
+  checkExpired: boolean;
+  forceClean: boolean;
+  storeBaseRatio: number;
+  dataRatio: number;
+}
+
 interface FileRef { from: number; handle: fs.FileHandle; file: string }
 
 /** A list of fixed-size files addressed by a global offset (MmapFileList). */
@@ -125,6 +156,17 @@ class FileList {
     }
   }
 
+  /** Deletes the files wholly below `offset` (Java's MmapFileList.resetOffset for the index files). */
+  async deleteBelow(offset: number): Promise<number> {
+    let n = 0;
+    while (n < this.files.length && this.files[n].from + this.fileSize <= offset) n++;
+    for (const f of this.files.splice(0, n)) {
+      await f.handle.close();
+      await fs.rm(f.file, { force: true });
+    }
+    return n;
+  }
+
   async sync(): Promise<void> {
     for (const f of [...this.files]) {
       // a file a truncation closed meanwhile is gone
@@ -163,6 +205,8 @@ export class DLedgerMmapFileStore {
   readonly indexFileList: FileList;
   ledgerBeginIndex = -1;
   ledgerEndIndex = -1;
+  /** The disk is above the full ratio (set by cleanSpace): the leader refuses appends with DISK_FULL (Java's isDiskFull). */
+  isDiskFull = false;
   ledgerEndTerm = -1;
   committedIndex = -1;
   /** Next write position in the data files. */
@@ -413,12 +457,36 @@ export class DLedgerMmapFileStore {
    * (Java's truncate).
    */
   async truncate(entry: DLedgerEntry): Promise<number> {
+    // Our log ends before the leader's entry (the leader deleted what we lack): start afresh at it (Java's
+    // rebuildWithPos; nothing of ours is committed at or after it).
+    if (entry.index > this.ledgerEndIndex + 1) {
+      await this.#rebuildAt(entry);
+      await this.appendAsFollower(entry);
+      return entry.index;
+    }
     const mine = await this.get(entry.index).catch(() => null);
     const same = !!mine && mine.term === entry.term && mine.pos === entry.pos && mine.size === entry.size && mine.body.equals(entry.body);
     const keepTo = same ? entry.index : entry.index - 1;
     await this.truncateAfter(keepTo, same ? entry.pos + entry.size : entry.pos);
     if (!same) await this.appendAsFollower(entry);
     return entry.index;
+  }
+
+  /** Drops every entry and file; the next append (at `entry`'s index and pos) is the log's first. */
+  #rebuildAt(entry: DLedgerEntry): Promise<void> {
+    this.log.warn({ ledgerBeginIndex: this.ledgerBeginIndex, ledgerEndIndex: this.ledgerEndIndex, index: entry.index, pos: entry.pos },
+      'log ends before the leader\'s entry: rebuilding the log at it');
+    this.#recent.clear();
+    this.#slots = [];
+    this.ledgerBeginIndex = -1;
+    this.ledgerEndIndex = entry.index - 1;
+    this.ledgerEndTerm = -1;
+    this.writePos = entry.pos;
+    this.#batch = null;
+    return this.#serial(async () => {
+      await this.dataFileList.deleteBelow(Number.MAX_SAFE_INTEGER);
+      await this.indexFileList.deleteBelow(Number.MAX_SAFE_INTEGER);
+    });
   }
 
   /** Drops entries after `index` (data from `pos`). Committed entries are never dropped. */
@@ -456,6 +524,80 @@ export class DLedgerMmapFileStore {
     const buf = await this.dataFileList.read(s.pos, s.size);
     if (!buf) throw new MessageStoreError(`DISK_ERROR reading entry ${index} at ${s.pos}`);
     return decodeEntry(buf);
+  }
+
+  /**
+   * One run of Java's CleanSpaceService: at a deleteWhen hour, or when the store's disk (or the data files' disk) is
+   * above diskSpaceRatioToCheckExpired, deletes the data files last written more than fileReservedHours ago (at least
+   * one hour), all of them but the last when the disk is above diskSpaceRatioToForceClean and enableDiskForceClean;
+   * then moves ledgerBeginIndex to the first remaining entry and deletes the index files below it.
+   * Unlike Java, a file is deleted only once every entry in it is at or below `appliedIndex` (committed and handed to
+   * the state machine): what has not reached the consume queues is never lost to the reserved time.
+   */
+  async cleanSpace(now: number, appliedIndex: number, diskRatio = diskPartitionSpaceUsedPercent): Promise<CleanSpaceResult> {
+    const c = this.config;
+    const storeBaseRatio = await diskRatio(c.storeBaseDir);
+    const dataRatio = await diskRatio(dataStorePath(c));
+    let reserved = c.fileReservedHours * HOUR_MS;
+    if (reserved < HOUR_MS) {
+      this.log.warn({ fileReservedTimeMs: reserved, hourOfMs: HOUR_MS }, 'fileReservedTimeMs is smaller than an hour');
+      reserved = HOUR_MS;
+    }
+    const timeUp = isItTimeToDo(c.deleteWhen, now);
+    const checkExpired = storeBaseRatio > c.diskSpaceRatioToCheckExpired || dataRatio > c.diskSpaceRatioToCheckExpired;
+    const forceRatio = Math.max(0.5, c.diskSpaceRatioToForceClean);
+    const forceClean = storeBaseRatio > forceRatio || dataRatio > forceRatio;
+    // Java's getDiskFullRatio: the force-clean ratio + 0.05, at most 0.95; above it the leader refuses appends.
+    const fullRatio = Math.min(0.95, forceRatio + 0.05);
+    const wasFull = this.isDiskFull;
+    this.isDiskFull = storeBaseRatio > fullRatio || dataRatio > fullRatio;
+    if (this.isDiskFull !== wasFull) this.log[this.isDiskFull ? 'error' : 'info']({ storeBaseRatio, dataRatio, fullRatio }, this.isDiskFull ? 'disk full: appends refused' : 'disk space ok again');
+    let count = 0;
+    if (timeUp || checkExpired) {
+      count = await this.deleteExpiredFileByTime(reserved, now, forceClean && c.enableDiskForceClean, Math.min(appliedIndex, this.committedIndex));
+      if (count > 0 || (forceClean && c.enableDiskForceClean)) {
+        this.log.info({ count, timeUp, checkExpired, forceClean, enableForceClean: c.enableDiskForceClean, storeBaseRatio, dataRatio,
+          ledgerBeginIndex: this.ledgerBeginIndex }, 'clean space');
+      }
+    }
+    return { count, timeUp, checkExpired, forceClean, storeBaseRatio, dataRatio };
+  }
+
+  /**
+   * Deletes data files from the first on (never the last, at most DELETE_FILES_BATCH_MAX) while each was last
+   * written `expiredTime` ms before `now` (any, when `cleanImmediately`) and holds no entry after `keepAfterIndex`;
+   * then revises ledgerBeginIndex and deletes the index files below it (Java's MmapFileList.deleteExpiredFileByTime
+   * and DLedgerMmapFileStore.reviseLedgerBeginIndex). Resolves with how many data files went.
+   */
+  deleteExpiredFileByTime(expiredTime: number, now: number, cleanImmediately: boolean, keepAfterIndex: number): Promise<number> {
+    return this.#serial(async () => {
+      const files = this.dataFileList.files;
+      const size = this.config.mappedFileSizeForEntryData;
+      let n = 0;
+      while (n < files.length - 1 && n < DELETE_FILES_BATCH_MAX) {
+        const f = files[n];
+        // Every entry of the file must have been applied, and an entry must remain after it.
+        if (this.lastIndexEndingBy(f.from + size) > keepAfterIndex) break;
+        if (this.lastIndexEndingBy(files[n + 1].from) + 1 > this.ledgerEndIndex) break;
+        const { mtimeMs } = await f.handle.stat();
+        if (!(now >= mtimeMs + expiredTime || cleanImmediately)) break;
+        n++;
+      }
+      if (n === 0) return 0;
+      // reviseLedgerBeginIndex: the first entry of the first remaining file (the bookkeeping moves at once, reads
+      // of what goes find it gone).
+      const begin = this.lastIndexEndingBy(files[n].from) + 1;
+      const gone = files.splice(0, n);
+      this.#slots.splice(0, begin - this.ledgerBeginIndex);
+      this.ledgerBeginIndex = begin;
+      for (const i of [...this.#recent.keys()]) if (i < begin) this.#recent.delete(i);
+      for (const f of gone) {
+        await f.handle.close();
+        await fs.rm(f.file, { force: true });
+      }
+      await this.indexFileList.deleteBelow(begin * INDEX_UNIT_SIZE);
+      return n;
+    });
   }
 
   updateCommittedIndex(index: number): void {

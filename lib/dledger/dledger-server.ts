@@ -566,12 +566,13 @@ export class DLedgerServer {
   /**
    * Appends `body` as the leader; resolves once a quorum holds it and the state machine applied it. `prepare` is
    * called with the body once the append is accepted, just before it enters the log (not for an append refused as
-   * NOT_LEADER, LEADER_TRANSFERRING or LEADER_PENDING_FULL): what it writes into the body is what the log holds.
+   * NOT_LEADER, LEADER_TRANSFERRING, LEADER_PENDING_FULL or DISK_FULL): what it writes into the body is what the log holds.
    */
   append(body: Buffer, prepare?: (body: Buffer) => void): Promise<{ index: number; result: unknown }> {
     if (this.role !== 'LEADER') return Promise.reject(new DLedgerError(DLedgerResponseCode.NOT_LEADER, `not leader (leader ${this.leaderId})`));
     if (this.#transferring) return Promise.reject(new DLedgerError(DLedgerResponseCode.LEADER_TRANSFERRING, 'leadership transfer under way'));
     if (this.#pending.size >= this.config.maxPendingRequestsNum) return Promise.reject(new DLedgerError(DLedgerResponseCode.LEADER_PENDING_FULL, 'too many pending appends'));
+    if (this.store.isDiskFull) return Promise.reject(new DLedgerError(DLedgerResponseCode.DISK_FULL, 'disk full'));
     prepare?.(body);
     const { entry, written } = this.store.appendAsLeader(body, this.currTerm, this.#appendHook);
     const index = entry.index;
@@ -633,6 +634,8 @@ export class DLedgerServer {
     this.#applying = true;
     try {
       while (!this.#stopped && this.appliedIndex < this.store.committedIndex) {
+        // After a rebuild at the leader's first entry, what lay before it is gone (see handlePush TRUNCATE).
+        if (this.appliedIndex < this.store.ledgerBeginIndex - 1) this.appliedIndex = this.store.ledgerBeginIndex - 1;
         const index = this.appliedIndex + 1;
         const entry = this.store.cached(index) ?? await this.store.get(index);
         let result: unknown;
@@ -973,6 +976,11 @@ export class DLedgerServer {
           return now(DLedgerResponseCode.INCONSISTENT_STATE);
         }
         this.#selfWritten = this.store.ledgerEndIndex;
+        if (this.appliedIndex < this.store.ledgerBeginIndex - 1) {
+          // The log was rebuilt at the leader's first entry: what lay before it is gone and is not applied here.
+          this.log.warn({ appliedIndex: this.appliedIndex, ledgerBeginIndex: this.store.ledgerBeginIndex }, 'entries before the leader\'s first were deleted: not applied here');
+          this.appliedIndex = this.store.ledgerBeginIndex - 1;
+        }
         this.log.info({ index: e.index, ledgerEndIndex: this.store.ledgerEndIndex }, 'truncated to the leader');
         commit();
         return now(DLedgerResponseCode.SUCCESS, e.index);

@@ -85,6 +85,12 @@ export interface ReplicatedLogFiles {
   readonly fileSize: number;
   /** `size` bytes at `offset` of the data files, or null when that file is gone. */
   read(offset: number, size: number): Promise<Buffer | null>;
+  /**
+   * One run of the log's own cleanup of expired data files (DLedger's CleanSpaceService), on the store's
+   * cleanResourceInterval before the consume queues and the index are cut at the new getMinOffset. Resolves with how
+   * many data files went.
+   */
+  deleteExpiredFiles?(now: number): Promise<number>;
 }
 
 /** What the store's reads need of a commit log: the local CommitLog, or a view over a replicated log's files. */
@@ -1540,6 +1546,7 @@ export class DefaultMessageStore {
     if (this.#cleaning) return;
     this.#cleaning = true;
     try {
+      if (this.#replicated?.deleteExpiredFiles) await this.#replicated.deleteExpiredFiles(this.now());
       await this.#deleteExpiredCommitLogFiles();
       await this.#deleteExpiredConsumeQueueFiles();
     } finally {

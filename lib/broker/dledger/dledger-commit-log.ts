@@ -76,7 +76,8 @@ export class DLedgerCommitLog {
     const c = broker.messageStoreConfig;
     const conf: Partial<DLedgerConfig> = {
       group: c.dLegerGroup, selfId: c.dLegerSelfId, peers: c.dLegerPeers, storeBaseDir: c.storePathRootDir,
-      mappedFileSizeForEntryData: c.mappedFileSizeCommitLog, preferredLeaderIds: c.preferredLeaderId || null, ...extra,
+      mappedFileSizeForEntryData: c.mappedFileSizeCommitLog, preferredLeaderIds: c.preferredLeaderId || null,
+      ...this.#cleanConfig(), ...extra,
     };
     this.server = new DLedgerServer(conf, {
       logger: log,
@@ -98,7 +99,24 @@ export class DLedgerCommitLog {
       getMaxWrotePosition: () => files.writePos,
       fileSize: this.server.config.mappedFileSizeForEntryData,
       read: (offset, size) => files.dataFileList.read(offset, size),
+      deleteExpiredFiles: async (now) => {
+        // Java's refreshConfig: the broker's cleanup settings as they are now (updateBrokerConfig may change them);
+        // what the constructor's `extra` set stays.
+        const conf = this.server.config;
+        for (const [k, v] of Object.entries(this.#cleanConfig())) if (!(k in extra)) (conf as unknown as Record<string, unknown>)[k] = v;
+        const r = await files.cleanSpace(now, this.server.appliedIndex);
+        return r.count;
+      },
     });
+  }
+
+  /**
+   * The broker.conf keys Java 4.9.8's DLedgerCommitLog hands DLedger's cleanup: deleteWhen, fileReservedTime + 1 as
+   * fileReservedHours, cleanFileForciblyEnable as enableDiskForceClean.
+   */
+  #cleanConfig(): Pick<DLedgerConfig, 'deleteWhen' | 'fileReservedHours' | 'enableDiskForceClean'> {
+    const c = this.broker.messageStoreConfig;
+    return { deleteWhen: c.deleteWhen, fileReservedHours: c.fileReservedTime + 1, enableDiskForceClean: c.cleanFileForciblyEnable };
   }
 
   /**
@@ -184,7 +202,17 @@ export class DLedgerCommitLog {
    * may still be on its way to the files (a batch write): it is read by pulls as soon as it is dispatched.
    */
   async #apply(entry: DLedgerEntry): Promise<PutMessageResult> {
-    await this.server.store.whenWritten();
+    const s = this.server.store;
+    await s.whenWritten();
+    if (entry.index === s.ledgerBeginIndex && s.ledgerBeginIndex > 0) {
+      // The log's first entry after the log was rebuilt at the leader's (this peer was behind what the others deleted):
+      // consume queues pointing only below it are dropped, and start again at the queue offsets the leader assigned.
+      const end = this.store.maxPhysicOffsetInConsumeQueues();
+      if (end > 0 && end <= s.minOffset) {
+        this.log.warn({ consumeQueueEnd: end, minOffset: s.minOffset, index: entry.index }, 'consume queues point only below the rebuilt log: dropped');
+        await this.store.cleanExpiredConsumerQueue();
+      }
+    }
     const r = await this.store.dispatchReplicated(entry.body, entry.pos + BODY_OFFSET);
     return r;
   }

@@ -48,13 +48,13 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     return got.sort();
   }
 
-  async function ours(namesrvAddr: string, storeDir: string): Promise<BrokerController> {
+  async function ours(namesrvAddr: string, storeDir: string, fileSize = FILE, deleteWhen = '04'): Promise<BrokerController> {
     const peer = await freePort();
     const b = new BrokerController({
       brokerConfig: { brokerName: 'dl-a', brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr, storePathRootDir: storeDir },
       messageStoreConfig: {
-        storePathRootDir: storeDir, mappedFileSizeCommitLog: FILE, enableDLegerCommitLog: true, dLegerGroup: 'dl-a',
-        dLegerPeers: `n0-127.0.0.1:${peer}`, dLegerSelfId: 'n0',
+        storePathRootDir: storeDir, mappedFileSizeCommitLog: fileSize, enableDLegerCommitLog: true, dLegerGroup: 'dl-a',
+        dLegerPeers: `n0-127.0.0.1:${peer}`, dLegerSelfId: 'n0', deleteWhen,
       },
       remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 },
     });
@@ -64,11 +64,11 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     return b;
   }
 
-  async function java(namesrvAddr: string, runDir: string, storeDir: string): Promise<JavaBroker> {
+  async function java(namesrvAddr: string, runDir: string, storeDir: string, fileSize = FILE): Promise<JavaBroker> {
     const peer = await freePort();
     const j = await startJavaBroker('4.9.8', {
       namesrvAddr, runDir, storeDir, brokerName: 'dl-a',
-      conf: { enableDLegerCommitLog: true, dLegerGroup: 'dl-a', dLegerPeers: `n0-127.0.0.1:${peer}`, dLegerSelfId: 'n0', mappedFileSizeCommitLog: FILE },
+      conf: { enableDLegerCommitLog: true, dLegerGroup: 'dl-a', dLegerPeers: `n0-127.0.0.1:${peer}`, dLegerSelfId: 'n0', mappedFileSizeCommitLog: fileSize },
     });
     cleanups.push(() => j.stop());
     return j;
@@ -128,5 +128,42 @@ describe('dledger: stores shared with the Java 4.9.8 DLedger broker', function (
     await java(ns, runDir, storeDir);
     expect(await consumeAll(ns, topic, bodies.length)).to.deep.equal([...bodies].sort());
     expect(await cqOffsets(storeDir, topic)).to.deep.equal(ourCq);
+  });
+
+  it('a Java broker opens a DLedger log ours cleaned (first data files deleted) and serves what remains', async () => {
+    const ns = await namesrv();
+    const runDir = makeRunDir('dlclean-');
+    cleanups.push(() => fs.rm(runDir, { recursive: true, force: true }));
+    const storeDir = path.join(runDir, 'store');
+    const topic = randomName('DLK');
+    const small = 64 * 1024;
+    const everyHour = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')).join(';');
+    const b = await ours(ns, storeDir, small, everyHour);
+    const pad = 'y'.repeat(2000);
+    const many = Array.from({ length: 120 }, (_, i) => `k-${i}-${pad}`);
+    await sendAll(ns, topic, many);
+    const dataDir = path.join(storeDir, 'dledger-n0', 'data');
+    const files = (await fs.readdir(dataDir)).sort();
+    expect(files.length).to.be.greaterThanOrEqual(4);
+    const old = new Date(Date.now() - 100 * 3600 * 1000);
+    for (const f of files.slice(0, -2)) await fs.utimes(path.join(dataDir, f), old, old);
+    await b.messageStore.cleanFilesPeriodically();
+    expect((await fs.readdir(dataDir)).sort()).to.deep.equal(files.slice(-2));
+    const begin = b.dledgerCommitLog!.server.store.ledgerBeginIndex;
+    expect(begin).to.be.greaterThan(0);
+    await b.shutdown();
+    const ourCq = await cqOffsets(storeDir, topic);
+    const minOffset = Number(files[files.length - 2]);
+    // The records in the remaining files (consume-queue files still holding entries below them stay until they hold
+    // only such entries).
+    const want = ourCq.filter((o) => o >= minOffset).length;
+    expect(want).to.be.greaterThan(0);
+    expect(want).to.be.lessThan(many.length);
+    await java(ns, runDir, storeDir, small);
+    // What Java serves is what remains in the log, each once.
+    const all = await consumeAll(ns, topic, want);
+    expect(all.length).to.equal(want);
+    expect(new Set(all).size).to.equal(want);
+    expect(all.every((x) => many.includes(x))).to.equal(true);
   });
 });

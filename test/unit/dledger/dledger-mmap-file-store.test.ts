@@ -79,4 +79,74 @@ describe('dledger: DLedgerMmapFileStore writes (at once, or batched behind the w
     expect(again.ledgerEndTerm).to.equal(2);
     await again.shutdown();
   });
+
+  it('deletes expired data files only up to what was applied, never the last, and index files below the new begin', async () => {
+    config = { ...config, mappedFileSizeForEntryIndex: 32 * 16 };
+    const s = await open();
+    // ~1 KiB entries, 64 KiB files: about 60 entries a file, 5 files.
+    for (let i = 0; i < 300; i++) await s.appendAsLeader(Buffer.alloc(1000, i % 256), 1).written;
+    const files = () => s.dataFileList.files.map((f) => f.from);
+    const all = files();
+    expect(all.length).to.equal(5);
+    const dataDir = path.join(root, 'dledger-n0', 'data');
+    const old = new Date(Date.now() - 100 * 3600 * 1000);
+    for (const f of all) await fs.utimes(path.join(dataDir, String(f).padStart(20, '0')), old, old);
+    const hour = 3600 * 1000;
+    // Nothing committed: nothing goes, however old.
+    expect(await s.deleteExpiredFileByTime(72 * hour, Date.now(), false, -1)).to.equal(0);
+    // Applied up to an entry of the third file: the first two go.
+    const third = s.lastIndexEndingBy(all[2]) + 5;
+    expect(await s.deleteExpiredFileByTime(72 * hour, Date.now(), false, third)).to.equal(2);
+    expect(files()).to.deep.equal(all.slice(2));
+    expect(s.ledgerBeginIndex).to.equal(s.lastIndexEndingBy(all[2]) + 1);
+    expect(s.slot(s.ledgerBeginIndex)!.pos).to.equal(all[2]);
+    expect((await s.get(s.ledgerBeginIndex)).index).to.equal(s.ledgerBeginIndex);
+    await s.get(s.ledgerBeginIndex - 1).then(() => expect.fail('an entry below the begin index'), () => undefined);
+    const idx = s.indexFileList.files.map((f) => f.from);
+    expect(idx[0]).to.equal(s.ledgerBeginIndex * 32 - ((s.ledgerBeginIndex * 32) % (32 * 16)));
+    // Not expired yet (reserved longer than their age): kept, unless cleaned at once.
+    expect(await s.deleteExpiredFileByTime(200 * hour, Date.now(), false, 299)).to.equal(0);
+    // Everything applied and cleaned at once: all but the last file.
+    expect(await s.deleteExpiredFileByTime(200 * hour, Date.now(), true, 299)).to.equal(2);
+    expect(files()).to.deep.equal(all.slice(4));
+    const begin = s.ledgerBeginIndex;
+    // Appends go on after the deletion; a reopened store starts at the new begin index.
+    await s.appendAsLeader(Buffer.from('after'), 1).written;
+    await s.shutdown();
+    const again = await open();
+    expect(again.ledgerBeginIndex).to.equal(begin);
+    expect(again.ledgerEndIndex).to.equal(300);
+    expect(again.minOffset).to.equal(all[4]);
+    expect((await again.get(300)).body.toString()).to.equal('after');
+    await again.shutdown();
+  });
+
+  it('cleanSpace deletes at a deleteWhen hour or above diskSpaceRatioToCheckExpired, all but the last above diskSpaceRatioToForceClean, full above it + 0.05', async () => {
+    const now = Date.now();
+    const otherHour = String((new Date(now).getHours() + 1) % 24).padStart(2, '0');
+    config = { ...config, deleteWhen: otherHour, fileReservedHours: 72 };
+    const s = await open();
+    for (let i = 0; i < 200; i++) await s.appendAsLeader(Buffer.alloc(1000, 1), 1).written;
+    s.updateCommittedIndex(199);
+    const n = s.dataFileList.files.length;
+    expect(n).to.be.greaterThan(2);
+    const first = s.dataFileList.files[0];
+    const old = new Date(now - 100 * 3600 * 1000);
+    await fs.utimes(first.file, old, old);
+    // Not the hour, disk not full: nothing.
+    expect((await s.cleanSpace(now, 199, async () => 0.5)).count).to.equal(0);
+    // Disk above 0.70: the expired first file goes, the fresh ones stay.
+    const r = await s.cleanSpace(now, 199, async () => 0.75);
+    expect(r).to.include({ count: 1, timeUp: false, checkExpired: true, forceClean: false });
+    // Above 0.85: the fresh ones go too, but the last.
+    expect((await s.cleanSpace(now, 199, async () => 0.88)).count).to.equal(n - 2);
+    expect(s.dataFileList.files.length).to.equal(1);
+    expect(s.isDiskFull).to.equal(false);
+    // Above 0.90 (force-clean ratio + 0.05) the disk is full; below it again, not.
+    await s.cleanSpace(now, 199, async () => 0.91);
+    expect(s.isDiskFull).to.equal(true);
+    await s.cleanSpace(now, 199, async () => 0.5);
+    expect(s.isDiskFull).to.equal(false);
+    await s.shutdown();
+  });
 });

@@ -90,6 +90,58 @@ describe('dledger: DLedgerServer (3 peers over real sockets and files)', functio
     expect(machines[i].applied.map((e) => e.body.toString())).to.deep.equal(['a', 'b']);
   });
 
+  it('a follower whose log ends before the leader\'s first entry (deleted meanwhile) has its log rebuilt there and catches up', async () => {
+    await waitFor(() => leaders().length === 1, 10000, 'a leader');
+    let l = leader()!;
+    for (let k = 0; k < 10; k++) await l.append(Buffer.from(`early-${k}`));
+    await waitFor(() => machines.every((m) => m.applied.length === 10), 10000, 'applied everywhere');
+    const i = servers.findIndex((x) => x && !x.isLeader);
+    await servers[i]!.shutdown();
+    servers[i] = null;
+    l = leader()!;
+    // ~1 KiB entries in 64 KiB files: 5 files and more.
+    for (let k = 0; k < 300; k++) await l.append(Buffer.alloc(1000, k % 256));
+    const up = servers.filter((x): x is DLedgerServer => !!x);
+    await waitFor(() => up.every((x) => x.appliedIndex === l.ledgerEndIndex), 10000, 'the two others applied');
+    const old = new Date(Date.now() - 100 * 3600 * 1000);
+    for (const x of up) {
+      for (const f of x.store.dataFileList.files) await fs.utimes(f.file, old, old);
+      // The disk above diskSpaceRatioToCheckExpired: the expired files go (all but the last).
+      const r = await x.store.cleanSpace(Date.now(), x.appliedIndex, async () => 0.75);
+      expect(r.count).to.be.greaterThan(3);
+    }
+    const begin = l.store.ledgerBeginIndex;
+    expect(begin).to.be.greaterThan(10);
+    servers[i] = make(i);
+    const f = servers[i]!;
+    await f.start();
+    await l.append(Buffer.from('after'));
+    await waitFor(() => f.store.ledgerEndIndex === l.ledgerEndIndex && f.appliedIndex === l.ledgerEndIndex, 10000, 'the follower caught up');
+    expect(f.store.ledgerBeginIndex).to.equal(begin);
+    expect(f.store.minOffset).to.equal(l.store.minOffset);
+    expect((await f.store.get(l.ledgerEndIndex)).body.toString()).to.equal('after');
+    expect((await f.store.get(begin)).body.equals((await l.store.get(begin)).body)).to.equal(true);
+    // It applied its own first 10, then from the leader's first entry on.
+    const applied = machines[i].applied.map((e) => e.index);
+    expect(applied.slice(0, 10)).to.deep.equal(Array.from({ length: 10 }, (_, k) => k));
+    expect(applied.slice(10)).to.deep.equal(Array.from({ length: l.ledgerEndIndex - begin + 1 }, (_, k) => begin + k));
+    // A restart loads the rebuilt log.
+    await f.shutdown();
+    servers[i] = make(i);
+    await servers[i]!.start();
+    expect(servers[i]!.store.ledgerBeginIndex).to.equal(begin);
+    expect(servers[i]!.store.ledgerEndIndex).to.equal(l.ledgerEndIndex);
+    // A leader whose disk is full refuses appends with DISK_FULL (nothing enters the log).
+    const endBefore = l.ledgerEndIndex;
+    await l.store.cleanSpace(Date.now(), l.appliedIndex, async () => 0.96);
+    const refused = await l.append(Buffer.from('refused')).then(() => null, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(DLedgerError);
+    expect((refused as DLedgerError).code).to.equal(DLedgerResponseCode.DISK_FULL);
+    expect(l.ledgerEndIndex).to.equal(endBefore);
+    await l.store.cleanSpace(Date.now(), l.appliedIndex, async () => 0.2);
+    await l.append(Buffer.from('ok again'));
+  });
+
   it('truncates the uncommitted entries of a partitioned old leader on rejoin; committed ones stay', async () => {
     await waitFor(() => leaders().length === 1, 10000, 'a leader');
     const old = leader()!;
