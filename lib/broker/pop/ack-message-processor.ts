@@ -53,14 +53,10 @@ export class AckMessageProcessor implements BrokerProcessor {
       return fail(ResponseCode.SUCCESS, null);
     }
     const invisibleTime = (h as ChangeInvisibleTimeRequestHeader).invisibleTime;
-    // A checkpoint is keyed by queue, start offset and pop time: a change in the pop's own millisecond (an endpoint
-    // giving back what a cancelled receive popped) would otherwise make the new checkpoint the old one, and the ack
-    // of the old one would end it: the message never redelivered.
-    let now = Date.now();
-    if (now === info.popTime && h.offset === info.ckQueueOffset) now++;
-    this.checkPoints.add(h.consumerGroup, h.topic, h.queueId, h.offset, now, invisibleTime, info.reviveQid, [h.offset]);
+    // The new checkpoint first, then the ack of the old one (in the pop's millisecond the store keys them apart).
+    const ck = this.checkPoints.add(h.consumerGroup, h.topic, h.queueId, h.offset, Date.now(), invisibleTime, info.reviveQid, [h.offset]);
     this.checkPoints.ack(h.consumerGroup, h.topic, h.queueId, info.ckQueueOffset, info.popTime, h.offset);
     return RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null,
-      ChangeInvisibleTime.responseHeader.encode({ popTime: now, invisibleTime, reviveQid: info.reviveQid }));
+      ChangeInvisibleTime.responseHeader.encode({ popTime: ck.popTime, invisibleTime, reviveQid: info.reviveQid }));
   }
 }

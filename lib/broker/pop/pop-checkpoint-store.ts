@@ -174,7 +174,7 @@ export class PopCheckPointStore {
     const key = checkPointKey(group, topic, queueId, startOffset, popTime);
     const old = this.#table.get(key);
     if (old) {
-      // Same queue, start and pop time (a change of invisible time in the pop's millisecond): one checkpoint.
+      // Same queue, start and pop time: one checkpoint (a checkpoint.log written before add() kept keys apart).
       for (const o of offsets) if (!old.offsets.includes(o)) { (old.offsets as number[]).push(o); old.pending.add(o); this.#addInflight(old, 1); }
       return old;
     }
@@ -203,11 +203,18 @@ export class PopCheckPointStore {
     this.#table.delete(key);
   }
 
-  /** Records a pop's checkpoint. */
+  /**
+   * Records a checkpoint (a pop's, or a change of invisible time's). It never joins another: a checkpoint is keyed by
+   * queue, start offset and pop time, and a key taken (a change of invisible time in its pop's millisecond) gets the
+   * next free millisecond, so the ack of the old one cannot end the new one. The caller answers `ck.popTime`. (A
+   * pop's key is always free: its start offset was not popped before.)
+   */
   add(group: string, topic: string, queueId: number, startOffset: number, popTime: number, invisibleTime: number, reviveQid: number,
     offsets: readonly number[]): PopCheckPoint {
-    const ck = this.#put(group, topic, queueId, startOffset, popTime, invisibleTime, reviveQid, offsets);
-    this.#append(`C ${group} ${topic} ${queueId} ${startOffset} ${popTime} ${invisibleTime} ${reviveQid} ${offsets.join(',')}`);
+    let t = popTime;
+    while (this.#table.has(checkPointKey(group, topic, queueId, startOffset, t))) t++;
+    const ck = this.#put(group, topic, queueId, startOffset, t, invisibleTime, reviveQid, offsets);
+    this.#append(`C ${group} ${topic} ${queueId} ${startOffset} ${t} ${invisibleTime} ${reviveQid} ${offsets.join(',')}`);
     return ck;
   }
 

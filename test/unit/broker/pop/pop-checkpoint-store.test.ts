@@ -38,6 +38,24 @@ describe('PopCheckPointStore', () => {
     await s.close();
   });
 
+  it('never joins a checkpoint whose key is taken: a change of invisible time in the pop\'s millisecond gets the next one', async () => {
+    const s = new PopCheckPointStore({ dir, logger });
+    await s.load();
+    s.add('G', 'T', 0, 10, 1000, 120_000, 1, [10, 11]);
+    // the change of message 10's invisible time, in the pop's millisecond: a checkpoint of its own
+    const changed = s.add('G', 'T', 0, 10, 1000, 1000, 1, [10]);
+    expect(changed.popTime).to.equal(1001);
+    expect(s.ack('G', 'T', 0, 10, 1000, 10)).to.equal(true);
+    expect(s.inflight('T', 'G', 0)).to.equal(2);
+    const due = s.pollDue(2001)!;
+    expect([due.popTime, [...due.pending]]).to.deep.equal([1001, [10]]);
+    await s.close();
+    const again = new PopCheckPointStore({ dir, logger });
+    await again.load();
+    expect(again.inflight('T', 'G', 0)).to.equal(2);
+    await again.close();
+  });
+
   it('a new store replays the log: live checkpoints with their unacknowledged messages only', async () => {
     const a = new PopCheckPointStore({ dir, logger });
     await a.load();
