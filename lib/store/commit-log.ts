@@ -167,6 +167,8 @@ export class CommitLog {
   #queuedAppends = 0;
   #commitScheduled = false;
   #commitRunning = false;
+  /** The write under way (#runCommit), for a truncation to wait on. */
+  #commitRun: Promise<void> | null = null;
   /** Bytes appended since the last commit began (what the next one writes, roughly). */
   #uncommittedBytes = 0;
   readonly #commitLeastBytes: number;
@@ -669,10 +671,7 @@ export class CommitLog {
    */
   async truncateDirtyFiles(offset: number): Promise<void> {
     await this.#appendChain;
-    while (this.#commitRunning || this.#nextCommit) {
-      if (!this.#commitRunning && this.#nextCommit) await this.#runCommit();
-      else await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+    while (this.#commitRun || this.#nextCommit) await (this.#commitRun ?? this.#runCommit());
     await this.mappedFileQueue.truncateDirtyFiles(offset);
     this.#uncommittedBytes = 0;
   }
@@ -731,7 +730,13 @@ export class CommitLog {
   };
 
   /** Writes everything appended so far, then settles the puts that waited for it (all appended before the write began). */
-  async #runCommit(): Promise<void> {
+  #runCommit(): Promise<void> {
+    const run = this.#doCommit().finally(() => { if (this.#commitRun === run) this.#commitRun = null; });
+    this.#commitRun = run;
+    return run;
+  }
+
+  async #doCommit(): Promise<void> {
     this.#commitRunning = true;
     const batch = this.#nextCommit;
     this.#nextCommit = null;

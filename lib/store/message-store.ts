@@ -21,7 +21,7 @@ import {
   type GetMessageResult, type PutMessageResult, type QueryMessageResult,
 } from './store-status';
 import { BLANK_MAGIC_CODE, createMessageId, readI64, type DispatchRequest, type HostAddress } from './stored-record';
-import { encodeStoredMessage } from '../../protocol/message/message-decoder';
+import { BORN_HOST_POSITION, encodeStoredMessage } from '../../protocol/message/message-decoder';
 import { decodeBatchBody } from '../../protocol/message/batch';
 import { propertiesToString } from '../../protocol/message/properties';
 
@@ -216,10 +216,6 @@ class StoreStats {
   }
 }
 
-/** Where a stored record's STOREHOSTADDRESS starts (after the born host, whose length the sysFlag gives). */
-function storeHostPosition(sysFlag: number): number {
-  return 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) === 0 ? 8 : 20) + 8;
-}
 
 export class DefaultMessageStore {
   readonly config: MessageStoreConfig;
@@ -1015,6 +1011,8 @@ export class DefaultMessageStore {
 
   /** Records dispatched from the replicated log since start (one per committed entry applied). */
   replicatedDispatched = 0;
+  /** The store host of the last record dispatched from the replicated log (its message-id prefix is cached by it). */
+  #replicatedStoreHost: Buffer | null = null;
 
   /**
    * DLedger: dispatches a committed entry's record, which lies at `commitLogOffset` of the log's files, to the
@@ -1043,8 +1041,14 @@ export class DefaultMessageStore {
     this.commitLog.putMessageCount++;
     this.commitLog.putMessageSize += r.msgSize;
     if (pending.length) await Promise.all(pending);
-    const hostAt = storeHostPosition(r.sysFlag);
-    const storeHost = record.subarray(hostAt, hostAt + ((r.sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) === 0 ? 8 : 20));
+    // STOREHOSTADDRESS follows the born host and the store timestamp. A broker's records carry one store host: one
+    // buffer of it, not one per record (createMessageId caches the hex prefix by the buffer).
+    const hostAt = BORN_HOST_POSITION + ((r.sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) === 0 ? 8 : 20) + 8;
+    const hostLen = (r.sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) === 0 ? 8 : 20;
+    let storeHost = this.#replicatedStoreHost;
+    if (!storeHost || storeHost.length !== hostLen || record.compare(storeHost, 0, hostLen, hostAt, hostAt + hostLen) !== 0) {
+      storeHost = this.#replicatedStoreHost = Buffer.from(record.subarray(hostAt, hostAt + hostLen));
+    }
     return {
       putMessageStatus: PutMessageStatus.PUT_OK,
       appendMessageResult: {
