@@ -8,8 +8,8 @@ import path from 'node:path';
 import { type Cluster, startCluster, type StartClusterOptions } from '../../lib/server';
 import { registerLeftover } from './root-hooks';
 import { waitFor } from './wait-for';
-import type { DefaultMQProducer } from '../../lib/index';
-import { createMessage } from '../../protocol/message/message';
+import type { DefaultMQProducer, SendResult } from '../../lib/index';
+import { createMessage, type Message } from '../../protocol/message/message';
 import { NamesrvController } from '../../lib/namesrv/namesrv-controller';
 
 export interface TestCluster {
@@ -63,14 +63,19 @@ export async function startTestNamesrv(cleanups: (() => Promise<unknown>)[], pre
  * while; a send answered FLUSH_SLAVE_TIMEOUT or the like is stored but not yet replicated, and counts as not accepted),
  * failing after `timeoutMillis`.
  */
-export async function sendUntilAccepted(producer: DefaultMQProducer, topic: string, body: string, timeoutMillis: number): Promise<void> {
+export async function sendUntilAccepted(producer: DefaultMQProducer, topic: string, body: string, timeoutMillis: number): Promise<SendResult> {
+  return sendMessageUntilAccepted(producer, createMessage(topic, body), timeoutMillis);
+}
+
+/** Sends `msg` until a SEND_OK (a first send may find no master yet), for up to `timeoutMillis`; its result. */
+export async function sendMessageUntilAccepted(producer: DefaultMQProducer, msg: Message, timeoutMillis: number): Promise<SendResult> {
+  let ok: SendResult | null = null;
   await waitFor(async () => {
-    try {
-      return (await producer.send(createMessage(topic, body))).sendStatus === 'SEND_OK';
-    } catch {
-      return false;
-    }
-  }, timeoutMillis, `send ${body}`);
+    const r = await producer.send(msg).catch(() => null);
+    if (r?.sendStatus === 'SEND_OK') ok = r;
+    return ok !== null;
+  }, timeoutMillis, `send ${msg.body.length > 40 ? `${msg.body.subarray(0, 40).toString()}...` : msg.body.toString()}`, 100);
+  return ok!;
 }
 
 /**

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { startCluster, type Cluster } from '../../../lib/cluster';
 import type { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
-import { createMessage } from '../../../protocol/message/message';
-import { SendStatus, type SendResult } from '../../../lib/client/send-result';
+import type { SendResult } from '../../../lib/client/send-result';
 import { dataStorePath, indexStorePath, INDEX_UNIT_SIZE } from '../../../lib/dledger';
 import { StorePath } from '../../../lib/store/message-store-config';
-import { randomName, waitFor } from '../../helpers/cluster';
+import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
+import { dledgerMaster, settleDLedgerGroup } from './dledger-group';
 
 /** Every hour: the cleanup's deleteWhen test passes whenever the test runs. */
 const EVERY_HOUR = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')).join(';');
@@ -24,14 +24,7 @@ const FAST = {
   mappedFileSizeForEntryIndex: INDEX_FILE_SIZE,
 };
 
-async function sendOk(p: DefaultMQProducer, topic: string, body: string): Promise<SendResult> {
-  for (let t = 0; t < 50; t++) {
-    const r = await p.send(createMessage(topic, body)).catch(() => null);
-    if (r?.sendStatus === SendStatus.SEND_OK) return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error('no SEND_OK in 50 tries');
-}
+const sendOk = (p: DefaultMQProducer, topic: string, body: string): Promise<SendResult> => sendUntilAccepted(p, topic, body, 30_000);
 
 const names = (dir: string): Promise<string[]> => fs.readdir(dir).then((n) => n.filter((x) => /^\d{20}$/.test(x)).sort(), () => []);
 
@@ -53,16 +46,8 @@ describe('dledger: expired DLedger data, index and consume-queue files are delet
     cluster = null;
   });
 
-  const master = (c: Cluster): BrokerController | undefined => c.brokers.find((b) => b.isRunning && b.dledgerCommitLog?.server.isLeader && b.messageStoreConfig.brokerRole !== 'SLAVE');
-  const allApplied = (bs: BrokerController[], committed: number) => bs.every((b) => {
-    const s = b.dledgerCommitLog!.server;
-    return s.committedIndex >= committed && s.appliedIndex === s.committedIndex;
-  });
-  const settle = async (c: Cluster) => {
-    await waitFor(() => !!master(c), 30_000, 'a master');
-    const committed = master(c)!.dledgerCommitLog!.server.committedIndex;
-    await waitFor(() => allApplied(c.brokers, committed), 30_000, 'every peer applied what the leader committed');
-  };
+  const master = dledgerMaster;
+  const settle = (c: Cluster) => settleDLedgerGroup(c);
 
   it('deletes on every peer, keeps serving the rest, and restarts from the new begin index', async () => {
     cluster = await startCluster({

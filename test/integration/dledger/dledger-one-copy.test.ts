@@ -15,7 +15,9 @@ import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
 import { createMessage, setKeys, type Message } from '../../../protocol/message/message';
 import { SendStatus, type SendResult } from '../../../lib/client/send-result';
 import { BODY_OFFSET } from '../../../lib/dledger';
-import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
+import { randomName, sendMessageUntilAccepted, sendUntilAccepted, waitFor } from '../../helpers/cluster';
+import { decodeMessage } from '../../../protocol/message/message-decoder';
+import { allApplied, dledgerMaster } from './dledger-group';
 import { freePort } from '../../helpers/javaref';
 import { spawnBrokerChild, stopBrokerChild } from '../../helpers/broker-child-process';
 
@@ -52,25 +54,10 @@ function filesIn(dir: string): Promise<string[]> {
   return fs.readdir(dir).catch(() => [] as string[]);
 }
 
-/** Sends until SEND_OK (a first send may find no master yet), at most 50 tries. */
-async function sendOk(p: DefaultMQProducer, msg: Message): Promise<SendResult> {
-  for (let t = 0; t < 50; t++) {
-    const r = await p.send(msg).catch(() => null);
-    if (r?.sendStatus === SendStatus.SEND_OK) return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error('no SEND_OK in 50 tries');
-}
+const sendOk = (p: DefaultMQProducer, msg: Message): Promise<SendResult> => sendMessageUntilAccepted(p, msg, 30_000);
 
-/** A record's body (Java's stored-record layout). */
-function bodyOf(record: Buffer): string {
-  const sysFlag = record.readInt32BE(36);
-  const bornHost = (sysFlag & 0x10) === 0 ? 8 : 20;
-  const storeHost = (sysFlag & 0x20) === 0 ? 8 : 20;
-  const at = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + bornHost + 8 + storeHost + 4 + 8;
-  const len = record.readInt32BE(at);
-  return record.toString('utf8', at + 4, at + 4 + len);
-}
+/** A record's body. */
+const bodyOf = (record: Buffer): string => decodeMessage(record, 0, { decompressBody: false }).body.toString();
 
 describe('dledger: one copy of each record (consume queues dispatched from the DLedger log)', function () {
   this.timeout(240_000);
@@ -82,11 +69,7 @@ describe('dledger: one copy of each record (consume queues dispatched from the D
     cluster = null;
   });
 
-  const master = (c: Cluster): BrokerController | undefined => c.brokers.find((b) => b.isRunning && b.dledgerCommitLog?.server.isLeader && b.messageStoreConfig.brokerRole !== 'SLAVE');
-  const allApplied = (bs: BrokerController[], committed: number) => bs.every((b) => {
-    const s = b.dledgerCommitLog!.server;
-    return s.committedIndex >= committed && s.appliedIndex === s.committedIndex;
-  });
+  const master = dledgerMaster;
 
   it('points every consume queue and index entry into the DLedger files, the same on every peer, with nothing in commitlog/', async () => {
     cluster = await startCluster({ dledger: 3, dledgerConfig: FAST });

@@ -60,7 +60,7 @@ describe('dledger: SIGKILL of a child-process peer', function () {
     const p = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: ns.address, instanceName: randomName('p'), pollNameServerInterval: 100, sendMsgTimeout: 3000 });
     await p.start();
     cleanups.push(() => p.shutdown());
-    const sendOk = (body: string): Promise<void> => sendUntilAccepted(p, topic, body, 30_000);
+    const sendOk = (body: string): Promise<unknown> => sendUntilAccepted(p, topic, body, 30_000);
     for (let i = 0; i < 10; i++) await sendOk(`a${i}`);
     // The leader (the child) committed all ten before answering; a follower learns the commit index with the
     // leader's next push or heartbeat.
