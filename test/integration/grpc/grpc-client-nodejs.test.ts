@@ -8,18 +8,12 @@ import { expect } from 'chai';
 import { ConsumeResult, Producer, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
 import { ConsumeConcurrentlyStatus, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, createMessage } from '../../../lib/index';
 import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
-import { startCluster, type Cluster } from '../../../lib/server';
 import { randomName } from '../../helpers/cluster';
-import { registerLeftover } from '../../helpers/root-hooks';
 import { waitFor } from '../../helpers/wait-for';
 import { createTopicAndWait } from '../pop/pop-scenario';
+import { clientLogger, useGrpcCluster } from './grpc-client-fixture';
 
-/** The client logs to ~/logs/rocketmq by default (and closes that shared logger on shutdown): a silent one instead. */
-const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-// Its PushConsumer builds its consume service with that default file logger whatever logger it was given: an
-// egg-logger whose flush timer is never cleared, so the test process would never exit. The silent one there too.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-(require('rocketmq-client-nodejs/dist/client/Logger') as { getDefaultLogger: () => unknown }).getDefaultLogger = () => logger;
+const logger = clientLogger;
 
 function body(i: number, size = 0): Buffer {
   const head = Buffer.from(`grpc body ${i} `);
@@ -32,43 +26,25 @@ function body(i: number, size = 0): Buffer {
 
 describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function () {
   this.timeout(120_000);
-  let cluster: Cluster;
-  let remove: () => void;
-  let endpoints: string;
-  const clients: { shutdown(): Promise<void> }[] = [];
-
-  before(async () => {
-    cluster = await startCluster({ grpc: true });
-    remove = registerLeftover(() => cluster.stop());
-    const port = cluster.brokers[0].grpcEndpoint?.port ?? 0;
-    expect(port).to.be.greaterThan(0);
-    endpoints = `127.0.0.1:${port}`;
-  });
-  afterEach(async () => {
-    for (const c of clients.splice(0).reverse()) await c.shutdown().catch(() => undefined);
-  });
-  after(async () => {
-    remove?.();
-    await cluster?.stop();
-  });
+  const g = useGrpcCluster();
 
   async function producer(topic: string): Promise<Producer> {
-    const p = new Producer({ endpoints, namespace: '', topics: [topic], logger });
+    const p = new Producer({ endpoints: g.endpoints, namespace: '', topics: [topic], logger });
     await p.startup();
-    clients.push(p);
+    g.clients.push(p);
     return p;
   }
 
   async function simpleConsumer(topic: string, group: string, filter = '*'): Promise<SimpleConsumer> {
-    const c = new SimpleConsumer({ endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, filter]]), awaitDuration: 5000, logger });
+    const c = new SimpleConsumer({ endpoints: g.endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, filter]]), awaitDuration: 5000, logger });
     await c.startup();
-    clients.push(c);
+    g.clients.push(c);
     return c;
   }
 
   /** Messages of the group popped and not acked, over the topic's queues and its pop retry topic's. */
   function inflight(topic: string, group: string, queues: number): number {
-    const cks = cluster.brokers[0].pop.checkPoints;
+    const cks = g.cluster.brokers[0].pop.checkPoints;
     let n = 0;
     for (let q = 0; q < queues; q++) n += cks.inflight(topic, group, q) + cks.inflight(`%RETRY%${group}_${topic}`, group, q);
     return n;
@@ -86,7 +62,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
 
   it('the Producer sends, the SimpleConsumer receives every message intact and acks it; nothing comes back', async () => {
     const topic = randomName('GRPC');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 4);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 4);
     const p = await producer(topic);
     const sent = new Map<string, Buffer>();
     for (let i = 0; i < 12; i++) {
@@ -115,7 +91,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
 
   it('receives with a tag filter: only the matching messages', async () => {
     const topic = randomName('GRPCT');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 2);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 2);
     const p = await producer(topic);
     const want = new Set<string>();
     for (let i = 0; i < 6; i++) {
@@ -131,7 +107,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
 
   it('a changed invisible duration brings the message back with its attempt counted; acking the new handle ends it', async () => {
     const topic = randomName('GRPCI');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 1);
     const p = await producer(topic);
     const { messageId } = await p.send({ topic, tag: 'x', body: body(1) });
     const group = randomName('GCI');
@@ -154,13 +130,13 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
 
   it('a delay message (topic of type DELAY) waits in the timer wheel, then arrives with its delivery time', async () => {
     const topic = randomName('GRPCD');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 2);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 2);
     // The client checks the message type against the route's accepted types (Publishing.validate_message_type).
-    cluster.brokers[0].topicConfigManager.selectTopicConfig(topic)!.attributes = new Map([['message.type', 'DELAY']]);
+    g.cluster.brokers[0].topicConfigManager.selectTopicConfig(topic)!.attributes = new Map([['message.type', 'DELAY']]);
     const p = await producer(topic);
     const deliveryTimestamp = new Date(Date.now() + 2000);
     const { messageId } = await p.send({ topic, tag: 'd', body: body(7), deliveryTimestamp });
-    const store = cluster.brokers[0].messageStore;
+    const store = g.cluster.brokers[0].messageStore;
     const queued = () => store.getMaxOffsetInQueue(topic, 0) + store.getMaxOffsetInQueue(topic, 1);
     expect(queued()).to.equal(0);
     const c = await simpleConsumer(topic, randomName('GCD'));
@@ -175,11 +151,11 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
   it('the PushConsumer: a failed first attempt comes back as attempt 2; always failing, to %DLQ%group after the group\'s max attempts', async () => {
     const topic = randomName('GRPCQ');
     const group = randomName('GPC');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 2);
-    const admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: randomName('adm') });
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 2);
+    const admin = new DefaultMQAdminExt({ namesrvAddr: g.cluster.namesrvAddr, instanceName: randomName('adm') });
     await admin.start();
     try {
-      await admin.createAndUpdateSubscriptionGroupConfig(cluster.brokers[0].brokerAddr, newSubscriptionGroupConfig(group, { retryMaxTimes: 2 }));
+      await admin.createAndUpdateSubscriptionGroupConfig(g.cluster.brokers[0].brokerAddr, newSubscriptionGroupConfig(group, { retryMaxTimes: 2 }));
     } finally {
       await admin.shutdown();
     }
@@ -188,7 +164,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
     for (const name of ['ok', 'once', 'never']) ids.set((await p.send({ topic, tag: 'p', body: Buffer.from(name) })).messageId, name);
     const attempts = new Map<string, number[]>();
     const consumer = new PushConsumer({
-      endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), logger,
+      endpoints: g.endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), logger,
       messageListener: {
         consume(m: MessageView) {
           const seen = attempts.get(m.messageId) ?? [];
@@ -200,8 +176,8 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
       },
     });
     await consumer.startup();
-    clients.push(consumer);
-    const dlq = () => cluster.brokers[0].messageStore.getMaxOffsetInQueue(`%DLQ%${group}`, 0);
+    g.clients.push(consumer);
+    const dlq = () => g.cluster.brokers[0].messageStore.getMaxOffsetInQueue(`%DLQ%${group}`, 0);
     await waitFor(() => dlq() === 1 && attempts.size === 3 && (attempts.get([...ids].find(([, n]) => n === 'once')![0])?.length ?? 0) >= 2,
       60_000, 'the DLQ message and every attempt');
     const byName = new Map([...attempts].map(([id, a]) => [ids.get(id), a]));
@@ -213,8 +189,8 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
 
   it('our remoting producer -> the gRPC SimpleConsumer: bodies intact, 8 KiB (sent compressed) included', async () => {
     const topic = randomName('GRPCR');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 4);
-    const rp = new DefaultMQProducer({ producerGroup: randomName('RPG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('rp') });
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 4);
+    const rp = new DefaultMQProducer({ producerGroup: randomName('RPG'), namesrvAddr: g.cluster.namesrvAddr, instanceName: randomName('rp') });
     await rp.start();
     const sent = new Map<string, Buffer>();
     try {
@@ -242,7 +218,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
 
   it('the gRPC Producer -> our remoting push consumer: bodies, tags, keys and message ids intact', async () => {
     const topic = randomName('GRPCP');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 4);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 4);
     const p = await producer(topic);
     const sent = new Map<string, Buffer>();
     for (let i = 0; i < 6; i++) {
@@ -251,7 +227,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
       sent.set(r.messageId, b);
     }
     const consumer = new DefaultMQPushConsumer({
-      consumerGroup: randomName('RCG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('rc'), consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      consumerGroup: randomName('RCG'), namesrvAddr: g.cluster.namesrvAddr, instanceName: randomName('rc'), consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
     });
     const seen = new Map<string, { body: Buffer; tags?: string; keys?: string; origin?: string }>();
     consumer.subscribe(topic, '*');

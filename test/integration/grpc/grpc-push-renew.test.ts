@@ -8,64 +8,43 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConsumeResult, Producer, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
-import type { GrpcMessagingApplication } from '../../../lib/grpc';
-import { startCluster, type Cluster } from '../../../lib/server';
-import { randomName } from '../../helpers/cluster';
 import { registerLeftover } from '../../helpers/root-hooks';
+import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
 import { createTopicAndWait } from '../pop/pop-scenario';
+import { clientLogger, useGrpcCluster } from './grpc-client-fixture';
 
-const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-(require('rocketmq-client-nodejs/dist/client/Logger') as { getDefaultLogger: () => unknown }).getDefaultLogger = () => logger;
+const logger = clientLogger;
 
 describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', function () {
   this.timeout(120_000);
-  let cluster: Cluster;
-  let remove: () => void;
-  let endpoints: string;
-  let app: GrpcMessagingApplication;
-  const clients: { shutdown(): Promise<void> }[] = [];
-
-  before(async () => {
-    cluster = await startCluster({ grpc: true });
-    remove = registerLeftover(() => cluster.stop());
-    app = cluster.brokers[0].grpcEndpoint as unknown as GrpcMessagingApplication;
-    endpoints = `127.0.0.1:${app.port}`;
-  });
-  afterEach(async () => {
-    for (const c of clients.splice(0).reverse()) await c.shutdown().catch(() => undefined);
-  });
-  after(async () => {
-    remove?.();
-    await cluster?.stop();
-  });
+  const g = useGrpcCluster();
 
   async function producer(topic: string): Promise<Producer> {
-    const p = new Producer({ endpoints, namespace: '', topics: [topic], logger });
+    const p = new Producer({ endpoints: g.endpoints, namespace: '', topics: [topic], logger });
     await p.startup();
-    clients.push(p);
+    g.clients.push(p);
     return p;
   }
 
   function inflight(topic: string, group: string): number {
-    const cks = cluster.brokers[0].pop.checkPoints;
+    const cks = g.cluster.brokers[0].pop.checkPoints;
     return cks.inflight(topic, group, 0) + cks.inflight(`%RETRY%${group}_${topic}`, group, 0);
   }
 
   it('a message held past its invisible time is renewed: delivered once, and acked with the renewed handle', async () => {
     const topic = randomName('GRN');
     const group = randomName('GRNG');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 1);
     // Messages received with auto_renew get this invisible time; the renewal starts when less than 10 s are left.
-    const saved = app.config.defaultInvisibleTimeMills;
-    app.config.defaultInvisibleTimeMills = 12_000;
+    const saved = g.app.config.defaultInvisibleTimeMills;
+    g.app.config.defaultInvisibleTimeMills = 12_000;
     try {
       const { messageId } = await (await producer(topic)).send({ topic, tag: 'r', body: Buffer.from('held') });
       const deliveries: number[] = [];
       let release: (r: ConsumeResult) => void = () => undefined;
       const consumer = new PushConsumer({
-        endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), logger,
+        endpoints: g.endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), logger,
         messageListener: {
           consume(m: MessageView) {
             deliveries.push(m.deliveryAttempt ?? 0);
@@ -76,9 +55,9 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
         },
       });
       await consumer.startup();
-      clients.push(consumer);
+      g.clients.push(consumer);
       await waitFor(() => deliveries.length === 1, 60_000, 'the message at the push consumer');
-      expect(app.receiptHandles.size).to.equal(1);
+      expect(g.app.receiptHandles.size).to.equal(1);
       const first = Date.now();
       // Held for longer than the 12 s it was made invisible for.
       await waitFor(() => Date.now() - first > 20_000, 30_000, 'the consumer holding the message for 20 s', 200);
@@ -87,22 +66,22 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
       release(ConsumeResult.SUCCESS);
       await waitFor(() => inflight(topic, group) === 0, 30_000, 'the ack of the renewed handle');
       expect(deliveries).to.deep.equal([1]);
-      expect(app.receiptHandles.size).to.equal(0);
+      expect(g.app.receiptHandles.size).to.equal(0);
       expect(messageId).to.match(/^[0-9A-F]{34}$/);
     } finally {
-      app.config.defaultInvisibleTimeMills = saved;
+      g.app.config.defaultInvisibleTimeMills = saved;
     }
   });
 
   it('a killed push consumer: out of its group at once, its held messages back to the group after 1 s (attempt 2)', async () => {
     const topic = randomName('GRK');
     const group = randomName('GRKG');
-    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 1);
     const p = await producer(topic);
     const sent = new Set<string>();
     for (let i = 0; i < 3; i++) sent.add((await p.send({ topic, tag: 'k', body: Buffer.from(`k${i}`) })).messageId);
     const script = path.join(__dirname, '..', '..', 'helpers', 'grpc-push-consumer-child.js');
-    const child: ChildProcess = spawn(process.execPath, [script, endpoints, group, topic], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child: ChildProcess = spawn(process.execPath, [script, g.endpoints, group, topic], { stdio: ['ignore', 'pipe', 'inherit'] });
     const unregister = registerLeftover(async () => {
       child.kill('SIGKILL');
     });
@@ -115,7 +94,7 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
     try {
       await waitFor(() => held.size === 3, 60_000, 'the child consumer holding the 3 messages');
       expect(held).to.deep.equal(sent);
-      await waitFor(() => app.receiptHandles.size === 3, 10_000, 'the 3 handles kept for renewal');
+      await waitFor(() => g.app.receiptHandles.size === 3, 10_000, 'the 3 handles kept for renewal');
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
@@ -123,11 +102,11 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
       unregister();
     }
     // The endpoint sees the connection go: the consumer leaves its group and its handles are given back.
-    await waitFor(() => !cluster.brokers[0].consumerManager.getConsumerGroupInfo(group), 30_000, 'the killed consumer out of its group');
-    await waitFor(() => app.receiptHandles.size === 0, 10_000, 'the handles cleared');
-    const c = new SimpleConsumer({ endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), awaitDuration: 5000, logger });
+    await waitFor(() => !g.cluster.brokers[0].consumerManager.getConsumerGroupInfo(group), 30_000, 'the killed consumer out of its group');
+    await waitFor(() => g.app.receiptHandles.size === 0, 10_000, 'the handles cleared');
+    const c = new SimpleConsumer({ endpoints: g.endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), awaitDuration: 5000, logger });
     await c.startup();
-    clients.push(c);
+    g.clients.push(c);
     const got: MessageView[] = [];
     // Without the clearing they would stay invisible for the 60 s of auto_renew, renewed until the channel expired.
     await waitFor(async () => {

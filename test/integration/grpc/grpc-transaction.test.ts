@@ -6,16 +6,13 @@
  */
 import { expect } from 'chai';
 import { Producer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
-import { startCluster, type Cluster } from '../../../lib/server';
 import { TransactionalMessageUtil } from '../../../lib/broker/transaction/transactional-message-util';
 import { randomName } from '../../helpers/cluster';
-import { registerLeftover } from '../../helpers/root-hooks';
 import { waitFor } from '../../helpers/wait-for';
 import { createTopicAndWait } from '../pop/pop-scenario';
+import { clientLogger, useGrpcCluster } from './grpc-client-fixture';
 
-const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-(require('rocketmq-client-nodejs/dist/client/Logger') as { getDefaultLogger: () => unknown }).getDefaultLogger = () => logger;
+const logger = clientLogger;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { TransactionResolution } = require('rocketmq-client-nodejs/proto/apache/rocketmq/v2/definition_pb') as {
   TransactionResolution: { TRANSACTION_RESOLUTION_UNSPECIFIED: number; COMMIT: number; ROLLBACK: number };
@@ -25,37 +22,20 @@ interface Check { messageId: string; topic: string; body: string }
 
 describe('gRPC endpoint: transactions of rocketmq-client-nodejs', function () {
   this.timeout(120_000);
-  let cluster: Cluster;
-  let remove: () => void;
-  let endpoints: string;
-  const clients: { shutdown(): Promise<void> }[] = [];
-
-  before(async () => {
-    // A check pass every 2 s for half messages older than 3 s (those the client ends at once are never checked).
-    cluster = await startCluster({ grpc: true, brokerConfig: { transactionCheckInterval: 2000, transactionTimeOut: 3000 } });
-    remove = registerLeftover(() => cluster.stop());
-    endpoints = `127.0.0.1:${cluster.brokers[0].grpcEndpoint?.port ?? 0}`;
-  });
-  afterEach(async () => {
-    for (const c of clients.splice(0).reverse()) await c.shutdown().catch(() => undefined);
-  });
-  after(async () => {
-    remove?.();
-    await cluster?.stop();
-  });
+  const g = useGrpcCluster({ brokerConfig: { transactionCheckInterval: 2000, transactionTimeOut: 3000 } });
 
   async function transactionTopic(prefix: string): Promise<string> {
     const topic = randomName(prefix);
-    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    await createTopicAndWait(g.cluster.namesrvAddr, topic, 1);
     // The client sends a transactional message only to a topic whose route accepts TRANSACTION.
-    cluster.brokers[0].topicConfigManager.selectTopicConfig(topic)!.attributes = new Map([['message.type', 'TRANSACTION']]);
+    g.cluster.brokers[0].topicConfigManager.selectTopicConfig(topic)!.attributes = new Map([['message.type', 'TRANSACTION']]);
     return topic;
   }
 
   /** A producer whose checker records each check and answers with `answer(body, how many checks of it so far)`. */
   async function producer(topic: string, checks: Check[], answer: (body: string, n: number) => number): Promise<Producer> {
     const p = new Producer({
-      endpoints, namespace: '', topics: [topic], logger,
+      endpoints: g.endpoints, namespace: '', topics: [topic], logger,
       checker: {
         async check(m: MessageView) {
           const body = m.body.toString();
@@ -65,18 +45,18 @@ describe('gRPC endpoint: transactions of rocketmq-client-nodejs', function () {
       },
     });
     await p.startup();
-    clients.push(p);
+    g.clients.push(p);
     return p;
   }
 
   async function consumer(topic: string): Promise<SimpleConsumer> {
-    const c = new SimpleConsumer({ endpoints, namespace: '', consumerGroup: randomName('GTX'), subscriptions: new Map([[topic, '*']]), awaitDuration: 5000, logger });
+    const c = new SimpleConsumer({ endpoints: g.endpoints, namespace: '', consumerGroup: randomName('GTX'), subscriptions: new Map([[topic, '*']]), awaitDuration: 5000, logger });
     await c.startup();
-    clients.push(c);
+    g.clients.push(c);
     return c;
   }
 
-  const store = () => cluster.brokers[0].messageStore;
+  const store = () => g.cluster.brokers[0].messageStore;
   const ops = () => store().getMaxOffsetInQueue(TransactionalMessageUtil.OP_TOPIC, 0);
   const byResolution = (body: string) => (body.startsWith('commit') ? TransactionResolution.COMMIT : TransactionResolution.ROLLBACK);
 

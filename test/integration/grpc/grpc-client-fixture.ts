@@ -1,0 +1,46 @@
+/**
+ * What the tests with rocketmq-client-nodejs share (not a test file): a silent logger for the client, and an
+ * in-process cluster with the gRPC endpoint for one describe block, whose clients are shut down after each test.
+ */
+import type { GrpcMessagingApplication } from '../../../lib/grpc';
+import { startCluster, type Cluster, type StartClusterOptions } from '../../../lib/server';
+import { registerLeftover } from '../../helpers/root-hooks';
+
+/** The client logs to ~/logs/rocketmq by default (and closes that shared logger on shutdown): a silent one instead. */
+export const clientLogger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+// Its PushConsumer builds its consume service with that default file logger whatever logger it was given: an
+// egg-logger whose flush timer is never cleared, so the test process would never exit. The silent one there too.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+(require('rocketmq-client-nodejs/dist/client/Logger') as { getDefaultLogger: () => unknown }).getDefaultLogger = () => clientLogger;
+
+export interface GrpcClusterFixture {
+  /** Set in the describe block's before hook. */
+  cluster: Cluster;
+  /** `127.0.0.1:<gRPC port>`, the clients' endpoints. */
+  endpoints: string;
+  /** The broker's gRPC endpoint. */
+  app: GrpcMessagingApplication;
+  /** Clients to shut down after the test (last started first). */
+  readonly clients: { shutdown(): Promise<void> }[];
+}
+
+/** Registers the hooks of the describe block it is called in: a cluster with the endpoint, started once. */
+export function useGrpcCluster(options: StartClusterOptions = {}): GrpcClusterFixture {
+  const f = { clients: [] } as unknown as GrpcClusterFixture;
+  let remove: (() => void) | null = null;
+  before(async () => {
+    f.cluster = await startCluster({ ...options, grpc: true });
+    remove = registerLeftover(() => f.cluster.stop());
+    f.app = f.cluster.brokers[0].grpcEndpoint as unknown as GrpcMessagingApplication;
+    if (!(f.app.port > 0)) throw new Error('the gRPC endpoint has no port');
+    f.endpoints = `127.0.0.1:${f.app.port}`;
+  });
+  afterEach(async () => {
+    for (const c of f.clients.splice(0).reverse()) await c.shutdown().catch(() => undefined);
+  });
+  after(async () => {
+    remove?.();
+    await f.cluster?.stop();
+  });
+  return f;
+}
