@@ -67,7 +67,8 @@ function isTagMatched(tagsSet: readonly string[], tag: string | undefined): bool
 export class ConsumerProcessor {
   constructor(private readonly a: ActivityContext) {}
 
-  async popMessage(req: PopRequest, channel: Channel): Promise<PopResult> {
+  /** `isActive`: false once the receive call is cancelled (a held pop woken then pops nothing). */
+  async popMessage(req: PopRequest, channel: Channel, isActive?: () => boolean): Promise<PopResult> {
     const maxMsgNums = Math.min(req.maxMsgNums, this.a.config.maxMsgNumsForPopRequest);
     const bornTime = Date.now();
     const request = PopMessage.request({
@@ -84,7 +85,7 @@ export class ConsumerProcessor {
       order: req.fifo,
       ...(req.attemptId ? { attemptId: req.attemptId } : {}),
     });
-    const r = await this.a.invoker.invoke(request, channel);
+    const r = await this.a.invoker.invoke(request, channel, isActive);
     let status: PopStatus;
     switch (r.code) {
       case ResponseCode.SUCCESS: status = 'FOUND'; break;

@@ -14,7 +14,8 @@ import type { GrpcBrokerPort } from './grpc-broker-port';
 export class LocalInvoker {
   constructor(private readonly broker: Pick<GrpcBrokerPort, 'processors'>) {}
 
-  invoke(request: RemotingCommand, channel: Channel): Promise<RemotingCommand> {
+  /** `isActive`: false once the caller no longer waits for the answer (its call cancelled); see RemotingContext.isActive. */
+  invoke(request: RemotingCommand, channel: Channel, isActive?: () => boolean): Promise<RemotingCommand> {
     const processor = this.broker.processors.get(request.code);
     if (!processor) return Promise.reject(new GrpcProxyError('NOT_IMPLEMENTED', `request code ${request.code} is not served by this broker`));
     return new Promise<RemotingCommand>((resolve, reject) => {
@@ -22,6 +23,7 @@ export class LocalInvoker {
       const ctx: RemotingContext = {
         channel,
         remoteAddress: channel.remoteAddress,
+        ...(isActive ? { isActive } : {}),
         writeResponse(response: RemotingCommand): boolean {
           if (answered) return false;
           answered = true;

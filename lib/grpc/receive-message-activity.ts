@@ -97,7 +97,7 @@ export class ReceiveMessageActivity {
       const result = await this.consumer.popMessage({
         group, topic, maxMsgNums: req.batchSize, invisibleTime, pollTime: pollingTime, subscription, fifo, maxAttempts,
         attemptId: req._attemptId ? req.attemptId : undefined,
-      }, channel);
+      }, channel, () => !stream.cancelled && channel.isActive);
       if (stream.cancelled) {
         // The client is gone: what it was given is visible again soon, not after the whole invisible time.
         for (const m of result.messages) this.#nack(m, group, topic, channel);

@@ -42,6 +42,18 @@ export interface RemotingContext {
    * was oneway, or an answer was already written.
    */
   writeResponse(response: RemotingCommand): boolean;
+  /**
+   * Whether the requester still waits for this answer: its connection is up and, for a request run in process for
+   * another protocol's call (the gRPC endpoint), that call is not cancelled. Absent: `channel.isActive` decides. A
+   * held request (POP long polling) woken for a requester that is gone does no work (Java's PopLongPollingService
+   * skips a request whose channel is inactive).
+   */
+  readonly isActive?: () => boolean;
+}
+
+/** Whether the requester of `ctx` still waits for an answer (see RemotingContext.isActive). */
+export function requesterActive(ctx: RemotingContext): boolean {
+  return ctx.isActive ? ctx.isActive() : ctx.channel.isActive;
 }
 
 /**

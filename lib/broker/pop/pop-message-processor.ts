@@ -12,7 +12,7 @@
  */
 import type { PopController } from './pop-controller';
 import type { BrokerProcessor } from '../processor/broker-processor';
-import type { RemotingContext } from '../../transport/processor';
+import { requesterActive, type RemotingContext } from '../../transport/processor';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
 import { ResponseCode } from '../../../protocol/code/response-code';
@@ -125,6 +125,13 @@ export class PopMessageProcessor implements BrokerProcessor {
         const held = this.polling.hold({
           topics: [header.topic, retryTopic],
           wake: () => {
+            // Its requester gone (connection closed, call cancelled), a woken request pops nothing: what it would pop
+            // would stay invisible for a consumer that cannot take it. It is answered (empty) all the same, so an
+            // in-process caller settles.
+            if (!requesterActive(ctx)) {
+              ctx.writeResponse(fail(ResponseCode.POLLING_TIMEOUT, 'NO_MESSAGE_IN_QUEUE'));
+              return;
+            }
             this.#pop(request, ctx, false).then(
               (r) => { if (r) ctx.writeResponse(r); },
               (err: unknown) => {

@@ -112,6 +112,40 @@ describe('SimpleConsumer (POP) against our broker', function () {
       await api.shutdown();
     }
   });
+  it('a held receive whose connection closed pops nothing when a message wakes it (another consumer gets it at once)', async () => {
+    const topic = randomName('POPGONE');
+    const group = randomName('G');
+    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    const broker = cluster.brokers[0];
+    const api = new MQClientAPI(new ClientConfig({ namesrvAddr: cluster.namesrvAddr }));
+    const producer = new DefaultMQProducer({ producerGroup: randomName('PG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('p') });
+    const consumer = new SimpleConsumer({
+      consumerGroup: group, namesrvAddr: cluster.namesrvAddr, instanceName: randomName('sc'), subscriptions: { [topic]: '*' },
+      awaitDuration: 5_000, initMode: ConsumeInitMode.MIN,
+    });
+    try {
+      await producer.start();
+      // A pop held for 30 s that would hide what it finds for 60 s; then its connection goes.
+      const held = popMessage(api, 'x', broker.brokerAddr, {
+        consumerGroup: group, topic, queueId: -1, maxMsgNums: 1, invisibleTime: 60_000, pollTime: 30_000, bornTime: Date.now(),
+        initMode: ConsumeInitMode.MIN,
+      }, 40_000).catch((e: unknown) => e);
+      await waitFor(() => broker.pop.polling.size > 0, 10_000, 'the pop held');
+      await api.shutdown();
+      await held;
+      await producer.send(createMessage(topic, 'for-the-living', {}));
+      await waitFor(() => broker.pop.polling.size === 0, 10_000, 'the held pop woken');
+      await consumer.start();
+      const got = await consumer.receive(1, 10_000);
+      expect(got.map((m) => m.body.toString())).to.deep.equal(['for-the-living']);
+      expect(got[0].reconsumeTimes).to.equal(0);
+      await consumer.ack(got[0]);
+    } finally {
+      await api.shutdown();
+      await consumer.shutdown();
+      await producer.shutdown();
+    }
+  });
 });
 
 describe('POP checkpoints survive a broker restart', function () {
