@@ -25,7 +25,6 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { NamesrvController } from '../lib/namesrv/namesrv-controller';
 import { ControllerManager } from '../lib/controller/controller-manager';
@@ -42,6 +41,7 @@ import { newTopicConfig } from '../protocol/body/topic-config';
 import { freePort, javaSkipReason, startJavaBroker, startJavaController, type JavaBroker, type JavaController } from '../test/helpers/javaref';
 import { spawnBrokerChild, stopBrokerChild } from '../test/helpers/broker-child-process';
 import { type BenchResult, pct, sendLoad } from './bench-util';
+import { measureFailover, until, type FailoverFigures } from './failover';
 
 const BODY = Buffer.alloc(1024, 0x61);
 const QUEUES = 8;
@@ -50,17 +50,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Load { msgPerSec: number; p50: number; p99: number; failed: number }
 export interface ControllerBenchOptions { kills: number; javaKills: number; sides: ('ours' | 'java')[]; sync: number; async: number }
-export interface FailoverFigures { times: number[]; p50: number; max: number }
-
-/** Until `check` holds, or fails with `what` after `limitMs`. */
-async function until(check: () => boolean | Promise<boolean>, limitMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`controller bench: timed out after ${limitMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /** One broker of ours in a child process; resolves with its address once it printed READY. */
 async function ourBroker(opts: Record<string, unknown>): Promise<{ child: ChildProcess; addr: string }> {
@@ -164,7 +153,7 @@ async function failoverSide(env: Env, side: 'ours' | 'java', brokerName: string)
   };
 }
 
-/** kill -9 of the master under a sync producer, `kills` times: kill -> first SEND_OK. */
+/** kill -9 of the master under a sync producer, `kills` times: kill -> first SEND_OK (bench/failover.ts). */
 async function failover(env: Env, kills: number, log: (l: string) => void, side: 'ours' | 'java' = 'ours'): Promise<FailoverFigures> {
   const brokerName = `${side}-failover`;
   const set = await failoverSide(env, side, brokerName);
@@ -178,61 +167,33 @@ async function failover(env: Env, kills: number, log: (l: string) => void, side:
     producerGroup: `PG_CTL_FO_${side}`, namesrvAddr: env.ns.address, instanceName: `ctl-bench-fo-${side}`, pollNameServerInterval: 100, sendMsgTimeout: 3000,
   });
   const topic = `CtlBenchFailover_${side}`;
-  const times: number[] = [];
-  let lastOk = 0;
-  /** Sends started after `mark` (the killed master's exit) can only be acknowledged by another master. */
-  let mark = Infinity;
-  let firstOkAfterMark = 0;
-  let sending = true;
-  let sender: Promise<void> = Promise.resolve();
   const inSync = async (): Promise<boolean> => (await replicaInfo(env.query, set.controllerAddr, brokerName)).syncStateSet.length === 2;
   try {
     for (let i = 0; i < 2; i++) await startReplica();
     await until(async () => (await masterAt(env, brokerName)) !== '' && await inSync(), 60_000, 'a master and 2 replicas in sync');
     for (const addr of replicas) await env.admin.createAndUpdateTopicConfig(addr, newTopicConfig(topic, { readQueueNums: 4, writeQueueNums: 4 }));
     await producer.start();
-    sender = (async () => {
-      while (sending) {
-        const startedAt = performance.now();
-        try {
-          const r = await producer.send(createMessage(topic, BODY));
-          if (r.sendStatus === 'SEND_OK') {
-            lastOk = performance.now();
-            if (startedAt > mark && firstOkAfterMark === 0) firstOkAfterMark = lastOk;
-          }
-        } catch {
-          await sleep(5);
-        }
-      }
-    })();
-    await until(() => lastOk > 0, 60_000, 'the first SEND_OK');
-    for (let k = 0; k < kills; k++) {
-      const master = await masterAt(env, brokerName);
-      if (!replicas.has(master)) throw new Error(`the name server's master ${master} is none of the replicas`);
-      firstOkAfterMark = 0;
-      const killedAt = performance.now();
-      await set.kill(master);
-      // An answer the master wrote before it died may still arrive: count only sends begun after its exit.
-      mark = performance.now();
-      replicas.delete(master);
-      await until(async () => firstOkAfterMark > 0 && (await masterAt(env, brokerName)) !== master, 60_000, 'a SEND_OK from a new master');
-      times.push(firstOkAfterMark - killedAt);
-      mark = Infinity;
-      log(`  ${side} controller failover ${k + 1}/${kills}: ${(firstOkAfterMark - killedAt).toFixed(0)} ms`);
-      // back with an empty store: it gets a new controller id, catches up and joins the SyncStateSet
-      const back = await startReplica();
-      await env.admin.createAndUpdateTopicConfig(back, newTopicConfig(topic, { readQueueNums: 4, writeQueueNums: 4 }));
-      await until(inSync, 120_000, 'the returning replica in the SyncStateSet');
-      await sleep(200);
-    }
+    return await measureFailover({
+      producer, topic, body: BODY, kills, log, label: `${side} controller`,
+      group: {
+        masterAt: () => masterAt(env, brokerName),
+        has: (addr) => replicas.has(addr),
+        async kill(addr) {
+          await set.kill(addr);
+          replicas.delete(addr);
+        },
+        async restore() {
+          // back with an empty store: it gets a new controller id, catches up and joins the SyncStateSet
+          const back = await startReplica();
+          await env.admin.createAndUpdateTopicConfig(back, newTopicConfig(topic, { readQueueNums: 4, writeQueueNums: 4 }));
+          await until(inSync, 120_000, 'the returning replica in the SyncStateSet');
+        },
+      },
+    });
   } finally {
-    sending = false;
-    await sender;
     await producer.shutdown().catch(() => undefined);
     await set.close();
   }
-  const sorted = [...times].sort((a, b) => a - b);
-  return { times, p50: pct(sorted, 50), max: sorted[sorted.length - 1] ?? 0 };
 }
 
 interface Group { brokerName: string; controllerAddr: string; stop(): Promise<void> }

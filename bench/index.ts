@@ -102,8 +102,8 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
     run: async () => (await import('./dledger')).runDLedgerBench(),
   },
   replicated: {
-    about: 'ours beside Java 4.9.8, one broker process per peer: DLedger 3 peers, SYNC_MASTER + SLAVE, single master; sync x16 / async x256 (1 KiB, 8 queues)',
-    run: async () => (await import('./replicated')).runReplicatedBench(),
+    about: 'ours beside Java 4.9.8, one broker process per peer: DLedger 3 peers, SYNC_MASTER + SLAVE, single master; sync x16 / async x256 (1 KiB, 8 queues); DLedger failover over --kills leader kills (kill -9 -> first SEND_OK, default 20) (--groups, --sides, --sync-messages, --async-messages)',
+    run: async (options) => (await import('./replicated')).runReplicatedBench(options),
   },
   controller: {
     about: 'controller mode, one broker process per replica: failover time over --kills master kills (kill -9 -> first SEND_OK, default 20); sync x16 / async x256 of a 2-replica set, ours beside Java 5.3.3, and a 4.x SYNC_MASTER + SLAVE pair of ours (--sides, --sync-messages, --async-messages)',

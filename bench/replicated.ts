@@ -6,10 +6,13 @@
  * - SYNC_MASTER + SLAVE;
  * - a single ASYNC_MASTER.
  * Each group is started, measured (sync x16 then async x256) and stopped before the next, ours before Java's.
- * Prints msg/s with p50 / p99 and ours / Java per row. No assertions.
+ * The DLedger groups then fail over `--kills` times (default 20; bench/failover.ts): the leader's process killed -9
+ * under a sync producer, the time to the first SEND_OK of a send begun after it exited, the killed peer started again
+ * on its store before the next kill. Prints msg/s with p50 / p99 and ours / Java per row, and the failover p50 / max.
+ * No assertions.
  *
- *   npm run bench -- replicated
- *   node dist/bench/replicated.js [--groups dledger,master-slave,single] [--sides ours,java] [--sync-messages N] [--async-messages N]
+ *   npm run bench -- replicated [--groups dledger,master-slave,single] [--sides ours,java] [--sync-messages N]
+ *     [--async-messages N] [--kills N]
  */
 import './quiet-logs';
 import type { ChildProcess } from 'node:child_process';
@@ -24,6 +27,7 @@ import { newTopicConfig } from '../protocol/body/topic-config';
 import { freePort, javaSkipReason, startJavaBroker, type JavaBroker } from '../test/helpers/javaref';
 import { spawnBrokerChild, stopBrokerChild } from '../test/helpers/broker-child-process';
 import { type BenchResult, pct, sendLoad } from './bench-util';
+import { measureFailover, until, type FailoverFigures } from './failover';
 
 const BODY = Buffer.alloc(1024, 0x61);
 const QUEUES = 8;
@@ -35,26 +39,50 @@ const GROUP_TITLE: Record<GroupKind, string> = { dledger: 'DLedger, 3 peers', 'm
 export interface Load { msgPerSec: number; p50: number; p99: number; failed: number }
 export interface ReplicatedRow { group: GroupKind; scenario: string; ours?: Load; java?: Load }
 
-interface Group { brokerName: string; stop(): Promise<void> }
+/** One broker process of a group that can be killed and started again on its store (the DLedger failover). */
+interface Peer { addr: string; alive: boolean; start(): Promise<void>; kill(): Promise<void>; stop(): Promise<void> }
+
+interface Group { brokerName: string; peers: Peer[]; stop(): Promise<void> }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One broker of ours in a child process; resolves once it printed READY. */
-async function ourBroker(opts: Record<string, unknown>): Promise<ChildProcess> {
+async function ourBroker(opts: Record<string, unknown>): Promise<{ child: ChildProcess; addr: string }> {
   // REPL_BENCH_NODE_ARGS: extra node options for our broker processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.REPL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return (await spawnBrokerChild(opts, { nodeArgs, inheritStderr: true })).child;
+  return spawnBrokerChild(opts, { nodeArgs, inheritStderr: true });
 }
-
-const stopChild = (c: ChildProcess): Promise<void> => stopBrokerChild(c);
 
 async function startOurs(kind: GroupKind, namesrvAddr: string, root: string): Promise<Group> {
   const brokerName = `ours-${kind}`;
   const base = (dir: string) => ({ brokerName, brokerClusterName: 'DefaultCluster', brokerIP1: '127.0.0.1', namesrvAddr, storePathRootDir: dir });
   const store = (dir: string) => ({ storePathRootDir: dir, mappedFileSizeCommitLog: FILE });
-  const children: ChildProcess[] = [];
+  const peers: Peer[] = [];
   const stop = async () => {
-    for (const c of children.reverse()) await stopChild(c);
+    for (const p of [...peers].reverse()) await p.stop();
+  };
+  const peer = async (opts: Record<string, unknown>): Promise<void> => {
+    let child: ChildProcess | null = null;
+    const p: Peer = {
+      addr: '',
+      alive: false,
+      async start() {
+        const b = await ourBroker(opts);
+        child = b.child;
+        p.addr = b.addr;
+        p.alive = true;
+      },
+      async kill() {
+        if (child) await stopBrokerChild(child, 'SIGKILL');
+        p.alive = false;
+      },
+      async stop() {
+        if (child) await stopBrokerChild(child);
+        p.alive = false;
+      },
+    };
+    peers.push(p);
+    await p.start();
   };
   try {
     if (kind === 'dledger') {
@@ -62,36 +90,59 @@ async function startOurs(kind: GroupKind, namesrvAddr: string, root: string): Pr
       const dLegerPeers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
       await Promise.all([0, 1, 2].map(async (i) => {
         const dir = path.join(root, `${brokerName}-n${i}`);
-        children.push(await ourBroker({
+        await peer({
           brokerConfig: base(dir),
           messageStoreConfig: { ...store(dir), enableDLegerCommitLog: true, dLegerGroup: brokerName, dLegerPeers, dLegerSelfId: `n${i}` },
-        }));
+        });
       }));
     } else {
       const dir = path.join(root, `${brokerName}-m`);
-      children.push(await ourBroker({ brokerConfig: base(dir), messageStoreConfig: { ...store(dir), brokerRole: kind === 'single' ? 'ASYNC_MASTER' : 'SYNC_MASTER' } }));
+      await peer({ brokerConfig: base(dir), messageStoreConfig: { ...store(dir), brokerRole: kind === 'single' ? 'ASYNC_MASTER' : 'SYNC_MASTER' } });
       if (kind === 'master-slave') {
         const sdir = path.join(root, `${brokerName}-s`);
-        children.push(await ourBroker({ brokerConfig: { ...base(sdir), brokerId: 1 }, messageStoreConfig: { ...store(sdir), brokerRole: 'SLAVE' } }));
+        await peer({ brokerConfig: { ...base(sdir), brokerId: 1 }, messageStoreConfig: { ...store(sdir), brokerRole: 'SLAVE' } });
       }
     }
   } catch (err) {
     await stop();
     throw err;
   }
-  return { brokerName, stop };
+  return { brokerName, peers, stop };
 }
 
 async function startJava(kind: GroupKind, namesrvAddr: string, root: string): Promise<Group> {
   const brokerName = `java-${kind}`;
-  const brokers: JavaBroker[] = [];
+  const peers: Peer[] = [];
   const stop = async () => {
-    for (const b of brokers.reverse()) await b.stop().catch(() => undefined);
+    for (const p of [...peers].reverse()) await p.stop();
   };
   const one = async (id: number, tag: string, conf: Record<string, string | number | boolean>) => {
     const runDir = path.join(root, `${brokerName}-${tag}`);
     await fs.mkdir(runDir, { recursive: true });
-    brokers.push(await startJavaBroker('4.9.8', { namesrvAddr, runDir, storeDir: path.join(runDir, 'store'), brokerName, brokerId: id, conf: { mappedFileSizeCommitLog: FILE, ...conf } }));
+    let b: JavaBroker | null = null;
+    const p: Peer = {
+      addr: '',
+      alive: false,
+      async start() {
+        // Started again on the same port and store after a kill.
+        b = await startJavaBroker('4.9.8', {
+          namesrvAddr, runDir, storeDir: path.join(runDir, 'store'), brokerName, brokerId: id, conf: { mappedFileSizeCommitLog: FILE, ...conf },
+          ...(b ? { listenPort: (b as JavaBroker).port } : {}),
+        });
+        p.addr = b.addr;
+        p.alive = true;
+      },
+      async kill() {
+        await b?.stop('SIGKILL');
+        p.alive = false;
+      },
+      async stop() {
+        await b?.stop().catch(() => undefined);
+        p.alive = false;
+      },
+    };
+    peers.push(p);
+    await p.start();
   };
   try {
     if (kind === 'dledger') {
@@ -106,7 +157,7 @@ async function startJava(kind: GroupKind, namesrvAddr: string, root: string): Pr
     await stop();
     throw err;
   }
-  return { brokerName, stop };
+  return { brokerName, peers, stop };
 }
 
 /** The master's address of `brokerName` once the name server knows it (a DLedger group's leader), and its slaves. */
@@ -121,11 +172,13 @@ async function waitForMaster(admin: DefaultMQAdminExt, brokerName: string, slave
   throw new Error(`no master for ${brokerName} in 120 s`);
 }
 
-async function measureGroup(kind: GroupKind, side: 'ours' | 'java', namesrvAddr: string, root: string, counts: { sync: number; async: number }): Promise<Map<string, Load>> {
+async function measureGroup(kind: GroupKind, side: 'ours' | 'java', namesrvAddr: string, root: string, counts: { sync: number; async: number },
+  kills: number): Promise<{ loads: Map<string, Load>; failover?: FailoverFigures }> {
   const group = side === 'ours' ? await startOurs(kind, namesrvAddr, root) : await startJava(kind, namesrvAddr, root);
   const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: `repl-admin-${side}-${kind}` });
   const producer = new DefaultMQProducer({ producerGroup: `PG_REPL_${side}_${kind}`, namesrvAddr, instanceName: `repl-${side}-${kind}`, pollNameServerInterval: 1000, sendMsgTimeout: 10_000 });
   const out = new Map<string, Load>();
+  let failover: FailoverFigures | undefined;
   try {
     await admin.start();
     const master = await waitForMaster(admin, group.brokerName, kind === 'master-slave' ? 1 : 0);
@@ -146,70 +199,135 @@ async function measureGroup(kind: GroupKind, side: 'ours' | 'java', namesrvAddr:
       out.set(scenario, { msgPerSec: messages / r.seconds, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), failed: r.failed });
       process.stderr.write(`  ${side} ${GROUP_TITLE[kind]} ${scenario}: ${Math.round(messages / r.seconds)} msg/s, p50 ${pct(r.latencies, 50).toFixed(1)} ms, p99 ${pct(r.latencies, 99).toFixed(1)} ms, ${r.failed} failed\n`);
     }
+    if (kind === 'dledger' && kills > 0) failover = await dledgerFailover(group, admin, namesrvAddr, topic, kills, side);
   } finally {
     await producer.shutdown().catch(() => undefined);
     await admin.shutdown().catch(() => undefined);
     await group.stop();
   }
-  return out;
+  return { loads: out, failover };
 }
 
-export async function runReplicated(opts: { groups?: GroupKind[]; sides?: ('ours' | 'java')[]; sync?: number; async?: number } = {}): Promise<ReplicatedRow[]> {
+/**
+ * The leader's process killed -9 `kills` times under a sync producer (bench/failover.ts); the killed peer is started
+ * again on its store and the group is whole (a master and two slaves at the name server) before the next kill.
+ */
+async function dledgerFailover(group: Group, admin: DefaultMQAdminExt, namesrvAddr: string, topic: string, kills: number,
+  side: 'ours' | 'java'): Promise<FailoverFigures> {
+  const addrs = async () => (await admin.examineBrokerClusterInfo().catch(() => null))?.brokerAddrTable.get(group.brokerName)?.brokerAddrs;
+  let killed: Peer | null = null;
+  // Routes polled every 100 ms, as the controller bench's producer: the time measured is the group's, not the poll's.
+  const producer = new DefaultMQProducer({
+    producerGroup: `PG_REPL_FO_${side}`, namesrvAddr, instanceName: `repl-fo-${side}`, pollNameServerInterval: 100, sendMsgTimeout: 3000,
+  });
+  await producer.start();
+  try {
+    return await measureFailover({
+    producer, topic, body: BODY, kills, label: `${side} DLedger`, failoverLimitMs: 120_000,
+    log: (l) => process.stderr.write(`${l}\n`),
+    group: {
+      masterAt: async () => (await addrs())?.get(0) ?? '',
+      has: (addr) => group.peers.some((p) => p.alive && p.addr === addr),
+      async kill(addr) {
+        killed = group.peers.find((p) => p.addr === addr) ?? null;
+        await killed?.kill();
+      },
+      async restore() {
+        await killed?.start();
+        await until(async () => {
+          const a = await addrs();
+          return !!a?.get(0) && a.size >= 3 && group.peers.every((p) => [...a.values()].includes(p.addr));
+        }, 120_000, `${side} DLedger: the restarted peer back at the name server`);
+      },
+    },
+    });
+  } finally {
+    await producer.shutdown().catch(() => undefined);
+  }
+}
+
+export interface ReplicatedReport { rows: ReplicatedRow[]; failover: { ours?: FailoverFigures; java?: FailoverFigures } }
+
+export async function runReplicated(opts: { groups?: GroupKind[]; sides?: ('ours' | 'java')[]; sync?: number; async?: number; kills?: number } = {}): Promise<ReplicatedReport> {
   const sides = opts.sides ?? ['ours', 'java'];
   const groups = opts.groups ?? ['dledger', 'master-slave', 'single'];
   const counts = { sync: opts.sync ?? Number(process.env.REPL_BENCH_SYNC ?? 8000), async: opts.async ?? Number(process.env.REPL_BENCH_ASYNC ?? 30000) };
+  const kills = opts.kills ?? 20;
   const skip = javaSkipReason('4.9.8');
   if (skip) process.stderr.write(`replicated: the Java groups are left out: ${skip}\n`);
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-repl-'));
   const ns = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'kv.json'), configStorePath: path.join(root, 'ns.properties') });
-  const rows: ReplicatedRow[] = [];
+  const report: ReplicatedReport = { rows: [], failover: {} };
   try {
     await ns.start();
     for (const kind of groups) {
-      const ours = sides.includes('ours') ? await measureGroup(kind, 'ours', ns.address, root, counts) : new Map<string, Load>();
-      const java = skip || !sides.includes('java') ? new Map<string, Load>() : await measureGroup(kind, 'java', ns.address, root, counts);
-      for (const scenario of ['sync x16', 'async x256']) rows.push({ group: kind, scenario, ours: ours.get(scenario), java: java.get(scenario) });
+      const ours = sides.includes('ours') ? await measureGroup(kind, 'ours', ns.address, root, counts, kills) : undefined;
+      const java = skip || !sides.includes('java') ? undefined : await measureGroup(kind, 'java', ns.address, root, counts, kills);
+      for (const scenario of ['sync x16', 'async x256']) report.rows.push({ group: kind, scenario, ours: ours?.loads.get(scenario), java: java?.loads.get(scenario) });
+      if (kind === 'dledger') report.failover = { ours: ours?.failover, java: java?.failover };
     }
   } finally {
     await ns.shutdown();
     await fs.rm(root, { recursive: true, force: true });
   }
-  return rows;
+  return report;
 }
 
-export function formatReplicated(rows: readonly ReplicatedRow[]): string {
+export function formatReplicated(report: ReplicatedReport): string {
   const cell = (l?: Load) => (l ? `${Math.round(l.msgPerSec).toLocaleString('en-US')} (${l.p50.toFixed(1)} / ${l.p99.toFixed(1)})${l.failed ? ` ${l.failed} failed` : ''}` : 'n/a');
   const table = [
     ['group', 'scenario', 'ours msg/s (p50 / p99 ms)', 'Java 4.9.8 msg/s (p50 / p99 ms)', 'ours / Java', 'p99 ours <= Java'],
-    ...rows.map((r) => [
+    ...report.rows.map((r) => [
       GROUP_TITLE[r.group], r.scenario, cell(r.ours), cell(r.java),
       r.ours && r.java ? (r.ours.msgPerSec / r.java.msgPerSec).toFixed(2) : 'n/a',
       r.ours && r.java ? (r.ours.p99 <= r.java.p99 ? 'yes' : 'no') : 'n/a',
     ]),
   ];
+  const { ours, java } = report.failover;
+  if (ours || java) {
+    const fo = (f?: FailoverFigures) => (f ? `p50 ${f.p50.toFixed(0)} / max ${f.max.toFixed(0)} ms (${f.times.length} kills)` : 'n/a');
+    table.push([GROUP_TITLE.dledger, 'failover: kill -9 of the leader -> first SEND_OK', fo(ours), fo(java),
+      ours && java ? (ours.p50 / java.p50).toFixed(2) : 'n/a', ours && java ? (ours.max <= java.max ? 'yes (max)' : 'no (max)') : 'n/a']);
+  }
   return table.map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
 
-export async function runReplicatedBench(): Promise<BenchResult[]> {
-  const rows = await runReplicated();
-  process.stdout.write(`${formatReplicated(rows)}\n`);
-  return rows.flatMap((r) => (['ours', 'java'] as const).filter((s) => r[s]).map((s) => ({
+export async function runReplicatedBench(argv: readonly string[] = []): Promise<BenchResult[]> {
+  const report = await runReplicated(parseReplicatedArgs(argv));
+  process.stdout.write(`${formatReplicated(report)}\n`);
+  const results: BenchResult[] = report.rows.flatMap((r) => (['ours', 'java'] as const).filter((s) => r[s]).map((s) => ({
     name: `replicated.${r.group}.${s}.${r.scenario.replace(' ', '-')}`, opsPerSec: r[s]!.msgPerSec, meanMicros: 1e6 / r[s]!.msgPerSec, ops: 0,
     note: `p50 ${r[s]!.p50.toFixed(2)} ms, p99 ${r[s]!.p99.toFixed(2)} ms${r.ours && r.java && s === 'ours' ? `, ours/Java ${(r.ours.msgPerSec / r.java.msgPerSec).toFixed(2)}` : ''}`,
   })));
+  for (const s of ['ours', 'java'] as const) {
+    const f = report.failover[s];
+    if (!f || f.times.length === 0) continue;
+    const mean = f.times.reduce((a, b) => a + b, 0) / f.times.length;
+    results.push({
+      name: `replicated.dledger.${s}.failover.kill-to-first-send`, opsPerSec: 1000 / mean, meanMicros: mean * 1000, ops: f.times.length,
+      note: `p50 ${f.p50.toFixed(0)} ms, max ${f.max.toFixed(0)} ms over ${f.times.length} leader kills (Java's default DLedger timings)`,
+    });
+  }
+  return results;
+}
+
+/** --groups dledger,master-slave,single --sides ours,java --sync-messages N --async-messages N --kills N (0: no failover). */
+export function parseReplicatedArgs(argv: readonly string[]): Parameters<typeof runReplicated>[0] {
+  const arg = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const num = (name: string) => (arg(name) !== undefined ? Number(arg(name)) : undefined);
+  return {
+    groups: arg('--groups')?.split(',') as GroupKind[] | undefined,
+    sides: arg('--sides')?.split(',') as ('ours' | 'java')[] | undefined,
+    sync: num('--sync-messages'), async: num('--async-messages'), kills: num('--kills'),
+  };
 }
 
 if (require.main === module) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? process.argv[i + 1] : undefined;
-  };
-  const groups = arg('--groups')?.split(',') as GroupKind[] | undefined;
-  const sides = arg('--sides')?.split(',') as ('ours' | 'java')[] | undefined;
-  const sync = arg('--sync-messages');
-  const asyncN = arg('--async-messages');
-  runReplicated({ groups, sides, sync: sync ? Number(sync) : undefined, async: asyncN ? Number(asyncN) : undefined }).then((rows) => {
-    process.stdout.write(`${formatReplicated(rows)}\n`);
+  runReplicated(parseReplicatedArgs(process.argv.slice(2))).then((report) => {
+    process.stdout.write(`${formatReplicated(report)}\n`);
     process.exit(0);
   }, (err: unknown) => {
     process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
