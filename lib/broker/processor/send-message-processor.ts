@@ -230,7 +230,8 @@ export class SendMessageProcessor implements BrokerProcessor {
       ? await this.controller.transactionalMessageService.prepareMessage(msg, withWait(stringToProperties(msg.propertiesString), header.properties))
       : await this.controller.messageStore.putMessageCoalesced(msg);
     this.controller.latencyMetrics.put.observe((performance.now() - t0) / 1000);
-    return this.#handlePutMessageResult(result, request, queueId, msg.topic);
+    return this.#handlePutMessageResult(result, request, queueId, msg.topic,
+      findProperty(msg.propertiesString, MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX));
   }
 
   async #sendBatch(request: RemotingCommand, ctx: RemotingContext, header: SendMessageRequestHeader, topicConfig: TopicConfig): Promise<RemotingCommand> {
@@ -292,7 +293,8 @@ export class SendMessageProcessor implements BrokerProcessor {
     return { response: null, clearDelay };
   }
 
-  #handlePutMessageResult(result: PutMessageResult | null, request: RemotingCommand, queueId: number, topic: string): RemotingCommand {
+  /** `uniqId`: the message's own id (UNIQ_KEY), answered as its transaction id as Java 5.3.3 does; none for a batch. */
+  #handlePutMessageResult(result: PutMessageResult | null, request: RemotingCommand, queueId: number, topic: string, uniqId?: string): RemotingCommand {
     const extFields = this.#regionFields();
     if (!result) return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'store putMessage return null', extFields);
     let code: number = ResponseCode.SYSTEM_ERROR;
@@ -345,6 +347,7 @@ export class SendMessageProcessor implements BrokerProcessor {
       extFields.msgId = a.msgId;
       extFields.queueId = String(queueId);
       extFields.queueOffset = String(a.logicsOffset);
+      if (uniqId) extFields.transactionId = uniqId;
       const stats = this.controller.brokerStatsManager;
       stats.incTopicPutNums(topic, a.msgNum, 1);
       stats.incTopicPutSize(topic, a.wroteBytes);

@@ -199,6 +199,9 @@ export class TransactionalMessageBridge {
  */
 export function parseHalfMessageInner(inner: MessageExtBrokerInner, properties: MessageProperties): MessageExtBrokerInner {
   const props: MessageProperties = { ...properties };
+  // 5.x: the half message carries its transaction id (the producer's message id), as Java 5.3.3's parseHalfMessageInner.
+  const uniqId = props[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX];
+  if (uniqId) props[MessageConst.PROPERTY_TRANSACTION_ID] = uniqId;
   props[MessageConst.PROPERTY_REAL_TOPIC] = inner.topic;
   props[MessageConst.PROPERTY_REAL_QUEUE_ID] = String(inner.queueId);
   return {

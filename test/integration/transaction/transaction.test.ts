@@ -3,7 +3,7 @@ import { getCluster, randomName, skipWhenExternal, waitFor, type TestCluster } f
 import { newClient, pullRequest } from '../broker/broker-helpers';
 import type { RemotingClient } from '../../../lib/transport/remoting-client';
 import { ResponseCode } from '../../../protocol/code/response-code';
-import { decodeMessages } from '../../../protocol/message/message-decoder';
+import { decodeMessage, decodeMessages } from '../../../protocol/message/message-decoder';
 import { createMessage, type Message, type MessageExt } from '../../../protocol/message/message';
 import { MessageConst } from '../../../protocol/message/message-const';
 import {
@@ -112,6 +112,13 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     // property string is kept, TRAN_MSG, REAL_TOPIC and REAL_QID included; the sysFlag carries the commit type.
     expect(m.properties).to.include({ [MessageConst.PROPERTY_TRANSACTION_PREPARED]: 'true', [MessageConst.PROPERTY_REAL_TOPIC]: topic });
     expect(m.sysFlag & 0xc).to.equal(0x8);
+    // As Java 5.3.3: the half message carries its transaction id (the producer's message id), and the committed
+    // message keeps it with the rest of the half message's properties.
+    const halfRecord = await tc.cluster!.brokers[0].messageStore.lookMessageByOffset(m.preparedTransactionOffset);
+    const half = decodeMessage(halfRecord!);
+    expect(half.topic).to.equal(TransactionalMessageUtil.HALF_TOPIC);
+    expect(half.properties[MessageConst.PROPERTY_TRANSACTION_ID]).to.equal(r2.msgId);
+    expect(m.properties[MessageConst.PROPERTY_TRANSACTION_ID]).to.equal(r2.msgId);
   });
 
   it('a half message is not consumable before the end, and a throwing listener counts as UNKNOW', async () => {
