@@ -109,11 +109,19 @@ export class ClientActivity {
   }
 
   /**
-   * One TelemetryCommand from the client. Settings: registered, kept and answered (on `stream`); the other
-   * commands (thread stack traces, verify-message results) answer broker calls this endpoint does not make yet.
+   * One TelemetryCommand from the client. Settings: registered, kept and answered (on `stream`); a thread stack
+   * trace or a verify-message result answers the broker's call of its nonce (GrpcClientChannel.invoke).
    * A settings command with neither publishing nor subscription is a client error (INVALID_ARGUMENT on the stream).
    */
   onTelemetryCommand(ctx: ProxyContext, cmd: TelemetryCommand, stream: TelemetryWriter): void {
+    if (cmd.command === 'threadStackTrace' && cmd.threadStackTrace) {
+      this.a.channels.getChannel(ctx.clientId)?.onThreadStackTrace(cmd.status, cmd.threadStackTrace.nonce, cmd.threadStackTrace.threadStackTrace);
+      return;
+    }
+    if (cmd.command === 'verifyMessageResult' && cmd.verifyMessageResult) {
+      this.a.channels.getChannel(ctx.clientId)?.onVerifyMessageResult(cmd.status, cmd.verifyMessageResult.nonce);
+      return;
+    }
     if (cmd.command !== 'settings' || !cmd.settings) return;
     const settings = cmd.settings;
     let channel: GrpcClientChannel | null = null;

@@ -133,6 +133,8 @@ export interface TelemetryCommand {
   recoverOrphanedTransactionCommand?: { message: PbMessage; transactionId: string } | null;
   threadStackTrace?: { nonce: string; threadStackTrace?: string } | null;
   verifyMessageResult?: { nonce: string } | null;
+  printThreadStackTraceCommand?: { nonce: string } | null;
+  verifyMessageCommand?: { nonce: string; message: PbMessage } | null;
 }
 
 /** google.protobuf.Duration / Timestamp from millis. */

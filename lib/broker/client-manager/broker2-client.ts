@@ -4,6 +4,7 @@
  * @see org.apache.rocketmq.broker.client.net.Broker2Client
  */
 import { isVirtualChannel } from './virtual-channel';
+import { RemotingSendRequestError } from '../../errors';
 import type { Logger } from '../../logger';
 import type { Channel } from '../../transport/connection';
 import type { RemotingServer } from '../../transport/remoting-server';
@@ -75,6 +76,12 @@ export class Broker2Client {
 
   /** Forwards a request to a client and returns its answer (GET_CONSUMER_RUNNING_INFO, CONSUME_MESSAGE_DIRECTLY). */
   callClient(channel: Channel, request: RemotingCommand, timeoutMillis = 10000): Promise<RemotingCommand> {
+    // A gRPC client answers through its channel's relay (Telemetry), not over a remoting connection.
+    if (isVirtualChannel(channel)) {
+      return channel.invoke
+        ? channel.invoke(request, timeoutMillis)
+        : Promise.reject(new RemotingSendRequestError(channel.remoteAddress, `a ${channel.kind} client does not answer request code ${request.code}`));
+    }
     return this.server().invoke(channel, request, timeoutMillis);
   }
 

@@ -13,6 +13,8 @@ export interface VirtualChannel extends Channel {
   readonly kind: string;
   /** A oneway request of the broker to the client (CHECK_TRANSACTION_STATE). */
   writeAndFlush?(command: RemotingCommand): void;
+  /** A request of the broker that waits for the client's answer (GET_CONSUMER_RUNNING_INFO, CONSUME_MESSAGE_DIRECTLY). */
+  invoke?(request: RemotingCommand, timeoutMillis: number): Promise<RemotingCommand>;
 }
 
 export function isVirtualChannel(channel: Channel): channel is VirtualChannel {

@@ -13,7 +13,7 @@ import type { GrpcMessagingApplication } from '../../../lib/grpc';
 import { registerLeftover } from '../../helpers/root-hooks';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
-import { DefaultMQProducer, createMessage } from '../../../lib/index';
+import { DefaultMQAdminExt, DefaultMQProducer, createMessage } from '../../../lib/index';
 import { createTopicAndWait } from '../pop/pop-scenario';
 
 type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: Record<string, unknown>) => void) => void;
@@ -86,7 +86,7 @@ describe('gRPC endpoint: a bare gRPC client', function () {
     expect((mismatched.status as { code: string }).code).to.equal('MESSAGE_CORRUPTED');
   });
 
-  it('a receive cancelled while polling: the message it popped is visible again after 1 s, not its invisible time', async () => {
+  it('a receive cancelled while polling pops nothing when a message wakes it: the next receive gets it at its first attempt', async () => {
     const topic = randomName('GRAWC');
     const group = randomName('GRC');
     await createTopicAndWait(cluster.namesrvAddr, topic, 1);
@@ -123,9 +123,73 @@ describe('gRPC endpoint: a bare gRPC client', function () {
     } finally {
       await p.shutdown();
     }
-    // Popped for the cancelled call (a 120 s checkpoint), then made visible again: a 1 s one, then revived.
-    await waitFor(() => cks.inflight(topic, group, 0) === 0 && cluster.brokers[0].messageStore.getMaxOffsetInQueue(`%RETRY%${group}_${topic}`, 0) === 1,
-      30_000, 'the message back in the pop retry topic');
+    // The held pop is woken and answered, but pops nothing for a call that is gone (it would hide the message for
+    // 120 s, or, nacked, count an attempt for nobody).
+    await waitFor(() => cluster.brokers[0].pop.polling.size === 0, 10_000, 'the held receive woken');
+    expect(cks.inflight(topic, group, 0)).to.equal(0);
+    expect(cluster.brokers[0].messageStore.getMaxOffsetInQueue(`%RETRY%${group}_${topic}`, 0)).to.equal(0);
+    const again = stub.receiveMessage({
+      group: { name: group }, messageQueue: { topic: { name: topic }, id: -1, broker: { name: 'broker-a' } },
+      filterExpression: { type: 'TAG', expression: '*' }, batchSize: 1, invisibleDuration: { seconds: 30 }, longPollingTimeout: { seconds: 5 },
+    }, md(clientId), { deadline: Date.now() + 15_000 });
+    const got: Array<Record<string, unknown>> = [];
+    await new Promise<void>((resolve, reject) => {
+      again.on('data', (d: Record<string, unknown>) => { if (d.message) got.push(d.message as Record<string, unknown>); });
+      again.on('end', resolve);
+      again.on('error', reject);
+    });
+    expect(got.map((m) => Buffer.from(m.body as Uint8Array).toString())).to.deep.equal(['for a client gone']);
+    expect((got[0].systemProperties as { deliveryAttempt: number }).deliveryAttempt).to.equal(1);
     telemetry.end();
+  });
+
+  it('the broker asks a gRPC consumer for its thread stack and to verify a message through Telemetry (mqadmin consumerStatus -s, consumeMessageDirectly)', async () => {
+    const topic = randomName('GRAWV');
+    const group = randomName('GRV');
+    await createTopicAndWait(cluster.namesrvAddr, topic, 1);
+    const clientId = randomName('rawv');
+    const telemetry = stub.telemetry(md(clientId));
+    telemetry.on('error', () => undefined);
+    const commands: Array<Record<string, unknown>> = [];
+    // A client that answers as the 5.x clients should: its stack for a PrintThreadStackTraceCommand, a
+    // VerifyMessageResult (status FAILED_TO_CONSUME_MESSAGE) for a VerifyMessageCommand.
+    telemetry.on('data', (cmd: Record<string, unknown>) => {
+      commands.push(cmd);
+      const stack = cmd.printThreadStackTraceCommand as { nonce: string } | undefined;
+      if (stack) telemetry.write({ status: { code: 'OK', message: 'OK' }, threadStackTrace: { nonce: stack.nonce, threadStackTrace: 'main thread: waiting' } });
+      const verify = cmd.verifyMessageCommand as { nonce: string } | undefined;
+      if (verify) telemetry.write({ status: { code: 'FAILED_TO_CONSUME_MESSAGE', message: 'listener failed' }, verifyMessageResult: { nonce: verify.nonce } });
+    });
+    telemetry.write({
+      settings: {
+        clientType: 'SIMPLE_CONSUMER', requestTimeout: { seconds: 3 },
+        subscription: { group: { name: group }, subscriptions: [{ topic: { name: topic }, expression: { type: 'TAG', expression: '*' } }] },
+      },
+    });
+    await waitFor(() => commands.some((c) => c.settings), 10_000, 'the settings answered');
+    // The admin finds the group's broker through its retry topic (a gRPC consumer's registration makes none, as in
+    // the proxy's local mode; a remoting consumer's first heartbeat does).
+    await createTopicAndWait(cluster.namesrvAddr, `%RETRY%${group}`, 1);
+    const admin = new DefaultMQAdminExt({ namesrvAddr: cluster.namesrvAddr, instanceName: randomName('adm') });
+    const p = new DefaultMQProducer({ producerGroup: randomName('RPG'), namesrvAddr: cluster.namesrvAddr, instanceName: randomName('rp') });
+    try {
+      await admin.start();
+      const info = await admin.getConsumerRunningInfo(group, clientId, true);
+      expect(info.jstack).to.equal('main thread: waiting');
+      // Without jstack the proxy relays nothing (the call would wait out its timeout): refused at once here.
+      const refused = await admin.getConsumerRunningInfo(group, clientId, false).then(() => 'answered', (e: Error) => e.message);
+      expect(refused).to.match(/thread stack only/);
+      await p.start();
+      const sent = await p.send(createMessage(topic, 'verify me'));
+      const result = await admin.consumeMessageDirectly(group, clientId, null, sent.offsetMsgId);
+      expect(result.consumeResult).to.equal('CR_LATER');
+      expect(result.remark).to.equal('from gRPC client');
+      const verify = commands.find((c) => c.verifyMessageCommand)?.verifyMessageCommand as { message: { body: Uint8Array } };
+      expect(Buffer.from(verify.message.body).toString()).to.equal('verify me');
+    } finally {
+      await p.shutdown();
+      await admin.shutdown();
+      telemetry.end();
+    }
   });
 });
