@@ -14,6 +14,11 @@ export const CQ_STORE_UNIT_SIZE = 20;
 const BLANK_SIZE = 0x7fffffff;
 const ZEROS = Buffer.alloc(64 * 1024);
 
+/** An entry written by an append (a commit-log position and size, or a pre-filled blank one). */
+function isValidEntry(buf: Buffer, at: number): boolean {
+  return readI64(buf, at) >= 0 && buf.readInt32BE(at + 8) > 0;
+}
+
 function isAllZero(buf: Buffer, from: number): boolean {
   for (let p = from; p < buf.length; p += ZEROS.length) {
     const n = Math.min(ZEROS.length, buf.length - p);
@@ -65,7 +70,19 @@ export class ConsumeQueue {
     let index = files.length - 1;
     for (; index > 0; index--) {
       const head = await files[index].read(0, CQ_STORE_UNIT_SIZE);
-      if (head && readI64(head, 0) >= 0 && head.readInt32BE(8) > 0) break;
+      if (head && isValidEntry(head, 0)) break;
+    }
+    // A file is followed by another only once it is full: an earlier file whose last entry is not valid lost its
+    // tail while a later one kept its entries (a hole). Read forward from there: the queue ends at the hole, the
+    // later files go, and the store rebuilds the rest from the commit log.
+    for (let j = 0; j < index; j++) {
+      const last = await files[j].read(files[j].fileSize - CQ_STORE_UNIT_SIZE, CQ_STORE_UNIT_SIZE);
+      if (!last || !isValidEntry(last, 0)) {
+        this.log.warn({ topic: this.topic, queueId: this.queueId, file: files[j].fileFromOffset }, 'consume queue file lost its tail before a later file');
+        this.lostEntries = true;
+        index = j;
+        break;
+      }
     }
     let processOffset = files[index].fileFromOffset;
     let maxExtAddr = -1;
@@ -108,6 +125,9 @@ export class ConsumeQueue {
 
   /** Drops entries pointing at or beyond commit-log offset `phyOffset` (Java's truncateDirtyLogicFiles). */
   async truncateDirtyLogicFiles(phyOffset: number): Promise<void> {
+    // Cutting a file writes its pending entries first: the earlier files' go before them, so that no later file
+    // reaches the disk ahead of an earlier one's tail (a kill -9 would leave a hole recovery cannot see).
+    await this.mappedFileQueue.commit();
     const files = this.mappedFileQueue.files;
     this.maxPhysicOffset = phyOffset;
     for (let i = files.length - 1; i >= 0; i--) {

@@ -146,6 +146,9 @@ export class MappedFileQueue {
 
   /** Drops everything after `offset`: later files are deleted, the file holding it is cut back. */
   async truncateDirtyFiles(offset: number): Promise<void> {
+    // The file that is cut writes its pending bytes: the earlier files' go first (no later bytes on disk ahead of
+    // an earlier file's tail).
+    await this.commit();
     const keep: MappedFile[] = [];
     for (const f of this.files) {
       if (f.fileEnd > offset) {

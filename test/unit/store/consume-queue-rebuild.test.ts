@@ -45,9 +45,15 @@ describe('store: damaged consume queues are rebuilt from the commit log', functi
     const s = store!;
     for (let q = 0; q < queues; q++) {
       expect(s.getMaxOffsetInQueue('T', q), `queue ${q} max`).to.equal(perQueue);
-      const r = await s.getMessage('G', 'T', q, 0, 1000);
-      expect(r.messages, `queue ${q} messages`).to.have.length(perQueue);
-      r.messages.forEach((m, i) => {
+      const messages: Buffer[] = [];
+      for (let next = 0; next < perQueue;) {
+        const r = await s.getMessage('G', 'T', q, next, 1000);
+        if (r.messages.length === 0) break;
+        messages.push(...r.messages);
+        next = r.nextBeginOffset;
+      }
+      expect(messages, `queue ${q} messages`).to.have.length(perQueue);
+      messages.forEach((m, i) => {
         const d = decodeRecord(m);
         expect(d.queueId).to.equal(q);
         expect(d.queueOffset).to.equal(i);
@@ -134,6 +140,19 @@ describe('store: damaged consume queues are rebuilt from the commit log', functi
   describe('skip-duplicates and gap rules of putMessagePositionInfo', () => {
     const newQueue = () => new ConsumeQueue('T', 0, path.join(dir, 'cq'), CQ_FILE_SIZE, silent);
 
+    it('cutting the last file writes the earlier files\' pending entries first (no later file on disk ahead of an earlier tail)', async () => {
+      const cq = newQueue();
+      // file 0 full (entries 0..9) and file 1 with 10..14, all still in memory
+      for (let i = 0; i < 15; i++) await cq.putMessagePositionInfo(1000 + i * 100, 100, 0, i);
+      await cq.truncateDirtyLogicFiles(1000 + 13 * 100);
+      // as a kill -9 would leave it now: whatever reached the OS
+      const f0 = await fs.readFile(path.join(dir, 'cq', 'T', '0', '0'.repeat(20)));
+      for (let i = 0; i < 10; i++) expect(f0.readInt32BE(i * CQ_STORE_UNIT_SIZE + 8), `entry ${i} of file 0 on disk`).to.equal(100);
+      const f1 = await fs.readFile(path.join(dir, 'cq', 'T', '0', String(CQ_FILE_SIZE).padStart(20, '0')));
+      expect([0, 1, 2, 3].map((i) => f1.readInt32BE(i * CQ_STORE_UNIT_SIZE + 8))).to.deep.equal([100, 100, 100, 0]);
+      await cq.close();
+    });
+
     it('skips an entry whose commit-log end is not past the queue, and one whose queue offset is below its max', async () => {
       const cq = newQueue();
       for (let i = 0; i < 3; i++) await cq.putMessagePositionInfo(1000 + i * 100, 100, i, i);
@@ -217,6 +236,22 @@ describe('store: damaged consume queues are rebuilt from the commit log', functi
       }
       expect(bodies).to.deep.equal(
         Array.from({ length: 11 }, (_, i) => `body-${i * 4}`));
+    });
+
+    it('rebuilds a queue whose earlier file lost its tail while a later file kept its entries (a hole)', async () => {
+      await open();
+      await fill(48, 4); // queue 0: entries 0..9 in file 0, 10 and 11 in file 1
+      await reopen(true);
+      const f0 = await fs.readFile(cqPath('T', 0, 0));
+      f0.fill(0, 2 * CQ_STORE_UNIT_SIZE); // entries 2..9 never reached the disk; file 1 did
+      await fs.writeFile(cqPath('T', 0, 0), f0);
+      await open();
+      expect([...store!.damagedConsumeQueues].map((cq) => cq.queueId)).to.deep.equal([0]);
+      await expectQueuesMatchCommitLog(4, 12);
+      await reopen();
+      await open();
+      expect(store!.damagedConsumeQueues.size).to.equal(0);
+      await expectQueuesMatchCommitLog(4, 12);
     });
 
     it('rebuilds a queue whole when its last valid-looking entry points at another queue\'s record', async () => {
