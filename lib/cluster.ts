@@ -84,6 +84,13 @@ export interface StartClusterOptions {
    * @default false
    */
   controllerInNamesrv?: boolean;
+  /**
+   * Controller mode: how many controllers form the group (one DLedger group of `controllers` nodes, each its own
+   * ControllerManager; the brokers' controllerAddr lists them all). 3 survives the loss of one controller, as a Java
+   * controller group does. Not with controllerInNamesrv.
+   * @default 1
+   */
+  controllers?: number;
   /** Controller keys over the short timings (e.g. enableElectUncleanMaster). */
   controllerConfig?: Partial<ControllerConfig>;
   /**
@@ -97,10 +104,18 @@ export interface Cluster {
   namesrvAddr: string;
   namesrv: NamesrvController;
   brokers: BrokerController[];
-  /** The controller of a controller-mode cluster (the name server's with controllerInNamesrv), else null. */
+  /** The (first) controller of a controller-mode cluster (the name server's with controllerInNamesrv), else null. */
   controller: ControllerManager | null;
-  /** Its address (the brokers' controllerAddr), else ''. */
+  /** Every controller of the group (`controllers` of them; empty without controller mode). */
+  controllers: ControllerManager[];
+  /** The brokers' controllerAddr: every controller's address, `;`-separated; else ''. */
   controllerAddr: string;
+  /** The controller of the group that leads now, if any. */
+  controllerLeader(): ControllerManager | null;
+  /** Stops controller `i` of the group (the others elect a new leader when it led). */
+  stopController(i: number): Promise<void>;
+  /** Starts controller `i` again on its port and store after stopController. */
+  startController(i: number): Promise<ControllerManager>;
   /** Controller mode: the running replica that is master now (SYNC_MASTER at run time), else null. */
   master(): BrokerController | null;
   /** Slave `j` of broker group `i` is `slaves[i * slavesPerBroker + j]`. */
@@ -146,11 +161,17 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
   const replicas = options.controller ? options.replicas ?? 2 : 0;
   if (options.controller && (options.dledger || options.slaves)) throw new ConfigError('startCluster: controller mode cannot be combined with dledger or slaves');
   if (options.controller && (!Number.isInteger(replicas) || replicas < 1)) throw new ConfigError(`startCluster: replicas must be at least 1, got ${options.replicas}`);
+  const controllerCount = options.controller ? options.controllers ?? 1 : 0;
+  if (options.controller && (!Number.isInteger(controllerCount) || controllerCount < 1)) throw new ConfigError(`startCluster: controllers must be at least 1, got ${options.controllers}`);
+  if (controllerCount > 1 && options.controllerInNamesrv) throw new ConfigError('startCluster: controllers > 1 cannot be combined with controllerInNamesrv');
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'rocketmq-ts-cluster-'));
-  const controllerConfig = async (): Promise<Partial<ControllerConfig>> => ({
+  const controllerPorts: number[] = [];
+  for (let i = 0; i < controllerCount; i++) controllerPorts.push(await freePort());
+  const controllerConfig = (i: number): Partial<ControllerConfig> => ({
     ...CONTROLLER_MODE_TEST_TIMINGS.controllerConfig,
-    controllerDLegerGroup: 'DefaultControllerGroup', controllerDLegerPeers: `n0-127.0.0.1:${await freePort()}`, controllerDLegerSelfId: 'n0',
-    controllerStorePath: path.join(root, 'controller'), configStorePath: path.join(root, 'controller', 'controller.properties'),
+    controllerDLegerGroup: 'DefaultControllerGroup', controllerDLegerPeers: controllerPorts.map((p, k) => `n${k}-127.0.0.1:${p}`).join(';'),
+    controllerDLegerSelfId: `n${i}`,
+    controllerStorePath: path.join(root, `controller${i || ''}`), configStorePath: path.join(root, `controller${i || ''}`, 'controller.properties'),
     mappedFileSize: 4 * 1024 * 1024, controllerBindAddress: '127.0.0.1',
     ...options.controllerConfig,
   });
@@ -160,7 +181,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'namesrv', 'kvConfig.json'), configStorePath: path.join(root, 'namesrv', 'namesrv.properties'),
       ...(inNamesrv ? { enableControllerInNamesrv: true } : {}),
     },
-    { logger: options.logger, ...(inNamesrv ? { controllerConfig: await controllerConfig() } : {}) },
+    { logger: options.logger, ...(inNamesrv ? { controllerConfig: controllerConfig(0) } : {}) },
   );
   try {
     await namesrv.start();
@@ -169,19 +190,22 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     throw err;
   }
   const namesrvAddr = namesrv.address;
-  let controller: ControllerManager | null = namesrv.controllerManager;
-  if (options.controller && !controller) {
-    controller = new ControllerManager(await controllerConfig(), { logger: options.logger });
+  const controllers: ControllerManager[] = namesrv.controllerManager ? [namesrv.controllerManager] : [];
+  const ownControllers = () => controllers.filter((c) => c !== namesrv.controllerManager);
+  if (options.controller && controllers.length === 0) {
+    for (let i = 0; i < controllerCount; i++) controllers.push(new ControllerManager(controllerConfig(i), { logger: options.logger }));
     try {
-      await controller.start();
+      await Promise.all(controllers.map((c) => c.start()));
     } catch (err) {
-      await controller.shutdown();
+      for (const c of controllers) await c.shutdown();
       await namesrv.shutdown();
       await fs.rm(root, { recursive: true, force: true });
       throw err;
     }
   }
-  const controllerAddr = controller?.address ?? '';
+  const controller: ControllerManager | null = controllers[0] ?? null;
+  const controllerAddr = controllers.map((c) => c.address).join(';');
+  const controllerLeader = () => controllers.find((c) => c.isRunning && c.isLeaderState) ?? null;
   type Conf = { brokerConfig: Partial<BrokerConfig>; storeConfig: Partial<MessageStoreConfig> };
   const configs: Conf[] = [];
   const slaveConfigs: Conf[] = [];
@@ -223,8 +247,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     }
     await Promise.all(brokers.map((b) => b.start()));
     if (controller) {
-      // The controller's single DLedger node leads within a vote interval; brokers that come before are retried.
-      await until(() => controller!.isLeaderState, 30_000, 'the controller to lead');
+      // The controllers' DLedger group elects a leader within a few vote intervals; brokers that come before are retried.
+      await until(() => controllerLeader() !== null, 30_000, 'a controller to lead');
       for (let i = 0; i < replicas; i++) {
         const storePathRootDir = path.join(root, `broker-a-r${i}`);
         configs.push({
@@ -280,7 +304,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     }
   } catch (err) {
     for (const b of [...slaves, ...brokers]) await b.shutdown().catch(() => undefined);
-    if (controller !== namesrv.controllerManager) await controller?.shutdown();
+    for (const c of ownControllers()) await c.shutdown();
     await namesrv.shutdown();
     await fs.rm(root, { recursive: true, force: true });
     throw err;
@@ -301,8 +325,24 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     namesrvAddr,
     namesrv,
     brokers,
-    controller,
+    get controller(): ControllerManager | null {
+      return controllers[0] ?? null;
+    },
+    controllers,
     controllerAddr,
+    controllerLeader,
+    async stopController(i: number): Promise<void> {
+      if (controllers[i] === namesrv.controllerManager) throw new ConfigError('stopController: the controller runs in the name server');
+      await controllers[i].shutdown();
+    },
+    async startController(i: number): Promise<ControllerManager> {
+      if (controllers[i] === namesrv.controllerManager) throw new ConfigError('startController: the controller runs in the name server');
+      // Its port is in every peer list and every broker's controllerAddr: the same one again, on the same store.
+      const c = new ControllerManager(controllerConfig(i), { logger: options.logger });
+      controllers[i] = c;
+      await c.start();
+      return c;
+    },
     master: () => masterOf(brokers),
     slaves,
     async stopBroker(i: number): Promise<void> {
@@ -324,7 +364,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
       if (!stopped) {
         stopped = (async () => {
           for (const b of [...slaves, ...brokers]) await b.shutdown();
-          if (controller !== namesrv.controllerManager) await controller?.shutdown();
+          for (const c of ownControllers()) await c.shutdown();
           await namesrv.shutdown();
           await fs.rm(root, { recursive: true, force: true });
         })();

@@ -98,6 +98,7 @@ describe('ha: a controller-mode broker set in process (startCluster({ controller
   it('a controller and 2 replicas: master id 0, slave in the SyncStateSet, fails over when the master stops', async () => {
     const c = await start({ controller: true, replicas: 2 });
     expect(c.controller).to.not.equal(null);
+    expect(c.controllers).to.deep.equal([c.controller]);
     expect(c.controllerAddr).to.equal(c.controller!.address);
     expect(c.namesrv.controllerManager).to.equal(null);
     expect(c.brokers).to.have.length(2);
@@ -142,8 +143,32 @@ describe('ha: a controller-mode broker set in process (startCluster({ controller
     expect(queueOffsets.reduce((a, b) => a + b, 0)).to.equal(60);
   });
 
-  it('refuses controller mode with dledger or slaves, and a replica count below 1', async () => {
-    for (const bad of [{ controller: true, dledger: 3 }, { controller: true, slaves: 1 }, { controller: true, replicas: 0 }]) {
+  it('a group of 3 controllers: the leading controller stops, another leads with the same state and still fails the master over', async () => {
+    const c = await start({ controller: true, controllers: 3, replicas: 2 });
+    expect(c.controllers).to.have.length(3);
+    expect(c.controllerAddr.split(';')).to.deep.equal(c.controllers.map((x) => x.address));
+    expect(c.master()!.brokerConfig.controllerAddr).to.equal(c.controllerAddr);
+    const leader = c.controllerLeader()!;
+    const leaderIdx = c.controllers.indexOf(leader);
+    const masterId = c.master()!.replicasManager!.brokerControllerId;
+    await c.stopController(leaderIdx);
+    await waitFor(() => c.controllerLeader() !== null, 30_000, 'another controller to lead');
+    const next = c.controllerLeader()!;
+    expect(next).to.not.equal(leader);
+    // the state came through the controllers' DLedger log
+    expect(next.controller.replicasInfoManager.syncStateSetInfoTable.get('broker-a')?.masterBrokerId).to.equal(masterId);
+    // the brokers heartbeat the new leader: it sees the master go and elects the other replica
+    await failover(c, 2);
+    expect(c.controllerLeader()!.controller.replicasInfoManager.syncStateSetInfoTable.get('broker-a')?.masterBrokerId).to.not.equal(masterId);
+    // the stopped controller comes back on its port and store and follows
+    const back = await c.startController(leaderIdx);
+    await waitFor(() => back.controller.replicasInfoManager.syncStateSetInfoTable.get('broker-a')?.masterBrokerId !== masterId, 30_000, 'the controller back with the new state');
+    expect(c.controllers.filter((x) => x.isLeaderState)).to.have.length(1);
+  });
+
+  it('refuses controller mode with dledger or slaves, a replica or controller count below 1, and several controllers inside the name server', async () => {
+    for (const bad of [{ controller: true, dledger: 3 }, { controller: true, slaves: 1 }, { controller: true, replicas: 0 }, { controller: true, controllers: 0 },
+      { controller: true, controllers: 3, controllerInNamesrv: true }]) {
       let err: unknown = null;
       try {
         const c = await startCluster(bad);
