@@ -272,6 +272,7 @@ export class BrokerController {
       subscriptionGroupManager: this.subscriptionGroupManager,
       consumerOffsetManager: this.consumerOffsetManager,
       brokerAddr: () => this.brokerAddr,
+      timerMetrics: this.timerMessageStore.timerMetrics,
       logger: componentLogger('replication', this.logger),
       ...options.replication,
     }, options.remotingServerConfig?.bindAddress);
