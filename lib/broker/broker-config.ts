@@ -181,7 +181,7 @@ export interface BrokerConfig {
   enableControllerMode: boolean;
   /** Controller mode: the controllers' addresses (their DLedger peer ports), `;`-separated `host:port`. */
   controllerAddr: string;
-  /** Controller mode: resolve controllerAddr as a domain name to every address it has (Java's DNS lookup). No effect yet: the addresses are used as written. */
+  /** Controller mode: controllerAddr is one `host:port`; the host resolves to every A record it has, each a controller (again every 2 minutes). */
   fetchControllerAddrByDnsLookup: boolean;
   /** Controller mode: how often the broker asks the controller for its set's master and SyncStateSet (GET_REPLICA_INFO), ms. */
   syncBrokerMetadataPeriod: number;

@@ -4,7 +4,7 @@
  * @see org.apache.rocketmq.broker.BrokerController
  */
 import { DLedgerCommitLog } from './dledger/dledger-commit-log';
-import { ReplicasManager } from './controller/replicas-manager';
+import { ReplicasManager, type ReplicasManagerOptions } from './controller/replicas-manager';
 import { nextVersion } from '../../protocol/body/data-version';
 import type { DLedgerConfig } from '../dledger';
 import { type BrokerConfig, localAddress, prometheusEndpoint, resolveBrokerConfig } from './broker-config';
@@ -74,8 +74,11 @@ export interface BrokerControllerOptions {
   replication?: { slaveSyncInitialDelayMillis?: number; slaveSyncIntervalMillis?: number };
   /** DLedger timings and sizes over what enableDLegerCommitLog derives from the store config (tests use short ones). */
   dledger?: Partial<DLedgerConfig>;
-  /** Controller mode: the retry wait and first delay of the periodic controller calls (tests shorten them). */
-  replicasManager?: { retryIntervalMillis?: number; initialDelayMillis?: number };
+  /**
+   * Controller mode: the retry wait and first delay of the periodic controller calls, the period of the controller
+   * name's lookup and the resolver (fetchControllerAddrByDnsLookup); tests shorten or inject them.
+   */
+  replicasManager?: Pick<ReplicasManagerOptions, 'retryIntervalMillis' | 'initialDelayMillis' | 'updateControllerAddrIntervalMillis' | 'lookupAddresses'>;
 }
 
 export class BrokerController {
@@ -272,6 +275,7 @@ export class BrokerController {
       subscriptionGroupManager: this.subscriptionGroupManager,
       consumerOffsetManager: this.consumerOffsetManager,
       brokerAddr: () => this.brokerAddr,
+      timerMetrics: this.timerMessageStore.timerMetrics,
       logger: componentLogger('replication', this.logger),
       ...options.replication,
     }, options.remotingServerConfig?.bindAddress);

@@ -30,3 +30,4 @@ export * from './broker-member-group';
 export * from './elect-master-response-body';
 export * from './broker-replicas-info';
 export * from './epoch-entry-cache';
+export * from './timer-metrics';

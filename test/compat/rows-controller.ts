@@ -2,8 +2,9 @@
  * Controller mode: the Java clients (4.9.8 and 5.3.3, through the driver) against a controller-mode set of ours
  * (startCluster({ controller: true, replicas: 2 }): a controller, a name server and 2 brokers with
  * allAckInSyncStateSet, in this process). The client produces and consumes through the set; the master is stopped,
- * the controller elects the other replica, and the same client's sends are acknowledged by the new master. The row
- * starts its own set, so it runs in the "ours" column only.
+ * the controller elects the other replica, the same client's sends are acknowledged by the new master, and a new
+ * consumer group of the same client consumes everything acknowledged, before and after the failover. The row starts
+ * its own set, so it runs in the "ours" column only.
  */
 import { startCluster } from '../../lib/cluster';
 import { DefaultMQAdminExt } from '../../lib/admin/default-mq-admin-ext';
@@ -15,6 +16,14 @@ import { check, until, type Ctx, type Scenario } from './scenario';
 const SECTION = 'controller mode: a Java client → a controller-mode set of ours (2 replicas, allAckInSyncStateSet)';
 const ONLY_OURS = 'this row starts a controller-mode set of ours (see the "ours" column)';
 
+/** The client consumes `expected` from the first offset with `group`; every key is checked. */
+async function consume(client: HarnessClient, namesrvAddr: string, topic: string, group: string, expected: string[]): Promise<void> {
+  const c = await runHarness(['consume', '--namesrv', namesrvAddr, '--topic', topic, '--group', group, '--from', 'first', '--expect', String(expected.length),
+    '--timeout', '60'], { timeoutMs: 90_000, client });
+  const keys = new Set(harnessLines(c.stdout, 'RECV').map((l) => l[6]));
+  check(keys.size === expected.length && expected.every((k) => keys.has(k)), `Java ${client} consumed ${[...keys].sort().join(',')} (expected ${expected.join(',')})`);
+}
+
 async function produce(ctx: Ctx, client: HarnessClient, namesrvAddr: string, topic: string, keyPrefix: string): Promise<void> {
   const r = await runHarness(['produce', '--namesrv', namesrvAddr, '--topic', topic, '--count', '8', '--mode', 'sync', '--keys', `${keyPrefix}{i}`,
     '--send-timeout-ms', '15000'], { timeoutMs: 90_000, client });
@@ -23,7 +32,7 @@ async function produce(ctx: Ctx, client: HarnessClient, namesrvAddr: string, top
 
 function controllerRow(client: Extract<ClientId, 'java' | 'java5'>, version: HarnessClient): Scenario {
   return {
-    section: SECTION, row: 'produce, consume, and produce again after the master is stopped', client, timeoutMs: 240_000,
+    section: SECTION, row: 'produce and consume; the master stopped: produce again, consume everything acknowledged', client, timeoutMs: 300_000,
     na: { '4.9.8': ONLY_OURS, '5.3.3': ONLY_OURS, external: ONLY_OURS },
     async run(ctx) {
       const skip = harnessSkipReason(version);
@@ -41,16 +50,16 @@ function controllerRow(client: Extract<ClientId, 'java' | 'java5'>, version: Har
       const master = cluster.master()!;
       const offsets = cluster.brokers.map((b) => b.messageStore.getMaxPhyOffset());
       check(offsets[0] === offsets[1] && offsets[0] > 0, `replicas at ${offsets.join(' / ')}`);
-      const c = await runHarness(['consume', '--namesrv', cluster.namesrvAddr, '--topic', topic, '--group', ctx.name('JG_CTL'), '--from', 'first', '--expect', '8',
-        '--timeout', '60'], { timeoutMs: 90_000, client: version });
-      const keys = new Set(harnessLines(c.stdout, 'RECV').map((l) => l[6]));
-      check(keys.size === 8 && [...Array(8).keys()].every((i) => keys.has(`c${i}`)), `Java ${version} consumed ${[...keys].join(',')}`);
+      const before = [...Array(8).keys()].map((i) => `c${i}`);
+      await consume(version, cluster.namesrvAddr, topic, ctx.name('JG_CTL'), before);
       await cluster.stopBroker(cluster.brokers.indexOf(master));
       await until(() => cluster.master() !== null, 30_000, 'a new master');
       const next = cluster.master()!;
       await until(async () => (await admin.examineBrokerClusterInfo()).brokerAddrTable.get('broker-a')?.brokerAddrs.get(0) === next.brokerAddr, 30_000,
         'the new master registered as broker id 0');
       await produce(ctx, version, cluster.namesrvAddr, topic, 'd');
+      // after the failover: everything acknowledged, by either master, is consumed from the new one
+      await consume(version, cluster.namesrvAddr, topic, ctx.name('JG_CTL_AFTER'), [...before, ...[...Array(8).keys()].map((i) => `d${i}`)]);
     },
   };
 }

@@ -6,16 +6,19 @@
  * the id the controller gave it, again after every role change with the master epoch as the data version's
  * stateVersion.
  *
- * The store's confirm offset lives here (Java's CommitLog.confirmOffset in controller mode): a master's is what
+ * The store's confirm offset is set from here (Java's CommitLog.confirmOffset in controller mode): a master's is what
  * every replica of its SyncStateSet acknowledged (its end with allAckInSyncStateSet off or a set of one), a slave's
- * what its master sent; the store dispatches only up to it. A role change to master cuts a partial record off the
- * log, waits for the dispatch and rebuilds the queue offsets; a slave's HA client truncates to the consistent point.
+ * what its master sent; the store dispatches only up to it, keeps it in its checkpoint and starts from it after a
+ * restart, so a replica's unconfirmed tail reaches no consume queue before its role is known. A role change to
+ * master cuts a partial record off the log, waits for the dispatch and rebuilds the queue offsets; a slave's HA
+ * client truncates to the consistent point.
  *
  * @see org.apache.rocketmq.broker.controller.ReplicasManager
  */
+import dns from 'node:dns';
 import path from 'node:path';
 import type { Logger } from '../../logger';
-import { MQBrokerError } from '../../errors';
+import { ConfigError, MQBrokerError } from '../../errors';
 import type { RemotingClient } from '../../transport/remoting-client';
 import type { RemotingContext } from '../../transport/processor';
 import { ServiceLoop } from '../../util/service-loop';
@@ -65,6 +68,10 @@ export interface ReplicasManagerBroker {
 export interface ReplicasManagerOptions {
   remotingClient: RemotingClient;
   logger: Logger;
+  /** fetchControllerAddrByDnsLookup: how often the name is resolved again (Java: every 2 minutes). */
+  updateControllerAddrIntervalMillis?: number;
+  /** The A records of a name (default: the system resolver, as Java's InetAddress.getAllByName); tests inject one. */
+  lookupAddresses?: (host: string) => Promise<string[]>;
   /** Address the HA port binds. */
   bindAddress?: string;
   /** Wait before a failed start is tried again (Java: 5 s). */
@@ -91,6 +98,14 @@ export const RegisterState = {
 export type RegisterState = (typeof RegisterState)[keyof typeof RegisterState];
 
 const CONTROLLER_TIMEOUT_MILLIS = 3000;
+/** Java: updateControllerAddr every 2 minutes. */
+const UPDATE_CONTROLLER_ADDR_INTERVAL_MILLIS = 120_000;
+
+/** Every IPv4 address the system resolver gives for `host` (/etc/hosts included, as Java's getAllByName). */
+async function lookupA(host: string): Promise<string[]> {
+  const found = await dns.promises.lookup(host, { all: true, family: 4 });
+  return found.map((a) => a.address);
+}
 const SLAVE_SYNC_INTERVAL_MILLIS = 3000;
 const SLAVE_SYNC_ALL_EVERY_MILLIS = 10_000;
 
@@ -121,8 +136,6 @@ export class ReplicasManager {
   /** The HA port: slaves replicate from this broker while it is master. */
   readonly haService: AutoSwitchHAService;
   #reportingSyncStateSet = false;
-  /** Java's CommitLog.confirmOffset (-1: not known yet). */
-  #confirmOffset = -1;
   /**
    * The set reported to the controller and not confirmed yet (Java's remoteSyncStateSet while
    * isSynchronizingSyncStateSet): until then sends wait for the union of both, so a replica joining the set holds
@@ -151,7 +164,7 @@ export class ReplicasManager {
       confirmOffset: () => this.getConfirmOffset(),
       // Java updateConfirmOffsetWhenSlaveAck
       onSlaveAck: (id) => {
-        if (this.#syncStateSet.has(id)) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+        if (this.#syncStateSet.has(id)) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
       },
       // Java removeConnection: a member of the set that left is reported gone at once
       onSlaveDisconnected: (id) => {
@@ -171,15 +184,18 @@ export class ReplicasManager {
     const store = this.broker.messageStore;
     if (this.isMasterState) {
       if (this.#syncStateSet.size <= 1 || !this.broker.messageStoreConfig.allAckInSyncStateSet) return store.getMaxPhyOffset();
-      if (this.#confirmOffset < 0) this.#confirmOffset = this.haService.computeConfirmOffset(this.#confirmOffset);
+      if (store.getConfirmOffsetDirectly() < 0) store.setConfirmOffset(this.haService.computeConfirmOffset(-1));
     }
-    return this.#confirmOffset;
+    return store.getConfirmOffsetDirectly();
+  }
+
+  /** The confirm offset as last set (the checkpoint's after a restart). */
+  #storedConfirmOffset(): number {
+    return this.broker.messageStore.getConfirmOffsetDirectly();
   }
 
   #setConfirmOffset(offset: number): void {
-    if (offset === this.#confirmOffset) return;
-    this.#confirmOffset = offset;
-    this.broker.messageStore.notifyConfirmOffsetChanged();
+    this.broker.messageStore.setConfirmOffset(offset);
   }
 
   /** The HA port (after startHAService). */
@@ -259,8 +275,13 @@ export class ReplicasManager {
   start(): void {
     if (this.#state === ReplicasManagerState.SHUTDOWN) return;
     this.#state = ReplicasManagerState.INITIAL;
-    this.#updateControllerAddr();
-    this.#starting = this.#startUntilDone();
+    this.#starting = this.#updateControllerAddr().then(() => {
+      if (this.broker.brokerConfig.fetchControllerAddrByDnsLookup) {
+        const every = this.options.updateControllerAddrIntervalMillis ?? UPDATE_CONTROLLER_ADDR_INTERVAL_MILLIS;
+        this.#loop('UpdateControllerAddr', every, () => this.#updateControllerAddr(), every);
+      }
+      return this.#startUntilDone();
+    });
   }
 
   /** Resolves once the first attempt to start ended (tests and the broker's start wait on it). */
@@ -283,6 +304,8 @@ export class ReplicasManager {
       }
       retries++;
       this.#log.warn({ retries, state: this.#state }, 'replicas manager failed to start, trying again');
+      // a name that did not resolve yet is looked up again before the next try
+      if (this.#controllerAddresses.length === 0) await this.#updateControllerAddr();
       await new Promise<void>((resolve) => {
         this.#retryTimer = setTimeout(resolve, this.options.retryIntervalMillis ?? 5000);
         this.#retryTimer.unref();
@@ -360,9 +383,30 @@ export class ReplicasManager {
     await l?.stop();
   }
 
-  #updateControllerAddr(): void {
-    // fetchControllerAddrByDnsLookup: a domain name resolves at connect time to one of its addresses.
-    this.#controllerAddresses = this.broker.brokerConfig.controllerAddr.split(';').map((a) => a.trim()).filter((a) => a.length > 0);
+  /**
+   * The controllers' addresses (Java's updateControllerAddr): `controllerAddr` split at `;`, or with
+   * fetchControllerAddrByDnsLookup its `host:port` resolved to every A record of the host, each with the port (a
+   * lookup that fails or finds nothing keeps the addresses there were).
+   */
+  async #updateControllerAddr(): Promise<void> {
+    const bc = this.broker.brokerConfig;
+    if (!bc.fetchControllerAddrByDnsLookup) {
+      this.#controllerAddresses = bc.controllerAddr.split(';').map((a) => a.trim()).filter((a) => a.length > 0);
+      return;
+    }
+    const domain = bc.controllerAddr.trim();
+    const colon = domain.indexOf(':');
+    try {
+      if (colon <= 0) throw new ConfigError(`fetchControllerAddrByDnsLookup needs controllerAddr as host:port, got "${domain}"`);
+      const port = domain.slice(colon);
+      const found = await (this.options.lookupAddresses ?? lookupA)(domain.slice(0, colon));
+      const addresses = found.map((a) => `${a}${port}`);
+      if (addresses.length === 0) return;
+      if (addresses.join(';') !== this.#controllerAddresses.join(';')) this.#log.info({ domain, addresses }, 'dns lookup address by domain success');
+      this.#controllerAddresses = addresses;
+    } catch (err) {
+      this.#log.error({ err, domain }, 'dns lookup address by domain error');
+    }
   }
 
   // ---- controller calls ----
@@ -652,7 +696,7 @@ export class ReplicasManager {
         await this.#haClient?.shutdown();
         this.#haClient = null;
         const truncateOffset = await store.truncateInvalidMsg();
-        this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+        this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
         if (truncateOffset >= 0) await this.epochCache.truncateSuffixByOffset(truncateOffset);
       }
       // the new term begins at the end of the log
@@ -733,7 +777,7 @@ export class ReplicasManager {
     this.#syncStateSet = new Set(set);
     this.#remoteSyncStateSet = null;
     // Java setSyncStateSet: the confirm offset follows the new set, and sends waiting for a gone replica end
-    if (this.isMasterState) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+    if (this.isMasterState) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
     this.haService.checkAckWaiters();
   }
 

@@ -81,7 +81,7 @@ const ADMIN_CODES = [
   RequestCode.VIEW_BROKER_STATS_DATA, RequestCode.GET_BROKER_CONSUME_STATS,
   RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE, RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC,
   RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.GET_ALL_PRODUCER_INFO, RequestCode.QUERY_CONSUME_QUEUE,
-  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.GET_TIMER_CHECK_POINT,
+  RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.GET_TIMER_CHECK_POINT, RequestCode.GET_TIMER_METRICS,
 ] as const;
 
 function humanRuntime(ms: number): string {
@@ -107,8 +107,8 @@ export interface AdminBrokerController {
   /** The send and pull request executors (their queue sizes in the runtime info). */
   readonly sendExecutor: Pick<RequestExecutor, 'queueSize' | 'headWaitTimeMills'>;
   readonly pullExecutor: Pick<RequestExecutor, 'queueSize'>;
-  /** The timer wheel (GET_TIMER_CHECK_POINT answers its checkpoint). */
-  readonly timerMessageStore: Pick<TimerMessageStore, 'getCheckpoint'>;
+  /** The timer wheel (GET_TIMER_CHECK_POINT answers its checkpoint, GET_TIMER_METRICS its metrics). */
+  readonly timerMessageStore: Pick<TimerMessageStore, 'getCheckpoint' | 'timerMetrics'>;
   registerIncrementBrokerData(topics: Iterable<string>): Promise<void>;
   registerBrokerAll(checkOrderConfig: boolean, oneway: boolean, forceRegister: boolean): Promise<void>;
 }
@@ -140,6 +140,7 @@ export class AdminBrokerProcessor {
       case RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: return this.queryTopicConsumeByWho(request);
       case RequestCode.GET_BROKER_CONFIG: return this.getBrokerConfig(request);
       case RequestCode.GET_TIMER_CHECK_POINT: return this.getTimerCheckPoint(request);
+      case RequestCode.GET_TIMER_METRICS: return this.getTimerMetrics(request);
       case RequestCode.UPDATE_BROKER_CONFIG: return this.updateBrokerConfig(request);
       case RequestCode.GET_CONSUMER_RUNNING_INFO: return this.getConsumerRunningInfo(request);
       case RequestCode.GET_ALL_DELAY_OFFSET:
@@ -213,6 +214,18 @@ export class AdminBrokerProcessor {
       return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'The checkpoint is null');
     }
     return this.ok(request, encodeTimerCheckpoint(this.controller.timerMessageStore.getCheckpoint()));
+  }
+
+  /**
+   * GET_TIMER_METRICS (61): the timer messages waiting per real topic, Java's TimerMetrics JSON (a Java 5.x slave
+   * copies it every 10 s); without timerWheelEnable SYSTEM_ERROR "The timer message store is null", as Java.
+   */
+  private getTimerMetrics(request: RemotingCommand): RemotingCommand {
+    if (!this.controller.messageStoreConfig.timerWheelEnable) {
+      this.controller.logger.error('The timer message store is null');
+      return RemotingCommand.createResponse(request, ResponseCode.SYSTEM_ERROR, 'The timer message store is null');
+    }
+    return this.ok(request, this.controller.timerMessageStore.timerMetrics.encode());
   }
 
   private ok(request: RemotingCommand, body?: Buffer | null, remark: string | null = null): RemotingCommand {

@@ -15,6 +15,7 @@ import { configDir } from '../config-manager';
 import type { TopicConfigManager } from '../topic/topic-config-manager';
 import type { SubscriptionGroupManager } from '../subscription/subscription-group-manager';
 import type { ConsumerOffsetManager } from '../offset/consumer-offset-manager';
+import type { TimerMetrics } from '../../store/timer/timer-metrics';
 import { SlaveSynchronize } from './slave-synchronize';
 
 export interface BrokerReplicationDeps {
@@ -26,6 +27,8 @@ export interface BrokerReplicationDeps {
   consumerOffsetManager: ConsumerOffsetManager;
   brokerAddr: () => string;
   logger: Logger;
+  /** The timer wheel's metrics, which a slave copies from its master (timerWheelEnable). */
+  timerMetrics?: TimerMetrics;
   /** SlaveSynchronize schedule (Java: 3 s, then every 10 s). */
   slaveSyncInitialDelayMillis?: number;
   slaveSyncIntervalMillis?: number;
@@ -47,6 +50,8 @@ export class BrokerReplication {
       consumerOffsetManager: deps.consumerOffsetManager,
       delayOffsetFile: path.join(configDir(deps.config.storePathRootDir), 'delayOffset.json'),
       brokerAddr: deps.brokerAddr,
+      timerMetrics: deps.timerMetrics,
+      timerWheelEnable: () => deps.config.timerWheelEnable,
       logger: componentLogger('slave-synchronize', deps.logger),
     });
     const fixed = deps.config.haMasterAddress;

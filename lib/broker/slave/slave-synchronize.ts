@@ -1,7 +1,8 @@
 /**
  * A slave copies its master's metadata: topic configs and subscription groups (when their data version differs),
  * consumer offsets (merged over its own) and the delay offsets file, with GET_ALL_TOPIC_CONFIG,
- * GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_ALL_CONSUMER_OFFSET and GET_ALL_DELAY_OFFSET. The broker runs syncAll()
+ * GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_ALL_CONSUMER_OFFSET and GET_ALL_DELAY_OFFSET; with the timer wheel on, the
+ * timer metrics (GET_TIMER_METRICS, when their data version differs). The broker runs syncAll()
  * 3 s after start and every 10 s (Java's schedule). Each part fails alone (logged), as in Java.
  *
  * @see org.apache.rocketmq.broker.slave.SlaveSynchronize
@@ -17,6 +18,8 @@ import { dataVersionEquals } from '../../../protocol/body/data-version';
 import { decodeTopicConfigSerializeWrapper } from '../../../protocol/body/topic-config-serialize-wrapper';
 import { decodeSubscriptionGroupWrapper } from '../../../protocol/body/subscription-group-wrapper';
 import { decodeConsumerOffsetSerializeWrapper } from '../../../protocol/body/consumer-offset-serialize-wrapper';
+import { decodeTimerMetrics } from '../../../protocol/body/timer-metrics';
+import type { TimerMetrics } from '../../store/timer/timer-metrics';
 import { MQBrokerError } from '../../errors';
 import type { TopicConfigManager } from '../topic/topic-config-manager';
 import type { SubscriptionGroupManager } from '../subscription/subscription-group-manager';
@@ -31,6 +34,9 @@ export interface SlaveSynchronizeDeps {
   delayOffsetFile: string;
   /** This broker's own address (a master address equal to it is skipped). */
   brokerAddr: () => string;
+  /** The timer wheel's metrics, copied from the master while `timerWheelEnable()` (Java syncTimerMetrics). */
+  timerMetrics?: TimerMetrics;
+  timerWheelEnable?: () => boolean;
   timeoutMillis?: number;
   logger: Logger;
 }
@@ -50,6 +56,7 @@ export class SlaveSynchronize {
         await this.syncConsumerOffset();
         await this.syncDelayOffset();
         await this.syncSubscriptionGroupConfig();
+        if (this.deps.timerMetrics && this.deps.timerWheelEnable?.()) await this.syncTimerMetrics();
       })().finally(() => { this.#running = null; });
     }
     return this.#running;
@@ -130,6 +137,22 @@ export class SlaveSynchronize {
       }
     } catch (err) {
       this.deps.logger.error({ err, masterAddr: addr }, 'SyncSubscriptionGroup Exception');
+    }
+  }
+
+  /** GET_TIMER_METRICS: the master's timer metrics replace this slave's when their data versions differ. */
+  async syncTimerMetrics(): Promise<void> {
+    const addr = this.#master();
+    const metrics = this.deps.timerMetrics;
+    if (!addr || !metrics) return;
+    try {
+      const w = decodeTimerMetrics(await this.#call(addr, RequestCode.GET_TIMER_METRICS));
+      if (metrics.syncFromMaster(w)) {
+        await metrics.persist();
+        this.deps.logger.info({ masterAddr: addr }, 'Update slave timer metrics from master');
+      }
+    } catch (err) {
+      this.deps.logger.error({ err, masterAddr: addr }, 'SyncTimerMetrics Exception');
     }
   }
 }

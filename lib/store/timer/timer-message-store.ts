@@ -33,6 +33,7 @@ import type { MessageExtBrokerInner } from '../commit-log';
 import type { GetMessageResult, PutMessageResult } from '../store-status';
 import { GetMessageStatus, PutMessageStatus } from '../store-status';
 import { TimerLog } from './timer-log';
+import { TimerMetrics } from './timer-metrics';
 import { TimerWheel } from './timer-wheel';
 
 export const TIMER_TOPIC = 'rmq_sys_wheel_timer';
@@ -40,6 +41,8 @@ export const TIMER_TOPIC = 'rmq_sys_wheel_timer';
 const CLEAN_INTERVAL_MS = 30_000;
 /** Java's TimerMessageStore.TIMER_WHEEL_TTL_DAY × DAY_SECS: slots in the wheel. */
 export const DEFAULT_SLOTS_TOTAL = 7 * 24 * 3600;
+/** TIMER_ENQUEUE_MS of Long.MAX_VALUE marks a message never enqueued (Java's addMetric skips it). */
+const NEVER_ENQUEUED = '9223372036854775807';
 /** The ONS-era deliver-time property (epoch ms). */
 export const PROPERTY_START_DELIVER_TIME = '__STARTDELIVERTIME';
 
@@ -202,6 +205,8 @@ export class TimerMessageStore {
   #masterTimerQueueOffset = 0;
   /** Messages delivered so far, and how late each was (ms after its deliver time), for benches and reports. */
   readonly stats = { delivered: 0, enqueued: 0, maxLatenessMs: 0, totalLatenessMs: 0 };
+  /** The messages waiting per real topic (Java's TimerMetrics, `config/timermetrics`; GET_TIMER_METRICS answers it). */
+  readonly timerMetrics: TimerMetrics;
 
   constructor(private readonly backend: TimerStoreBackend, private readonly options: TimerMessageStoreOptions) {
     this.precisionMs = options.timerPrecisionMs;
@@ -211,6 +216,7 @@ export class TimerMessageStore {
     this.#checkFile = path.join(options.storePathRootDir, 'config', 'timercheck');
     this.#now = options.now ?? Date.now;
     this.#log = options.logger;
+    this.timerMetrics = new TimerMetrics(options.storePathRootDir, this.#now);
   }
 
   #floor(t: number): number {
@@ -229,6 +235,7 @@ export class TimerMessageStore {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
+    await this.timerMetrics.load();
     if (this.#readTimeMs > 0) await this.#openFiles();
   }
 
@@ -355,6 +362,7 @@ export class TimerMessageStore {
         const p: Pending = { deliverMs: Number.isFinite(deliverMs) ? deliverMs : 0, offsetPy: m.commitLogOffset, sizePy: rec.length };
         this.#link(p);
         this.stats.enqueued++;
+        this.#addMetric(m.properties, 1);
       }
       // The queue offset moves only once the units and slots of the batch are written.
       await this.#flushFiles();
@@ -463,6 +471,7 @@ export class TimerMessageStore {
       this.#log.warn({ topic, queueId, status: r.putMessageStatus }, 'timer message delivery failed, tried again');
       return false;
     }
+    this.#addMetric(m.properties, -1);
     const late = Math.max(0, this.#now() - p.deliverMs);
     this.stats.delivered++;
     this.stats.totalLatenessMs += late;
@@ -470,7 +479,14 @@ export class TimerMessageStore {
     return true;
   }
 
-  /** Writes config/timercheck (read time, TimerLog write position, enqueue offset, 0). */
+  /** Java's addMetric: the real topic's count moves, unless the message has none or was never enqueued. */
+  #addMetric(props: Record<string, string>, value: number): void {
+    const topic = props[MessageConst.PROPERTY_REAL_TOPIC];
+    if (!topic || props[MessageConst.PROPERTY_TIMER_ENQUEUE_MS] === NEVER_ENQUEUED) return;
+    this.timerMetrics.addAndGet(topic, value);
+  }
+
+  /** Writes config/timercheck (read time, TimerLog write position, enqueue offset, 0) and config/timermetrics. */
   async persist(): Promise<void> {
     const b = Buffer.alloc(32);
     b.writeBigInt64BE(BigInt(this.#readTimeMs), 0);
@@ -482,6 +498,7 @@ export class TimerMessageStore {
     this.#dirty = false;
     this.#lastPersist = this.#now();
     if (this.#shouldRunningDequeue) this.#dataVersion = { ...this.#dataVersion, timestamp: this.#now(), counter: this.#dataVersion.counter + 1 };
+    await this.timerMetrics.persist();
   }
 
   get readTimeMs(): number {
@@ -498,6 +515,7 @@ export class TimerMessageStore {
     this.#timer = null;
     await this.#running;
     if (this.#dirty) await this.persist();
+    else await this.timerMetrics.persist();
     await this.#wheel.close();
     await this.#timerLog.close();
   }

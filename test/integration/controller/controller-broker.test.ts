@@ -229,6 +229,58 @@ describe('controller: our brokers in controller mode', function () {
     await failoverScenario();
   });
 
+  it('fetchControllerAddrByDnsLookup: controllerAddr localhost:<port> resolves to its A record; the name is looked up again on its period', async () => {
+    const port = await freePort();
+    const cm = new ControllerManager({
+      controllerDLegerGroup: 'cg', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0', controllerStorePath: path.join(dir, 'controller'),
+      configStorePath: path.join(dir, 'controller.properties'), mappedFileSize: 1024 * 1024, controllerDLegerHeartBeatTimeIntervalMs: 200,
+      controllerDLegerMinVoteIntervalMs: 20, controllerDLegerMaxVoteIntervalMs: 60, scanNotActiveBrokerInterval: 500, scanInactiveMasterInterval: 500,
+    });
+    await cm.start();
+    await waitFor(() => cm.isLeaderState, 10_000, 'the controller to lead');
+    controller = { address: `localhost:${port}`, masterOf: async () => null, stop: () => cm.shutdown() };
+    const brokerName = randomName('cdn');
+    // the system resolver: localhost is 127.0.0.1
+    const b1 = newBroker('b1', brokerName, { fetchControllerAddrByDnsLookup: true });
+    await b1.start();
+    const rm1 = b1.replicasManager!;
+    expect(rm1.controllerAddresses).to.deep.equal([`127.0.0.1:${port}`]);
+    await waitFor(() => rm1.state === 'RUNNING' && b1.messageStoreConfig.brokerRole === 'SYNC_MASTER', 30_000, 'the broker elected through the resolved address');
+    expect(cm.controller.replicasInfoManager.syncStateSetInfoTable.get(brokerName)?.masterBrokerId).to.equal(1);
+
+    // without the flag the name is used as written
+    const b2 = newBroker('b2', randomName('cdn'));
+    await b2.start();
+    expect(b2.replicasManager!.controllerAddresses).to.deep.equal([`localhost:${port}`]);
+
+    // an injected resolver: the addresses follow the name on the period; a failed or empty lookup keeps them
+    const answers: Array<string[] | Error> = [['127.0.0.1'], ['127.0.0.1', '127.0.0.2'], new Error('ENOTFOUND'), []];
+    let lookups = 0;
+    const b3 = new BrokerController({
+      brokerConfig: {
+        brokerClusterName: 'CC', brokerName: randomName('cdn'), namesrvAddr: namesrv!.address, brokerIP1: '127.0.0.1', enableControllerMode: true,
+        controllerAddr: `controllers.example.test:${port}`, fetchControllerAddrByDnsLookup: true, brokerHeartbeatInterval: 300,
+      },
+      messageStoreConfig: { storePathRootDir: path.join(dir, 'b3'), mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000 },
+      remotingServerConfig: { listenPort: 0, bindAddress: '127.0.0.1' },
+      replicasManager: {
+        retryIntervalMillis: 500, initialDelayMillis: 300, updateControllerAddrIntervalMillis: 200,
+        lookupAddresses: async (host) => {
+          expect(host).to.equal('controllers.example.test');
+          const a = answers[Math.min(lookups++, answers.length - 1)];
+          if (a instanceof Error) throw a;
+          return a;
+        },
+      },
+    });
+    brokers.push(b3);
+    await b3.start();
+    const rm3 = b3.replicasManager!;
+    await waitFor(() => lookups >= 4, 30_000, 'four lookups');
+    expect(rm3.controllerAddresses).to.deep.equal([`127.0.0.1:${port}`, `127.0.0.2:${port}`]);
+    await waitFor(() => rm3.state === 'RUNNING', 30_000, 'the third broker running');
+  });
+
   it('under the Java 5.3.3 controller: the same', async function () {
     const skip = javaSkipReason('5.3.3');
     if (skip) {

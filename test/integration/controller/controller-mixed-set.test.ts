@@ -19,10 +19,10 @@ import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer } from '../../../lib/index';
 import { SendStatus } from '../../../lib/client/send-result';
 import { RemotingClient, type RPCHook } from '../../../lib/transport';
-import { createMessage } from '../../../protocol/message/message';
+import { createMessage, setDelayTimeMs } from '../../../protocol/message/message';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { RequestCode } from '../../../protocol/code/request-code';
-import { decodeEpochEntryCache } from '../../../protocol/body';
+import { decodeEpochEntryCache, decodeTimerMetrics } from '../../../protocol/body';
 import { decodeEpochCheckpoint } from '../../../lib/store/autoswitch/epoch-file-cache';
 import { type JavaBroker, freeBrokerPort, javaSkipReason, startJavaBroker } from '../../helpers/javaref';
 import { randomName } from '../../helpers/cluster';
@@ -168,10 +168,13 @@ describe('controller: a Java 5.3.3 broker and ours in one broker set (AutoSwitch
     // the Java slave asks our master for the timer checkpoint every 3 s (GET_TIMER_CHECK_POINT, 60) on its VIP
     // channel (listen port - 2, which our broker opens on a configured port): Java's 56 bytes
     let timerCheckpoints = 0;
+    // and for the timer metrics every 10 s (GET_TIMER_METRICS, 61): Java's TimerMetrics JSON
+    let timerMetrics = 0;
     ours = await startOurs(brokerName, {
       doBeforeRequest: () => undefined,
       doAfterResponse: (_addr, request, response) => {
         if (request.code === RequestCode.GET_TIMER_CHECK_POINT && response?.code === 0 && response.body?.length === 56) timerCheckpoints++;
+        if (request.code === RequestCode.GET_TIMER_METRICS && response?.code === 0 && response.body && decodeTimerMetrics(response.body)) timerMetrics++;
       },
     }, await freeBrokerPort());
     const rm = ours.replicasManager!;
@@ -189,11 +192,30 @@ describe('controller: a Java 5.3.3 broker and ours in one broker set (AutoSwitch
     await waitFor(() => rm.syncStateSet.syncStateSet.length === 2, 60_000, 'the Java slave in our master\'s SyncStateSet');
     expect([...sse(brokerName).syncStateSet].sort()).to.deep.equal([1, 2]);
     await sendSome(topic, 'after', 5, bodies);
+    // a timer message due long after the test: counted in our master's timer metrics
+    const timerTopic = randomName('MXT');
+    await waitFor(async () => {
+      const m = createMessage(timerTopic, 'timer');
+      setDelayTimeMs(m, 600_000);
+      return (await producer!.send(m).catch(() => null))?.sendStatus === SendStatus.SEND_OK;
+    }, 60_000, 'a timer message sent', 100);
+    await waitFor(() => ours!.timerMessageStore.timerMetrics.getTimingCount(timerTopic) === 1, 30_000, 'the timer message counted');
     const end = ours.messageStore.getMaxPhyOffset();
     await waitFor(async () => (await masterMax(java!.addr)) === end, 30_000, 'the Java slave holding everything');
     expect((await commitLog('j1', end)).equals(await commitLog('ours', end))).to.equal(true);
     await waitFor(() => timerCheckpoints > 0, 30_000, 'the Java slave\'s GET_TIMER_CHECK_POINT answered');
-    await waitFor(() => timerCheckpoints > 0, 30_000, 'the Java slave\'s GET_TIMER_CHECK_POINT answered');
+    await waitFor(() => timerMetrics > 0, 30_000, 'the Java slave\'s GET_TIMER_METRICS answered');
+    // Java's SlaveSynchronize decoded our JSON and keeps our table and data version in its config/timermetrics
+    await waitFor(async () => {
+      let f: { dataVersion?: { counter?: number; timestamp?: number }; timingCount?: Record<string, { count?: number }> };
+      try {
+        f = JSON.parse(await fs.promises.readFile(path.join(dir, 'j1', 'config', 'timermetrics'), 'utf8'));
+      } catch {
+        return false;
+      }
+      const v = ours!.timerMessageStore.timerMetrics.dataVersion;
+      return f.dataVersion?.counter === v.counter && f.dataVersion?.timestamp === v.timestamp && f.timingCount?.[timerTopic]?.count === 1;
+    }, 40_000, 'the Java slave holding our timer metrics');
 
     // our master goes away: the controller elects the Java slave (clean: it is in the SyncStateSet)
     const epochBefore = sse(brokerName).masterEpoch;

@@ -30,6 +30,8 @@ import { RequestCode } from '../../../protocol/code/request-code';
 import { decodeTimerCheckpoint } from '../../../lib/store/timer/timer-message-store';
 import { MQBrokerError } from '../../../lib/errors';
 import { ResponseCode } from '../../../protocol/code/response-code';
+import { decodeTimerMetrics } from '../../../protocol/body/timer-metrics';
+import { dataVersionEquals } from '../../../protocol/body/data-version';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -238,6 +240,26 @@ describe('controller: truncation of a diverged log and dispatch held at the conf
     // (a failover within those 3 s may deliver it twice: at least once, as Java)
     await waitFor(() => b2.timerMessageStore.readTimeMs > earlySentAt + 1500, 30_000, 'the slave following the master\'s read time');
 
+    // GET_TIMER_METRICS (61) as a Java 5.x slave asks it: Java's TimerMetrics JSON, a far one waiting
+    const farTopic = `${topic}_F`;
+    const far = createMessage(farTopic, 'far');
+    setDelayTimeMs(far, 600_000);
+    await waitFor(async () => (await producer!.send(far).catch(() => null))?.sendStatus === SendStatus.SEND_OK, 60_000, 'the far one sent', 200);
+    const metricsProbe = new RemotingClient();
+    try {
+      await waitFor(async () => {
+        const res = await metricsProbe.invoke(b1.brokerAddr, RemotingCommand.createRequest(RequestCode.GET_TIMER_METRICS, null), 3000);
+        expect(res.code).to.equal(0);
+        return decodeTimerMetrics(res.body!).timingCount.get(farTopic)?.count === 1;
+      }, 30_000, 'the far one counted in the master\'s timer metrics', 200);
+    } finally {
+      await metricsProbe.shutdown();
+    }
+    // the slave enqueued it too, and copies the master's metrics (SlaveSynchronize, every 10 s)
+    await waitFor(() => b2.timerMessageStore.enqueueOffset === b1.timerMessageStore.enqueueOffset &&
+      dataVersionEquals(b2.timerMessageStore.timerMetrics.dataVersion, b1.timerMessageStore.timerMetrics.dataVersion), 30_000, 'the slave holding the master\'s timer metrics');
+    expect(b2.timerMessageStore.timerMetrics.getTimingCount(farTopic)).to.equal(1);
+
     await sendTimer('late', 8000);
     brokers.splice(brokers.indexOf(b1), 1);
     await b1.shutdown();
@@ -248,6 +270,8 @@ describe('controller: truncation of a diverged log and dispatch held at the conf
     const all = await delivered(b2.messageStore);
     expect(all.filter((b) => b === 'early')).to.have.length(1);
     expect(all.filter((b) => b === 'late')).to.have.length(1);
+    await waitFor(() => b2.timerMessageStore.timerMetrics.getTimingCount(topic) === 0, 10_000, 'the late one no longer counted');
+    expect(b2.timerMessageStore.timerMetrics.getTimingCount(farTopic)).to.equal(1);
   });
 
   it('minInSyncReplicas: a master alone in its SyncStateSet refuses sends with SYSTEM_ERROR "in-sync replicas not enough" until a slave joins', async () => {

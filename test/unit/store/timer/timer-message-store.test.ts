@@ -112,6 +112,39 @@ describe('TimerMessageStore (injected clock)', () => {
     await ts.shutdown();
   });
 
+  it('counts the messages waiting per real topic (TimerMetrics): +1 enqueued, -1 delivered, kept in config/timermetrics', async () => {
+    const store = new FakeStore(clock);
+    const t0 = clock.now;
+    store.addTimerMessage('T1', t0 + 250, 'a');
+    store.addTimerMessage('T1', t0 + 5000, 'b');
+    store.addTimerMessage('T2', t0 + 5000, 'c');
+    const ts = make(store);
+    await ts.load();
+    await ts.start();
+    const v0 = ts.timerMetrics.dataVersion.counter;
+    await ts.runOnce();
+    expect(ts.timerMetrics.getTimingCount('T1')).to.equal(2);
+    expect(ts.timerMetrics.getTimingCount('T2')).to.equal(1);
+    expect(ts.timerMetrics.dataVersion.counter).to.equal(v0 + 3);
+    clock.now = t0 + 1000;
+    await ts.runOnce();
+    expect(store.bodies()).to.deep.equal(['a']);
+    expect(ts.timerMetrics.getTimingCount('T1')).to.equal(1);
+    expect(ts.timerMetrics.getTimingCount('T2')).to.equal(1);
+    await ts.shutdown();
+    // Java's file and JSON
+    const file = JSON.parse(fs.readFileSync(path.join(dir, 'config', 'timermetrics'), 'utf8'));
+    expect(file.timingCount.T1.count).to.equal(1);
+    expect(file.timingCount.T2.count).to.equal(1);
+    expect(file.dataVersion).to.deep.equal({ counter: v0 + 4, stateVersion: 0, timestamp: ts.timerMetrics.dataVersion.timestamp });
+    // a restart reads it back
+    const again = make(store);
+    await again.load();
+    expect(again.timerMetrics.getTimingCount('T1')).to.equal(1);
+    expect(again.timerMetrics.dataVersion).to.deep.equal(ts.timerMetrics.dataVersion);
+    await again.shutdown();
+  });
+
   it('delivers each message at its deliver time, not before, in deliver-time order, to its real topic and queue', async () => {
     const store = new FakeStore(clock);
     const t0 = clock.now;
