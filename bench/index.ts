@@ -3,7 +3,7 @@
  * scenarios (all when none) and prints one table at the end; `--list` prints the names. Scenarios: codec, store,
  * namesrv, filter, broker (raw client, cold start), coldstart (precise, median of 5), producer and consumer (ours vs ali-ons against a broker child
  * process), matrix (ours, ali-ons and the Java client against the Java broker and ours, with ratios), replicated (our replicated
- * groups beside Java's, a process per peer), controller (controller-mode failover time, and a 2-replica set beside Java 5.3.3's), scale (cost against size; long, so it runs only when named). Each scenario
+ * groups beside Java's, a process per peer), controller (controller-mode failover time, and a 2-replica set beside Java 5.3.3's), grpc (the 5.x gRPC client through our endpoint beside our SDK over remoting), scale (cost against size; long, so it runs only when named). Each scenario
  * module is loaded only when it runs.
  */
 import { formatResults, type BenchResult } from './bench-util';
@@ -108,6 +108,18 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
   controller: {
     about: 'controller mode, one broker process per replica: failover time over --kills master kills (kill -9 -> first SEND_OK, default 20); sync x16 / async x256 of a 2-replica set, ours beside Java 5.3.3, and a 4.x SYNC_MASTER + SLAVE pair of ours (--sides, --sync-messages, --async-messages)',
     run: async (options) => (await import('./controller')).runControllerBench(options),
+  },
+  grpc: {
+    about: 'the gRPC endpoint beside remoting, one broker process: rocketmq-client-nodejs sends sync x16 / async x256 (1 KiB) beside our SDK, and drains a topic with its SimpleConsumer and PushConsumer beside our push consumer; broker CPU per message (--duration, --warmup, --messages, --size)',
+    run: async (options) => {
+      const m = await import('./grpc');
+      const o: Record<string, number> = {};
+      for (let i = 0; i < options.length; i += 2) {
+        const key = { '--duration': 'durationMillis', '--warmup': 'warmupMillis', '--messages': 'messages', '--size': 'size' }[options[i]];
+        if (key) o[key] = Number(options[i + 1]);
+      }
+      return m.grpcBenchResults(await m.runGrpcBench(o));
+    },
   },
   security: {
     about: 'cost of ACL and of TLS: async x256 1 KiB sends with each on and off',
