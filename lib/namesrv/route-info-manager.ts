@@ -133,6 +133,19 @@ export class RouteInfoManager {
       }
     }
     const oldAddr = brokerData.brokerAddrs.get(brokerId);
+    // Java 5.x: a registration for an id held by another address whose state version (the master epoch or term it
+    // was elected in) is newer is stale, e.g. an old master resumed after a pause that still thinks it leads: ignored,
+    // and the address dropped from the live table.
+    if (oldAddr !== undefined && oldAddr !== brokerAddr) {
+      const oldStateVersion = this.brokerLiveTable.get(oldAddr)?.dataVersion.stateVersion ?? 0;
+      const newStateVersion = topicConfigWrapper.dataVersion.stateVersion ?? 0;
+      if (oldStateVersion > newStateVersion) {
+        this.#logger.warn({ cluster: clusterName, brokerName, brokerId, oldAddr, oldStateVersion, brokerAddr, newStateVersion },
+          'Registering Broker conflicts with the existed one, just ignore');
+        if (this.brokerLiveTable.delete(brokerAddr)) this.#invalidateAll();
+        return result;
+      }
+    }
     if (oldAddr !== brokerAddr) {
       brokerData.brokerAddrs.set(brokerId, brokerAddr);
       sortNumericKeys(brokerData.brokerAddrs);

@@ -60,6 +60,8 @@ export interface DLedgerBroker {
   /** Starts what only a master runs (delayed delivery, transaction checks). */
   changeToMaster(): Promise<void>;
   changeToSlave(): Promise<void>;
+  /** Moves the topic config's data version on, with `stateVersion` (the term the broker leads in). */
+  nextDataVersion(stateVersion: number): void;
 }
 
 export class DLedgerCommitLog {
@@ -287,6 +289,9 @@ export class DLedgerCommitLog {
       this.#masterTerm = term;
       this.#setRole(BrokerRole.SYNC_MASTER);
       this.broker.brokerConfig.brokerId = 0;
+      // The term it leads in as the data version's stateVersion: a name server (ours, Java 5.x) ignores a stale
+      // registration of an older leader, e.g. one resumed after a pause that still registers as master.
+      this.broker.nextDataVersion(term);
       await this.broker.changeToMaster().catch((err) => this.log.error({ err }, 'starting the master services failed'));
       this.log.info({ term }, 'dledger leader: serving as master');
     } else {

@@ -31,6 +31,9 @@ describe('dledger: a 3-peer broker group (startCluster({ dledger: 3 }))', functi
     await waitFor(() => !!master(), 20_000, 'a master');
     const m = master()!;
     expect(m.brokerConfig.brokerId).to.equal(0);
+    // it registered as master with the term it leads in as its state version (a stale older leader is ignored)
+    const term = m.dledgerCommitLog!.server.currTerm;
+    await waitFor(() => cluster.namesrv.routeInfoManager.brokerLiveTable.get(m.brokerAddr)?.dataVersion.stateVersion === term, 20_000, 'the master registered with its term');
     for (const b of cluster.brokers) if (b !== m) expect(b.messageStoreConfig.brokerRole).to.equal('SLAVE');
     const slaves = cluster.brokers.filter((b) => b !== m);
     expect(slaves.map((b) => b.brokerConfig.brokerId).sort()).to.deep.equal(
@@ -92,6 +95,11 @@ describe('dledger: a 3-peer broker group (startCluster({ dledger: 3 }))', functi
     }
     sending = false;
     await sender;
+    // after 20 elections the master registered with a newer term than the first
+    const last = master()!;
+    const lastTerm = last.dledgerCommitLog!.server.currTerm;
+    expect(lastTerm).to.be.greaterThan(term);
+    await waitFor(() => cluster.namesrv.routeInfoManager.brokerLiveTable.get(last.brokerAddr)?.dataVersion.stateVersion === lastTerm, 20_000, 'the last master registered with its term');
     failover.sort((a, b) => a - b);
     console.log(`      failover (kill → first ok send) over ${failover.length} kills: p50 ${failover[failover.length >> 1]} ms, max ${failover[failover.length - 1]} ms; acked ${acked.length}, failed ${failed}`);
 

@@ -195,6 +195,24 @@ describe('NamesrvController', () => {
     expect(s.extFields).to.deep.equal({ masterAddr: '10.0.0.1:10911', haServerAddr: '10.0.0.1:10912' });
   });
 
+  it('ignores a master registration whose state version is older than the registered master\'s (Java 5.x), takes a newer one', async () => {
+    await start();
+    const c = client();
+    const master = () => namesrv.routeInfoManager.brokerAddrTable.get('b1')?.brokerAddrs.get(0);
+    // the new leader (term 7) registered; the old one (term 6), resumed after a pause, still registers as master
+    await c.invoke(namesrv.address, registerRequest({ brokerName: 'b1', brokerAddr: '10.0.0.2:10911', topics: [{ name: 'T1' }], dataVersion: { timestamp: 2, counter: 1, stateVersion: 7 } }), 3000);
+    const stale = await c.invoke(namesrv.address, registerRequest({ brokerName: 'b1', brokerAddr: '10.0.0.1:10911', topics: [{ name: 'T1' }], dataVersion: { timestamp: 1, counter: 5, stateVersion: 6 } }), 3000);
+    expect(stale.code).to.equal(ResponseCode.SUCCESS);
+    expect(master()).to.equal('10.0.0.2:10911');
+    expect(namesrv.routeInfoManager.brokerLiveTable.has('10.0.0.1:10911')).to.equal(false);
+    // the same term or a newer one replaces it (a 4.x broker sends none: 0, as before)
+    await c.invoke(namesrv.address, registerRequest({ brokerName: 'b1', brokerAddr: '10.0.0.3:10911', topics: [{ name: 'T1' }], dataVersion: { timestamp: 3, counter: 1, stateVersion: 8 } }), 3000);
+    expect(master()).to.equal('10.0.0.3:10911');
+    await c.invoke(namesrv.address, registerRequest({ brokerName: 'b2', brokerAddr: '10.0.1.1:10911', topics: [{ name: 'T2' }], dataVersion: { timestamp: 1, counter: 0 } }), 3000);
+    await c.invoke(namesrv.address, registerRequest({ brokerName: 'b2', brokerAddr: '10.0.1.2:10911', topics: [{ name: 'T2' }], dataVersion: { timestamp: 1, counter: 0 } }), 3000);
+    expect(namesrv.routeInfoManager.brokerAddrTable.get('b2')?.brokerAddrs.get(0)).to.equal('10.0.1.2:10911');
+  });
+
   it('KV config: put, get, list, delete; persisted in Java format with a .bak; reloaded after a restart', async () => {
     await start();
     const c = client();
