@@ -30,6 +30,14 @@ export function buildStatusOfResponse(remotingResponseCode: number, remark: stri
   return { code: buildCode(remotingResponseCode), message: remark ?? String(remotingResponseCode) };
 }
 
+/**
+ * The message of a TOPIC_NOT_FOUND status for `topic`, as the proxy's: the MQClientException (code 17) its route
+ * service throws, with FAQUrl.attachDefaultURL's suffix.
+ */
+export function topicNotExistMessage(topic: string): string {
+  return `CODE: 17  DESC: No topic route info in name server for the topic: ${topic}\nFor more information, please visit the url, https://rocketmq.apache.org/docs/bestPractice/06FAQ`;
+}
+
 /** The status of a failure: a GrpcProxyError's code, TOPIC_NOT_FOUND, a broker answer's mapped code, else INTERNAL_SERVER_ERROR (logged). */
 export function buildStatusOfError(err: unknown, logger?: Logger): PbStatus {
   if (err instanceof GrpcProxyError) return buildStatus(err.code, err.message);

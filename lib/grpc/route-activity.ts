@@ -15,7 +15,7 @@ import type { ActivityContext } from './activity-context';
 import { isConsumeMessageOrderly } from './grpc-client-settings-manager';
 import { validateConsumerGroup, validateTopic } from './grpc-validator';
 import type { PbBroker, PbMessageQueue, PbResource, PbStatus, QueryAssignmentRequest, QueryRouteRequest } from './pb';
-import { buildStatus } from './response-builder';
+import { buildStatus, topicNotExistMessage } from './response-builder';
 
 /** Address.AddressScheme.buildFrom: IPv4, IPv6 or a domain name. */
 export function addressScheme(host: string): string {
@@ -62,7 +62,7 @@ export class RouteActivity {
 
   #topicConfig(topic: string): TopicConfig {
     const tc = this.a.broker.topicConfigManager.selectTopicConfig(topic);
-    if (!tc) throw new GrpcProxyError('TOPIC_NOT_FOUND', `No topic route info in name server for the topic: ${topic}`);
+    if (!tc) throw new GrpcProxyError('TOPIC_NOT_FOUND', topicNotExistMessage(topic));
     return tc;
   }
 

@@ -26,7 +26,7 @@ import { buildMessageProperties, buildSysFlag, validateMessageBodySize } from '.
 import { validateTopic } from './grpc-validator';
 import type { PbStatus, SendMessageRequest } from './pb';
 import type { ProxyContext } from './proxy-context';
-import { buildStatus } from './response-builder';
+import { buildStatus, topicNotExistMessage } from './response-builder';
 import { topicMessageType } from './route-activity';
 import type { TransactionService } from './transaction-service';
 
@@ -85,7 +85,7 @@ export class SendMessageActivity {
       && !topic.startsWith(MixAll.RETRY_GROUP_TOPIC_PREFIX) && !topic.startsWith(MixAll.DLQ_GROUP_TOPIC_PREFIX)) {
       validateTopicMessageType(tc ? topicMessageType(tc) : 'UNSPECIFIED', parseTopicMessageType(entries[0].properties));
     }
-    if (!tc) throw new GrpcProxyError('TOPIC_NOT_FOUND', `No topic route info in name server for the topic: ${topic}`);
+    if (!tc) throw new GrpcProxyError('TOPIC_NOT_FOUND', topicNotExistMessage(topic));
     const writeQueues = isWriteable(tc.perm) ? tc.writeQueueNums : 0;
     if (writeQueues <= 0) throw new GrpcProxyError('FORBIDDEN', `no writable queue of topic ${topic}`);
     const shardingKey = req.messages.length === 1 ? (first.systemProperties?.messageGroup ?? '') : '';

@@ -54,6 +54,10 @@ describe('gRPC endpoint: a bare gRPC client', function () {
   it('answers refused requests in band, with the proxy\'s codes', async () => {
     const status = async (method: string, req: object, meta = md()) => ((await call(method, req, meta)).status as { code: string }).code;
     expect(await status('queryRoute', { topic: { name: randomName('NOPE') } })).to.equal('TOPIC_NOT_FOUND');
+    // the proxy's message (its MQClientException of code 17), which clients match on
+    const nope = randomName('NOPE');
+    expect(((await call('queryRoute', { topic: { name: nope } })).status as { message: string }).message).to.equal(
+      `CODE: 17  DESC: No topic route info in name server for the topic: ${nope}\nFor more information, please visit the url, https://rocketmq.apache.org/docs/bestPractice/06FAQ`);
     expect(await status('queryRoute', { topic: { name: 'bad topic!' } })).to.equal('ILLEGAL_TOPIC');
     expect(await status('queryRoute', { topic: { name: 'SCHEDULE_TOPIC_XXXX' } })).to.equal('ILLEGAL_TOPIC');
     expect(await status('queryRoute', { topic: { name: 'T' } }, md(''))).to.equal('CLIENT_ID_REQUIRED');
