@@ -5,6 +5,11 @@
  * No queue is owned by a consumer: every receive pops from every queue of one broker (queueId -1), brokers taken
  * in turn. Needs a 5.x broker (ours or Java 5.x); a 4.x broker answers REQUEST_CODE_NOT_SUPPORTED.
  *
+ * With `order: true` the pops are orderly (a FIFO consumer group): a queue hands out its next messages only once
+ * the batch it gave is acknowledged (or its invisible time passed, then the same messages come again, in order,
+ * reconsumeTimes counting the deliveries); a receive passing the attemptId of a previous one (a retry after a
+ * lost answer) gets that batch again.
+ *
  * The calls are those of Java's DefaultMQPushConsumer in pop mode (MQClientAPIImpl popMessageAsync, ackMessageAsync,
  * changeInvisibleTimeAsync); the shape of the API is that of the 5.x SimpleConsumer (rocketmq-clients).
  *
@@ -50,6 +55,11 @@ export interface SimpleConsumerOptions extends Partial<ClientConfigOptions> {
    * @default ConsumeInitMode.MAX
    */
   initMode?: ConsumeInitMode;
+  /**
+   * Orderly pops (PopMessageRequestHeader.order), for FIFO consumption: per queue, one batch in flight at a time.
+   * @default false
+   */
+  order?: boolean;
   /** Signs every request (AclClientRPCHook). */
   rpcHook?: MQClientAPIOptions['rpcHook'];
   /** A pino logger (default: the package's root logger). */
@@ -59,7 +69,17 @@ export interface SimpleConsumerOptions extends Partial<ClientConfigOptions> {
 export const DEFAULT_SIMPLE_CONSUMER_OPTIONS = Object.freeze({
   awaitDuration: 5_000,
   initMode: ConsumeInitMode.MAX as ConsumeInitMode,
+  order: false,
 });
+
+/** Per-receive options. */
+export interface ReceiveOptions {
+  /**
+   * Orderly pops: the attempt id of this receive; the attempt id of an earlier receive gets its batch again while
+   * that batch is in flight (the client's retry of a receive whose answer was lost).
+   */
+  attemptId?: string;
+}
 
 interface Target {
   topic: string;
@@ -71,6 +91,7 @@ export class SimpleConsumer implements MQConsumerInner {
   readonly consumerGroup: string;
   readonly awaitDuration: number;
   readonly initMode: ConsumeInitMode;
+  readonly order: boolean;
   readonly #subscriptions = new Map<string, SubscriptionData>();
   readonly #brokersByTopic = new Map<string, string[]>();
   readonly #rpcHook: MQClientAPIOptions['rpcHook'];
@@ -84,6 +105,7 @@ export class SimpleConsumer implements MQConsumerInner {
     this.consumerGroup = options.consumerGroup;
     this.awaitDuration = options.awaitDuration ?? DEFAULT_SIMPLE_CONSUMER_OPTIONS.awaitDuration;
     this.initMode = options.initMode ?? DEFAULT_SIMPLE_CONSUMER_OPTIONS.initMode;
+    this.order = options.order ?? DEFAULT_SIMPLE_CONSUMER_OPTIONS.order;
     this.#rpcHook = options.rpcHook;
     this.#log = componentLogger('simple-consumer', options.logger).child({ group: options.consumerGroup });
     if (!options.subscriptions || Object.keys(options.subscriptions).length === 0) throw new ConfigError('subscriptions must name at least one topic');
@@ -163,12 +185,13 @@ export class SimpleConsumer implements MQConsumerInner {
    * when there are none. Each stays invisible to other receivers for invisibleDurationMs unless acknowledged.
    * Resolves to an empty array when nothing came in time.
    */
-  async receive(maxNum: number, invisibleDurationMs: number): Promise<MessageExt[]> {
+  async receive(maxNum: number, invisibleDurationMs: number, options: ReceiveOptions = {}): Promise<MessageExt[]> {
     const instance = this.#running();
     if (!Number.isInteger(maxNum) || maxNum < 1 || maxNum > SIMPLE_CONSUMER_MAX_RECEIVE) {
       throw new InvalidArgumentError(`maxNum must be an integer in [1, ${SIMPLE_CONSUMER_MAX_RECEIVE}]`);
     }
     if (!Number.isFinite(invisibleDurationMs) || invisibleDurationMs <= 0) throw new InvalidArgumentError('invisibleDurationMs must be > 0');
+    if (options.attemptId !== undefined && !this.order) throw new InvalidArgumentError('attemptId is for orderly pops (order: true)');
     let targets = this.#targets();
     if (targets.length === 0) {
       await Promise.all([...this.#subscriptions.keys()].map((t) => instance.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
@@ -190,7 +213,8 @@ export class SimpleConsumer implements MQConsumerInner {
       initMode: this.initMode,
       expType: sd.expressionType ?? ExpressionType.TAG,
       exp: sd.subString,
-      order: false,
+      order: this.order,
+      ...(options.attemptId !== undefined ? { attemptId: options.attemptId } : {}),
       bname: target.brokerName,
     }, this.awaitDuration + this.clientConfig.mqClientApiTimeout);
     if (result.popStatus !== PopStatus.FOUND) return [];
