@@ -28,6 +28,12 @@ const TOPIC_GROUP_SEPARATOR = '@';
 /** A queue's order info not touched for this long is dropped (CLEAN_SPAN_FROM_LAST). */
 export const ORDER_INFO_CLEAN_SPAN_FROM_LAST = 24 * 3600 * 1000;
 
+/**
+ * The longest delay setTimeout takes (2^31 - 1 ms, about 24.8 days; beyond it Node fires at once with a warning). A
+ * block ending later (a huge invisible time) is notified at this delay instead: the woken pops find it still blocked.
+ */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
 /** 2^i without 32-bit shifts (a batch has up to 32 messages; Java keeps the bits in a long). */
 function bit(i: number): number {
   return 2 ** i;
@@ -327,7 +333,7 @@ export class ConsumerOrderInfoManager extends ConfigManager {
       } catch (err) {
         this.logger.error({ err, topic, group, queueId }, 'notify of a free order lock failed');
       }
-    }, Math.max(0, lockFreeTimestamp - this.#now()));
+    }, Math.min(MAX_TIMER_DELAY, Math.max(0, lockFreeTimestamp - this.#now())));
     timer.unref();
     this.#lockFreeTimers.set(key, timer);
   }

@@ -58,7 +58,8 @@ export class NotificationProcessor implements BrokerProcessor {
     }
     const retryTopic = KeyBuilder.buildPopRetryTopicV1(h.topic, h.consumerGroup);
     const order = h.order === true ? { attemptId: h.attemptId, topic: h.topic } : null;
-    const hasMsg = this.#hasMsg(h.consumerGroup, h.topic, h.queueId, order) || this.#hasMsg(h.consumerGroup, retryTopic, -1);
+    // As Java's hasMsgFromQueue, the block is checked for the retry topic's queues too, by the topic's queue of that id.
+    const hasMsg = this.#hasMsg(h.consumerGroup, h.topic, h.queueId, order) || this.#hasMsg(h.consumerGroup, retryTopic, -1, order);
     let pollingFull = false;
     if (!hasMsg && allowHold && h.pollTime > 0) {
       const held = this.polling.hold({

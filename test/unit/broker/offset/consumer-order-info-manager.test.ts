@@ -106,6 +106,25 @@ describe('ConsumerOrderInfoManager', () => {
     expect(off.lockFreeTimers).to.equal(0);
   });
 
+  it('a block ending beyond setTimeout\'s range is not notified at once', async () => {
+    const freed: string[] = [];
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const m = make({ notifyLockFree: (t, g, q) => freed.push(`${t}@${g}@${q}`) });
+      // 30 days: past 2^31 - 1 ms, where a bare setTimeout fires after 1 ms with a TimeoutOverflowWarning.
+      m.update('a1', 'T', 'G', 0, now, 30 * 24 * 3600 * 1000, [10], '');
+      expect(m.lockFreeTimers).to.equal(1);
+      // A notification fired at once would be in by now (a timer of 1 ms, then this one of 50).
+      await new Promise((r) => setTimeout(r, 50));
+      expect(freed).to.deep.equal([]);
+      expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).to.deep.equal([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('reads and writes consumerOrderInfo.json as Java\'s fastjson does, and keeps a block across a reload', async () => {
     const java = '{"table":{"T@G":{0:{"a":"x","cm":1,"i":5000,"l":1000000,"o":[10,1,2],"oc":{11:1},"ot":{12:2000000},"popTime":1000000}}}}';
     fs.mkdirSync(path.join(dir, 'config'));
