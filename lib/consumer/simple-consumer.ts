@@ -76,7 +76,8 @@ export const DEFAULT_SIMPLE_CONSUMER_OPTIONS = Object.freeze({
 export interface ReceiveOptions {
   /**
    * Orderly pops: the attempt id of this receive; the attempt id of an earlier receive gets its batch again while
-   * that batch is in flight (the client's retry of a receive whose answer was lost).
+   * that batch is in flight (the client's retry of a receive whose answer was lost). A repeated attempt id pops the
+   * topic and broker its first receive popped (the last 1,024 attempt ids are remembered), not the next in turn.
    */
   attemptId?: string;
 }
@@ -86,6 +87,9 @@ interface Target {
   brokerName: string;
 }
 
+/** How many attempt ids a consumer remembers the target of (the oldest forgotten first). */
+const ATTEMPT_TARGETS_MAX = 1024;
+
 export class SimpleConsumer implements MQConsumerInner {
   readonly clientConfig: ClientConfig;
   readonly consumerGroup: string;
@@ -94,6 +98,8 @@ export class SimpleConsumer implements MQConsumerInner {
   readonly order: boolean;
   readonly #subscriptions = new Map<string, SubscriptionData>();
   readonly #brokersByTopic = new Map<string, string[]>();
+  /** The target (topic and broker) of recent orderly receives by attempt id: a repeated attempt pops where it did. */
+  readonly #attemptTargets = new Map<string, Target>();
   readonly #rpcHook: MQClientAPIOptions['rpcHook'];
   readonly #lifecycle: Lifecycle;
   readonly #log: Logger;
@@ -198,7 +204,16 @@ export class SimpleConsumer implements MQConsumerInner {
       targets = this.#targets();
       if (targets.length === 0) throw new ResourceNotFoundError(`no route of the subscribed topics [${[...this.#subscriptions.keys()].join(', ')}]`);
     }
-    const target = targets[this.#next++ % targets.length];
+    const attemptId = options.attemptId;
+    const remembered = attemptId !== undefined ? this.#attemptTargets.get(attemptId) : undefined;
+    const target = remembered && targets.some((t) => t.topic === remembered.topic && t.brokerName === remembered.brokerName)
+      ? remembered
+      : targets[this.#next++ % targets.length];
+    if (attemptId !== undefined) {
+      this.#attemptTargets.delete(attemptId);
+      this.#attemptTargets.set(attemptId, target);
+      if (this.#attemptTargets.size > ATTEMPT_TARGETS_MAX) this.#attemptTargets.delete(this.#attemptTargets.keys().next().value!);
+    }
     const found = instance.findBrokerAddressInSubscribe(target.brokerName, MixAll.MASTER_ID, true);
     if (!found) throw new BrokerNotFoundError(target.brokerName);
     const sd = this.#subscriptions.get(target.topic)!;

@@ -90,6 +90,29 @@ describe('orderly POP (FIFO) against our broker', function () {
     expect(bodies(await receiveSome(c, 60_000, 30_000, 'm2'))).to.deep.equal(['m2']);
   });
 
+  it('a repeated attempt id pops the topic its first receive popped, not the next one in turn', async () => {
+    const topics = [randomName('POPT'), randomName('POPT')];
+    const group = randomName('GT');
+    for (const t of topics) await createTopicAndWait(cluster.namesrvAddr, t, 1);
+    const p = await producer();
+    for (const t of topics) for (const b of ['m0', 'm1']) await sendToQueue(p, t, 0, `${t}:${b}`);
+    const c = new SimpleConsumer({
+      consumerGroup: group, namesrvAddr: cluster.namesrvAddr, instanceName: randomName('sc'),
+      subscriptions: Object.fromEntries(topics.map((t) => [t, '*'])), awaitDuration: 1000, initMode: ConsumeInitMode.MIN, order: true,
+    });
+    await c.start();
+    closers.push(c);
+    const first = await c.receive(32, 60_000, { attemptId: 'attempt-t' });
+    expect(first.length).to.equal(2);
+    const again = await c.receive(32, 60_000, { attemptId: 'attempt-t' });
+    expect(bodies(again)).to.deep.equal(bodies(first));
+    // The next receive without it goes on to the other topic.
+    const other = await c.receive(32, 60_000);
+    expect(other.length).to.equal(2);
+    expect(other[0].topic).to.not.equal(first[0].topic);
+    for (const m of [...again, ...other]) await c.ack(m);
+  });
+
   it('a held receive is answered when the blocking batch is acked, and when its invisible time ends', async () => {
     const topic = randomName('POPH');
     const group = randomName('GH');
