@@ -106,7 +106,9 @@ export class AckMessageProcessor implements BrokerProcessor {
   /** ChangeInvisibleTimeProcessor.processChangeInvisibleTimeForOrder. */
   async #changeInvisibleTimeForOrder(request: RemotingCommand, h: ChangeInvisibleTimeRequestHeader, info: ExtraInfo): Promise<RemotingCommand> {
     const c = this.controller;
-    // Java answers an offset already committed without its header fields; the popped ones keep a client's decoding whole.
+    // For an offset already committed Java answers popTime 0, invisibleTime 0, reviveQid 0 (its header's unset
+    // primitives), from which a client builds a handle whose ack leaves the order info; the pop's own keep it orderly.
+    // Either way nothing changes.
     const answer = (invisibleTime: number) => RemotingCommand.createResponse(request, ResponseCode.SUCCESS, null,
       ChangeInvisibleTime.responseHeader.encode({ popTime: info.popTime, invisibleTime, reviveQid: info.reviveQid }));
     if (h.offset < c.consumerOffsetManager.queryOffset(h.consumerGroup, h.topic, h.queueId)) return answer(info.invisibleTime);

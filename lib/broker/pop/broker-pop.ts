@@ -18,6 +18,7 @@ import { PopReviveService } from './pop-revive-service';
 import { QueueLockManager } from './queue-lock-manager';
 import { ConsumerOrderInfoManager } from '../offset/consumer-order-info-manager';
 import { ServiceLoop } from '../../util/service-loop';
+import { ConfigError } from '../../errors';
 
 /** How often consumerOrderInfo.json is written (Java: with consumerFilter.json, every 10 s after 10 s). */
 export const CONSUMER_ORDER_INFO_PERSIST_INTERVAL = 10_000;
@@ -67,7 +68,9 @@ export class BrokerPop {
     this.consumerOrderInfoManager.start();
     if (!this.#loaded) {
       await this.checkPoints.load();
-      if (!(await this.consumerOrderInfoManager.load())) throw new Error('consumerOrderInfo.json and its .bak are corrupt');
+      if (!(await this.consumerOrderInfoManager.load())) {
+        throw new ConfigError(`${this.consumerOrderInfoManager.configFilePath()} and its .bak are corrupt`);
+      }
       this.#loaded = true;
     }
     this.polling.start();
