@@ -30,7 +30,7 @@ export const ORDER_INFO_CLEAN_SPAN_FROM_LAST = 24 * 3600 * 1000;
 
 /**
  * The longest delay setTimeout takes (2^31 - 1 ms, about 24.8 days; beyond it Node fires at once with a warning). A
- * block ending later (a huge invisible time) is notified at this delay instead: the woken pops find it still blocked.
+ * block ending later (a huge invisible time) waits in steps of it.
  */
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
@@ -328,6 +328,13 @@ export class ConsumerOrderInfoManager extends ConfigManager {
     const timer = setTimeout(() => {
       if (this.#lockFreeTimers.get(key) === timer) this.#lockFreeTimers.delete(key);
       if (!this.#notifyEnabled()) return;
+      // A Node timer counts from the event loop's cached time, so it may fire a few ms before the clock reaches the
+      // block's end: the pops it would wake would still find the queue blocked and answer empty. Wait the rest.
+      // (Also the rest of a delay cut to MAX_TIMER_DELAY.)
+      if (this.#now() < lockFreeTimestamp) {
+        this.#scheduleLockFree(topic, group, queueId, lockFreeTimestamp);
+        return;
+      }
       try {
         this.#opts.notifyLockFree!(topic, group, queueId);
       } catch (err) {

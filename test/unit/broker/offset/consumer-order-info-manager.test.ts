@@ -106,6 +106,20 @@ describe('ConsumerOrderInfoManager', () => {
     expect(off.lockFreeTimers).to.equal(0);
   });
 
+  it('a timer firing before the clock reaches the block\'s end notifies only once it does', async () => {
+    const freed: string[] = [];
+    const m = make({ notifyLockFree: (t, g, q) => freed.push(`${t}@${g}@${q}`) });
+    m.update('a1', 'T', 'G', 0, now, 20, [10], '');
+    // The timer fires after 20 ms of real time, the injected clock still at the pop: nothing yet, the timer set again.
+    await new Promise((r) => setTimeout(r, 60));
+    expect(freed).to.deep.equal([]);
+    expect(m.lockFreeTimers).to.equal(1);
+    now += 20;
+    await waitFor(() => freed.length === 1, 5000, 'the notification');
+    expect(freed).to.deep.equal(['T@G@0']);
+    expect(m.lockFreeTimers).to.equal(0);
+  });
+
   it('a block ending beyond setTimeout\'s range is not notified at once', async () => {
     const freed: string[] = [];
     const warnings: Error[] = [];
