@@ -131,6 +131,11 @@ export interface BrokerConfig {
   filterSupportRetry: boolean;
   /** Accept SQL92 (property) subscriptions; without it a bySql subscription is refused. */
   enablePropertyFilter: boolean;
+  /**
+   * Wake the held pops of a FIFO group when one of its queues' orderly batch stops blocking (its invisible time
+   * passed, or changed), not only on a new message or an ack (ConsumerOrderInfoLockManager).
+   */
+  enableNotifyAfterPopOrderLockRelease: boolean;
   /** Send the register-broker body zlib-compressed. */
   compressedRegister: boolean;
   /** Register on every period even when the topic config did not change. */
@@ -243,6 +248,7 @@ export const DEFAULT_BROKER_CONFIG: Readonly<BrokerConfig> = Object.freeze({
   filterDataCleanTimeSpan: 24 * 3600 * 1000,
   filterSupportRetry: false,
   enablePropertyFilter: false,
+  enableNotifyAfterPopOrderLockRelease: true,
   compressedRegister: false,
   forceRegister: true,
   registerNameServerPeriod: 30000,

@@ -13,7 +13,7 @@ import type { ChangeInvisibleTimeRequestHeader } from '../../protocol/header/cha
 import type { NotificationRequestHeader } from '../../protocol/header/notification-request-header';
 import type { PopMessageRequestHeader } from '../../protocol/header/pop-message-request-header';
 import {
-  buildExtraInfo, parseMsgOffsetInfo, parseStartOffsetInfo, retryMark,
+  buildExtraInfo, orderCountOf, parseMsgOffsetInfo, parseOrderCountInfo, parseStartOffsetInfo, retryMark,
 } from '../../protocol/message/extra-info-util';
 import type { MessageExt } from '../../protocol/message/message';
 import { MessageConst } from '../../protocol/message/message-const';
@@ -60,11 +60,14 @@ export interface AckResult {
 export async function popMessage(api: RequestInvoker, brokerName: string, addr: string, header: PopMessageRequestHeader,
   timeoutMillis: number): Promise<PopResult> {
   const response = await call(api, addr, PopMessage, header, timeoutMillis);
-  return processPopResponse(brokerName, response, header.topic, addr);
+  return processPopResponse(brokerName, response, header.topic, addr, header.order === true);
 }
 
-/** MQClientAPIImpl.processPopResponse (non-LMQ). */
-export function processPopResponse(brokerName: string, response: RemotingCommand, topic: string, addr: string): PopResult {
+/**
+ * MQClientAPIImpl.processPopResponse (non-LMQ). An orderly pop's (`order`) messages take their reconsumeTimes from
+ * the answer's orderCountInfo: the message's own count, else its queue's.
+ */
+export function processPopResponse(brokerName: string, response: RemotingCommand, topic: string, addr: string, order = false): PopResult {
   let popStatus: PopStatus;
   switch (response.code) {
     case ResponseCode.SUCCESS: popStatus = PopStatus.FOUND; break;
@@ -83,6 +86,7 @@ export function processPopResponse(brokerName: string, response: RemotingCommand
   const msgs = decodeMessages(response.body);
   const startOffsetInfo = parseStartOffsetInfo(h.startOffsetInfo);
   const msgOffsetInfo = parseMsgOffsetInfo(h.msgOffsetInfo);
+  const orderCountInfo = order ? parseOrderCountInfo(h.orderCountInfo) : null;
   // Sorted queue offsets per "retry@queueId" in arrival order (buildQueueOffsetSortedMap): the index of a message
   // there is its index in msgOffsetInfo.
   const sortMap = new Map<string, number[]>();
@@ -114,6 +118,8 @@ export function processPopResponse(brokerName: string, response: RemotingCommand
       const msgQueueOffset = msgOffsetInfo?.get(k)?.[index] ?? m.queueOffset;
       m.properties[MessageConst.PROPERTY_POP_CK] = buildExtraInfo(startOffsetInfo.get(k) ?? m.queueOffset, h.popTime, h.invisibleTime,
         h.reviveQid, m.topic, brokerName, m.queueId, msgQueueOffset);
+      const count = orderCountOf(orderCountInfo, m.topic, m.queueId, m.queueOffset);
+      if (count !== undefined) m.reconsumeTimes = count;
     }
     if (m.properties[MessageConst.PROPERTY_FIRST_POP_TIME] === undefined) {
       m.properties[MessageConst.PROPERTY_FIRST_POP_TIME] = String(h.popTime);

@@ -5,6 +5,11 @@
  * No queue is owned by a consumer: every receive pops from every queue of one broker (queueId -1), brokers taken
  * in turn. Needs a 5.x broker (ours or Java 5.x); a 4.x broker answers REQUEST_CODE_NOT_SUPPORTED.
  *
+ * With `order: true` the pops are orderly (a FIFO consumer group): a queue hands out its next messages only once
+ * the batch it gave is acknowledged (or its invisible time passed, then the same messages come again, in order,
+ * reconsumeTimes counting the deliveries); a receive passing the attemptId of a previous one (a retry after a
+ * lost answer) gets that batch again.
+ *
  * The calls are those of Java's DefaultMQPushConsumer in pop mode (MQClientAPIImpl popMessageAsync, ackMessageAsync,
  * changeInvisibleTimeAsync); the shape of the API is that of the 5.x SimpleConsumer (rocketmq-clients).
  *
@@ -50,6 +55,11 @@ export interface SimpleConsumerOptions extends Partial<ClientConfigOptions> {
    * @default ConsumeInitMode.MAX
    */
   initMode?: ConsumeInitMode;
+  /**
+   * Orderly pops (PopMessageRequestHeader.order), for FIFO consumption: per queue, one batch in flight at a time.
+   * @default false
+   */
+  order?: boolean;
   /** Signs every request (AclClientRPCHook). */
   rpcHook?: MQClientAPIOptions['rpcHook'];
   /** A pino logger (default: the package's root logger). */
@@ -59,20 +69,37 @@ export interface SimpleConsumerOptions extends Partial<ClientConfigOptions> {
 export const DEFAULT_SIMPLE_CONSUMER_OPTIONS = Object.freeze({
   awaitDuration: 5_000,
   initMode: ConsumeInitMode.MAX as ConsumeInitMode,
+  order: false,
 });
+
+/** Per-receive options. */
+export interface ReceiveOptions {
+  /**
+   * Orderly pops: the attempt id of this receive; the attempt id of an earlier receive gets its batch again while
+   * that batch is in flight (the client's retry of a receive whose answer was lost). A repeated attempt id pops the
+   * topic and broker its first receive popped (the last 1,024 attempt ids are remembered), not the next in turn.
+   */
+  attemptId?: string;
+}
 
 interface Target {
   topic: string;
   brokerName: string;
 }
 
+/** How many attempt ids a consumer remembers the target of (the oldest forgotten first). */
+const ATTEMPT_TARGETS_MAX = 1024;
+
 export class SimpleConsumer implements MQConsumerInner {
   readonly clientConfig: ClientConfig;
   readonly consumerGroup: string;
   readonly awaitDuration: number;
   readonly initMode: ConsumeInitMode;
+  readonly order: boolean;
   readonly #subscriptions = new Map<string, SubscriptionData>();
   readonly #brokersByTopic = new Map<string, string[]>();
+  /** The target (topic and broker) of recent orderly receives by attempt id: a repeated attempt pops where it did. */
+  readonly #attemptTargets = new Map<string, Target>();
   readonly #rpcHook: MQClientAPIOptions['rpcHook'];
   readonly #lifecycle: Lifecycle;
   readonly #log: Logger;
@@ -84,6 +111,7 @@ export class SimpleConsumer implements MQConsumerInner {
     this.consumerGroup = options.consumerGroup;
     this.awaitDuration = options.awaitDuration ?? DEFAULT_SIMPLE_CONSUMER_OPTIONS.awaitDuration;
     this.initMode = options.initMode ?? DEFAULT_SIMPLE_CONSUMER_OPTIONS.initMode;
+    this.order = options.order ?? DEFAULT_SIMPLE_CONSUMER_OPTIONS.order;
     this.#rpcHook = options.rpcHook;
     this.#log = componentLogger('simple-consumer', options.logger).child({ group: options.consumerGroup });
     if (!options.subscriptions || Object.keys(options.subscriptions).length === 0) throw new ConfigError('subscriptions must name at least one topic');
@@ -163,19 +191,29 @@ export class SimpleConsumer implements MQConsumerInner {
    * when there are none. Each stays invisible to other receivers for invisibleDurationMs unless acknowledged.
    * Resolves to an empty array when nothing came in time.
    */
-  async receive(maxNum: number, invisibleDurationMs: number): Promise<MessageExt[]> {
+  async receive(maxNum: number, invisibleDurationMs: number, options: ReceiveOptions = {}): Promise<MessageExt[]> {
     const instance = this.#running();
     if (!Number.isInteger(maxNum) || maxNum < 1 || maxNum > SIMPLE_CONSUMER_MAX_RECEIVE) {
       throw new InvalidArgumentError(`maxNum must be an integer in [1, ${SIMPLE_CONSUMER_MAX_RECEIVE}]`);
     }
     if (!Number.isFinite(invisibleDurationMs) || invisibleDurationMs <= 0) throw new InvalidArgumentError('invisibleDurationMs must be > 0');
+    if (options.attemptId !== undefined && !this.order) throw new InvalidArgumentError('attemptId is for orderly pops (order: true)');
     let targets = this.#targets();
     if (targets.length === 0) {
       await Promise.all([...this.#subscriptions.keys()].map((t) => instance.updateTopicRouteInfoFromNameServer(t).catch(() => false)));
       targets = this.#targets();
       if (targets.length === 0) throw new ResourceNotFoundError(`no route of the subscribed topics [${[...this.#subscriptions.keys()].join(', ')}]`);
     }
-    const target = targets[this.#next++ % targets.length];
+    const attemptId = options.attemptId;
+    const remembered = attemptId !== undefined ? this.#attemptTargets.get(attemptId) : undefined;
+    const target = remembered && targets.some((t) => t.topic === remembered.topic && t.brokerName === remembered.brokerName)
+      ? remembered
+      : targets[this.#next++ % targets.length];
+    if (attemptId !== undefined) {
+      this.#attemptTargets.delete(attemptId);
+      this.#attemptTargets.set(attemptId, target);
+      if (this.#attemptTargets.size > ATTEMPT_TARGETS_MAX) this.#attemptTargets.delete(this.#attemptTargets.keys().next().value!);
+    }
     const found = instance.findBrokerAddressInSubscribe(target.brokerName, MixAll.MASTER_ID, true);
     if (!found) throw new BrokerNotFoundError(target.brokerName);
     const sd = this.#subscriptions.get(target.topic)!;
@@ -190,7 +228,8 @@ export class SimpleConsumer implements MQConsumerInner {
       initMode: this.initMode,
       expType: sd.expressionType ?? ExpressionType.TAG,
       exp: sd.subString,
-      order: false,
+      order: this.order,
+      ...(options.attemptId !== undefined ? { attemptId: options.attemptId } : {}),
       bname: target.brokerName,
     }, this.awaitDuration + this.clientConfig.mqClientApiTimeout);
     if (result.popStatus !== PopStatus.FOUND) return [];

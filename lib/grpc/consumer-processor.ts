@@ -4,6 +4,13 @@
  * from the answer's start / message offset info and turned into a receipt handle (POP_CK + commit-log offset);
  * ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME on a receipt handle; CONSUMER_SEND_MSG_BACK to the DLQ.
  *
+ * A FIFO group pops orderly (order=true, the client's attemptId passed on): each message's reconsumeTimes is its
+ * count in the answer's orderCountInfo (its own "qo<queueId>%<offset>" entry, else its queue's), so a message popped
+ * again after a failed attempt is delivered with the attempt counted and, once out of attempts, goes to the DLQ
+ * like any other (the DLQ send, then the ack that lets the queue's next messages out). Java's LocalMessageService
+ * reads the queue's entry only, the smallest count of the batch; the per-message entry is what
+ * MQClientAPIImpl.processPopResponse reads first, and is right for a batch mixing redelivered and new messages.
+ *
  * @see org.apache.rocketmq.proxy.processor.ConsumerProcessor
  * @see org.apache.rocketmq.proxy.processor.ProducerProcessor#forwardMessageToDeadLetterQueue
  * @see org.apache.rocketmq.proxy.service.message.LocalMessageService
@@ -15,7 +22,9 @@ import { ConsumeInitMode } from '../../protocol/header/pop-message-request-heade
 import { MessageConst } from '../../protocol/message/message-const';
 import { decodeMessages } from '../../protocol/message/message-decoder';
 import type { MessageExt } from '../../protocol/message/message';
-import { buildExtraInfo, parseMsgOffsetInfo, parseStartOffsetInfo, startOffsetInfoKey } from '../../protocol/message/extra-info-util';
+import {
+  buildExtraInfo, orderCountOf, parseMsgOffsetInfo, parseOrderCountInfo, parseStartOffsetInfo, startOffsetInfoKey,
+} from '../../protocol/message/extra-info-util';
 import { PopMessage } from '../../protocol/requests/pop-message';
 import { AckMessage } from '../../protocol/requests/ack-message';
 import { ChangeInvisibleTime } from '../../protocol/requests/change-invisible-time';
@@ -102,6 +111,7 @@ export class ConsumerProcessor {
     const brokerName = this.a.broker.brokerConfig.brokerName;
     const startOffsetInfo = parseStartOffsetInfo(h.startOffsetInfo);
     const msgOffsetInfo = parseMsgOffsetInfo(h.msgOffsetInfo);
+    const orderCountInfo = req.fifo ? parseOrderCountInfo(h.orderCountInfo) : null;
     const seen = new Map<string, number>();
     const out: MessageExt[] = [];
     for (const m of found) {
@@ -113,6 +123,8 @@ export class ConsumerProcessor {
         const msgQueueOffset = msgOffsetInfo.get(key)?.[index] ?? m.queueOffset;
         props[MessageConst.PROPERTY_POP_CK] = buildExtraInfo(startOffsetInfo.get(key) ?? m.queueOffset, h.popTime, h.invisibleTime,
           h.reviveQid, m.topic, brokerName, m.queueId, msgQueueOffset);
+        const count = orderCountOf(orderCountInfo, m.topic, m.queueId, msgQueueOffset);
+        if (count !== undefined) m.reconsumeTimes = count;
       }
       props[MessageConst.PROPERTY_FIRST_POP_TIME] ??= String(h.popTime);
       m.topic = req.topic;

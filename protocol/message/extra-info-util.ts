@@ -126,3 +126,51 @@ export function parseMsgOffsetInfo(info: string | undefined): Map<string, number
 export function startOffsetInfoKey(topic: string, queueId: number): string {
   return `${retryMark(topic)}@${queueId}`;
 }
+
+/** An orderly pop's extraInfo (reviveQid POP_ORDER_REVIVE_QUEUE): acked and changed through the order info, no checkpoint. */
+export function isOrderExtraInfo(info: Pick<ExtraInfo, 'reviveQid'>): boolean {
+  return info.reviveQid === POP_ORDER_REVIVE_QUEUE;
+}
+
+/** ExtraInfoUtil.getQueueOffsetKeyValueKey: "qo<queueId>%<queueOffset>". */
+export function queueOffsetKeyValueKey(queueId: number, queueOffset: number): string {
+  return `qo${queueId}%${queueOffset}`;
+}
+
+/** The orderCountInfo map key of one message (ExtraInfoUtil.getQueueOffsetMapKey): "retry@qo<queueId>%<offset>". */
+export function queueOffsetMapKey(topic: string, queueId: number, queueOffset: number): string {
+  return `${retryMark(topic)}@${queueOffsetKeyValueKey(queueId, queueOffset)}`;
+}
+
+/** Appends one message's delivery count to an orderCountInfo string (ExtraInfoUtil.buildQueueOffsetOrderCountInfo). */
+export function appendQueueOffsetOrderCountInfo(acc: string, topic: string, queueId: number, queueOffset: number, count: number): string {
+  const one = `${retryMark(topic)} ${queueOffsetKeyValueKey(queueId, queueOffset)} ${count}`;
+  return acc ? `${acc};${one}` : one;
+}
+
+/**
+ * Appends a queue's smallest delivery count to an orderCountInfo string (ExtraInfoUtil.buildQueueIdOrderCountInfo;
+ * what older pop clients read, keyed like startOffsetInfo).
+ */
+export function appendQueueIdOrderCountInfo(acc: string, topic: string, queueId: number, count: number): string {
+  const one = `${retryMark(topic)} ${queueId} ${count}`;
+  return acc ? `${acc};${one}` : one;
+}
+
+/**
+ * orderCountInfo → "retry@qo<queueId>%<offset>" or "retry@queueId" → times delivered before
+ * (ExtraInfoUtil.parseOrderCountInfo).
+ */
+export function parseOrderCountInfo(info: string | undefined): Map<string, number> | null {
+  return parseInfo(info, (s) => num(s, 'orderCount', info!));
+}
+
+/**
+ * The reconsume times of an orderly popped message from the answer's orderCountInfo: its own count, else its
+ * queue's (MQClientAPIImpl.processPopResponse); undefined when neither is there or the count is 0.
+ */
+export function orderCountOf(counts: ReadonlyMap<string, number> | null, topic: string, queueId: number, queueOffset: number): number | undefined {
+  if (!counts) return undefined;
+  const n = counts.get(queueOffsetMapKey(topic, queueId, queueOffset)) ?? counts.get(startOffsetInfoKey(topic, queueId));
+  return n !== undefined && n > 0 ? n : undefined;
+}

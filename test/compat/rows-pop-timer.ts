@@ -1,9 +1,10 @@
 /**
  * 5.x remoting features, our SDK against each server: POP consumption (SimpleConsumer: POP_MESSAGE, ACK_MESSAGE,
- * CHANGE_MESSAGE_INVISIBLETIME, redelivery from the pop retry topic) and timer messages (TIMER_DELIVER_MS /
+ * CHANGE_MESSAGE_INVISIBLETIME, redelivery from the pop retry topic; orderly pops of a FIFO consumer) and timer messages (TIMER_DELIVER_MS /
  * TIMER_DELAY_SEC / TIMER_DELAY_MS). A 4.9.8 broker has neither (n.a.).
  */
 import { runPopScenario } from '../integration/pop/pop-scenario';
+import { runOrderlyPopScenario } from '../integration/pop/pop-orderly-scenario';
 import { runTimerScenario } from '../integration/timer/timer-scenario';
 import type { Scenario } from './scenario';
 
@@ -16,6 +17,13 @@ export const POP_TIMER_ROWS: Scenario[] = [
     na: NOT_4, timeoutMs: 150_000,
     async run(ctx) {
       await runPopScenario(ctx.server.namesrvAddr, { invisibleMs: 5000, redeliveryTimeoutMs: 90_000 });
+    },
+  },
+  {
+    section: SECTION, row: 'POP orderly (FIFO): SimpleConsumer order: true, a batch per queue in flight, redelivery in order with the attempt counted',
+    client: 'ours', na: NOT_4, timeoutMs: 120_000,
+    async run(ctx) {
+      await runOrderlyPopScenario(ctx.server.namesrvAddr);
     },
   },
   {

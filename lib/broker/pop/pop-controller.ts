@@ -17,7 +17,7 @@ export interface PopController {
   readonly storeHost: { address: string; port: number };
   readonly messageStore: Pick<DefaultMessageStore, 'getMaxOffsetInQueue' | 'getMinOffsetInQueue' | 'getMessage' | 'putMessage'>;
   readonly topicConfigManager: Pick<TopicConfigManager, 'selectTopicConfig' | 'createTopicInSendMessageBackMethod'>;
-  readonly subscriptionGroupManager: Pick<SubscriptionGroupManager, 'findSubscriptionGroupConfig'>;
+  readonly subscriptionGroupManager: Pick<SubscriptionGroupManager, 'findSubscriptionGroupConfig' | 'containsSubscriptionGroup'>;
   readonly consumerOffsetManager: Pick<ConsumerOffsetManager, 'queryOffset' | 'commitOffset'>;
   readonly brokerStatsManager: Pick<BrokerStatsManager, 'incBrokerGetNums' | 'incGroupGet'>;
 }

@@ -8,6 +8,8 @@
 export interface HeldRequest {
   /** Topics whose arrivals wake it. */
   readonly topics: readonly string[];
+  /** The consumer group (a notification for one group wakes only its requests). */
+  readonly group?: string;
   /** Runs the request again (woken or timed out). */
   wake(timedOut: boolean): void;
 }
@@ -59,11 +61,20 @@ export class PopLongPollingService {
     e.req.wake(timedOut);
   }
 
-  /** A message arrived on `topic`: every request watching it runs again. */
-  notifyMessageArriving(topic: string): void {
+  /**
+   * A message arrived on `topic`: every request watching it runs again; with `group`, only that group's requests
+   * (an orderly queue of the group unblocked: Java's notifyMessageArriving(topic, queueId, cid)). True when one ran.
+   */
+  notifyMessageArriving(topic: string, group?: string): boolean {
     const s = this.#byTopic.get(topic);
-    if (!s) return;
-    for (const e of [...s]) this.#finish(e, false);
+    if (!s) return false;
+    let woken = false;
+    for (const e of [...s]) {
+      if (group !== undefined && e.req.group !== group) continue;
+      this.#finish(e, false);
+      woken = true;
+    }
+    return woken;
   }
 
   /** Holds requests again after a shutdown(). */

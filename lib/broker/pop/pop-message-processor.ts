@@ -6,7 +6,14 @@
  * them; nothing found and pollTime > 0: the request is held until a message arrives or the poll time is up
  * (then POLLING_TIMEOUT). Messages from the retry topic are answered re-encoded under the requested topic with
  * their POP_CK property set, as Java does when popResponseReturnActualRetryTopic=false (its default).
- * Orderly pops (order=true) are not supported by this broker (INVALID_PARAMETER).
+ *
+ * Orderly pops (order=true, FIFO consumer groups) read no retry topic and write no checkpoint: a queue whose last
+ * orderly batch still has a message in flight (neither acknowledged nor past its invisible time) is skipped unless the
+ * pop repeats that batch's attemptId; a queue popped gets its batch recorded in the ConsumerOrderInfoManager (the
+ * answer's orderCountInfo carries each message's times delivered before, which the client makes its reconsumeTimes)
+ * and the group's offset stays at the batch's start, so what is not acknowledged in time is popped again, in order.
+ * The reviveQid of an orderly answer is 999 (KeyBuilder.POP_ORDER_REVIVE_QUEUE), which routes its ack and change of
+ * invisible time to the order info.
  *
  * @see org.apache.rocketmq.broker.processor.PopMessageProcessor (5.3.3)
  */
@@ -22,7 +29,7 @@ import { MessageConst } from '../../../protocol/message/message-const';
 import { decodeMessage, encodeStoredMessage } from '../../../protocol/message/message-decoder';
 import { PopMessage } from '../../../protocol/requests/pop-message';
 import {
-  KeyBuilder, appendMsgOffsetInfo, appendStartOffsetInfo, buildExtraInfo,
+  KeyBuilder, POP_ORDER_REVIVE_QUEUE, appendMsgOffsetInfo, appendStartOffsetInfo, buildExtraInfo,
 } from '../../../protocol/message/extra-info-util';
 import { GetMessageStatus } from '../../store/store-status';
 import { ExpressionMessageFilter, isTagType } from '../filter/message-filter';
@@ -31,6 +38,8 @@ import { buildSubscriptionData } from '../filter-api';
 import { setPullBody, storeFilter } from '../processor/pull-message-processor';
 import type { PopCheckPointStore } from './pop-checkpoint-store';
 import type { PopLongPollingService } from './pop-long-polling-service';
+import { QueueLockManager } from './queue-lock-manager';
+import type { ConsumerOrderInfoManager } from '../offset/consumer-order-info-manager';
 
 /** Java BrokerConfig defaults the POP path uses. */
 export const POP_DEFAULTS = Object.freeze({
@@ -51,19 +60,33 @@ interface PopState {
   readonly records: Buffer[];
   startOffsetInfo: string;
   msgOffsetInfo: string;
+  /** Orderly pops: per message and per queue, the times delivered before. */
+  orderCountInfo: string;
   restNum: number;
 }
 
 export class PopMessageProcessor implements BrokerProcessor {
   readonly requestCodes = [RequestCode.POP_MESSAGE] as const;
-  readonly #locks = new Set<string>();
   #ckCounter = 0;
 
   constructor(
     private readonly controller: PopController,
     private readonly checkPoints: PopCheckPointStore,
     private readonly polling: PopLongPollingService,
+    private readonly orderInfo: ConsumerOrderInfoManager,
+    readonly queueLockManager: QueueLockManager = new QueueLockManager(),
   ) {}
+
+  /**
+   * Wakes the group's held pops of `topic` when the queue has messages past the group's offset (an orderly queue's
+   * block ended). Java's notifyLongPollingRequestIfNeed.
+   */
+  notifyLongPollingRequestIfNeed(topic: string, group: string, queueId: number): void {
+    const c = this.controller;
+    if (c.messageStore.getMaxOffsetInQueue(topic, queueId) > c.consumerOffsetManager.queryOffset(group, topic, queueId)) {
+      this.polling.notifyMessageArriving(topic, group);
+    }
+  }
 
   processRequest(request: RemotingCommand, ctx: RemotingContext): Promise<RemotingCommand | null> {
     return this.#pop(request, ctx, true);
@@ -81,7 +104,6 @@ export class PopMessageProcessor implements BrokerProcessor {
     if (header.maxMsgNums > POP_DEFAULTS.maxPopMsgNums) {
       return fail(ResponseCode.INVALID_PARAMETER, `the broker[${bc.brokerIP1}] pop message's num is greater than 32`);
     }
-    if (header.order) return fail(ResponseCode.INVALID_PARAMETER, 'orderly pop is not supported by this broker');
     const topicConfig = c.topicConfigManager.selectTopicConfig(header.topic);
     if (!topicConfig) return fail(ResponseCode.TOPIC_NOT_EXIST, `topic[${header.topic}] not exist, apply first please!`);
     if (!isReadable(topicConfig.perm)) return fail(ResponseCode.NO_PERMISSION, `the topic[${header.topic}] peeking message is forbidden`);
@@ -106,17 +128,19 @@ export class PopMessageProcessor implements BrokerProcessor {
       }
     }
 
+    const order = header.order === true;
     const s: PopState = {
-      header, popTime: Date.now(), reviveQid: this.#ckCounter++ % POP_DEFAULTS.reviveQueueNum, filter, records: [],
-      startOffsetInfo: '', msgOffsetInfo: '', restNum: 0,
+      header, popTime: Date.now(), reviveQid: order ? POP_ORDER_REVIVE_QUEUE : this.#ckCounter++ % POP_DEFAULTS.reviveQueueNum, filter,
+      records: [], startOffsetInfo: '', msgOffsetInfo: '', orderCountInfo: '', restNum: 0,
     };
     const randomQ = Math.floor(Math.random() * 100);
     const needRetry = randomQ < POP_DEFAULTS.popFromRetryProbability;
     const retryTopic = KeyBuilder.buildPopRetryTopicV1(header.topic, header.consumerGroup);
-    if (needRetry) await this.#popFromTopic(s, retryTopic, true, randomQ, ctx);
+    // An orderly pop reads no retry topic: its redeliveries are the queue's own messages, popped again.
+    if (needRetry && !order) await this.#popFromTopic(s, retryTopic, true, randomQ, ctx);
     if (header.queueId < 0) await this.#popFromTopic(s, header.topic, false, randomQ, ctx);
     else await this.#popFromQueue(s, header.topic, false, header.queueId, ctx);
-    if (!needRetry && s.records.length < header.maxMsgNums) await this.#popFromTopic(s, retryTopic, true, randomQ, ctx);
+    if (!needRetry && !order && s.records.length < header.maxMsgNums) await this.#popFromTopic(s, retryTopic, true, randomQ, ctx);
 
     let code: number = ResponseCode.SUCCESS;
     let remark = 'FOUND';
@@ -124,6 +148,7 @@ export class PopMessageProcessor implements BrokerProcessor {
       if (allowHold && header.pollTime > 0) {
         const held = this.polling.hold({
           topics: [header.topic, retryTopic],
+          group: header.consumerGroup,
           wake: () => {
             // Its requester gone (connection closed, call cancelled), a woken request pops nothing: what it would pop
             // would stay invisible for a consumer that cannot take it. It is answered (empty) all the same, so an
@@ -155,6 +180,7 @@ export class PopMessageProcessor implements BrokerProcessor {
       restNum: s.restNum,
       startOffsetInfo: s.startOffsetInfo,
       msgOffsetInfo: s.msgOffsetInfo,
+      ...(order ? { orderCountInfo: s.orderCountInfo } : {}),
     }));
     if (code === ResponseCode.SUCCESS) {
       setPullBody(response, s.records);
@@ -192,14 +218,21 @@ export class PopMessageProcessor implements BrokerProcessor {
     const c = this.controller;
     const h = s.header;
     const group = h.consumerGroup;
-    const lockKey = `${topic}@${group}@${queueId}`;
-    if (this.#locks.has(lockKey) || s.records.length >= h.maxMsgNums) {
-      const offset = this.#popOffset(topic, group, queueId, h.initMode);
-      s.restNum += Math.max(0, c.messageStore.getMaxOffsetInQueue(topic, queueId) - offset);
+    const order = h.order === true;
+    const lockKey = QueueLockManager.buildLockKey(topic, group, queueId);
+    const rest = () => Math.max(0, c.messageStore.getMaxOffsetInQueue(topic, queueId) - this.#popOffset(topic, group, queueId, h.initMode));
+    if (!this.queueLockManager.tryLock(lockKey)) {
+      // An orderly pop does not count a locked queue's backlog (it would wake held pops for nothing).
+      if (!order) s.restNum += rest();
       return;
     }
-    this.#locks.add(lockKey);
     try {
+      // The backlog of a blocked orderly queue is not counted either: its ack wakes the held pops.
+      if (order && this.orderInfo.checkBlock(h.attemptId, topic, group, queueId, h.invisibleTime)) return;
+      if (s.records.length >= h.maxMsgNums) {
+        s.restNum += rest();
+        return;
+      }
       let offset = this.#popOffset(topic, group, queueId, h.initMode);
       const filter = s.filter ? storeFilter(s.filter) : null;
       let result = await c.messageStore.getMessage(group, topic, queueId, offset, h.maxMsgNums - s.records.length, undefined, filter);
@@ -210,8 +243,15 @@ export class PopMessageProcessor implements BrokerProcessor {
         result = await c.messageStore.getMessage(group, topic, queueId, offset, h.maxMsgNums - s.records.length, undefined, filter);
       }
       if (result.messages.length > 0) {
-        this.checkPoints.add(group, topic, queueId, offset, s.popTime, h.invisibleTime, s.reviveQid, result.messageQueueOffsets);
-        c.consumerOffsetManager.commitOffset(ctx.remoteAddress, group, topic, queueId, result.nextBeginOffset);
+        if (order) {
+          // The batch is the queue's order info; the offset stays at its start until acknowledgements move it.
+          s.orderCountInfo = this.orderInfo.update(h.attemptId ?? null, topic, group, queueId, s.popTime, h.invisibleTime,
+            result.messageQueueOffsets, s.orderCountInfo);
+          c.consumerOffsetManager.commitOffset(ctx.remoteAddress, group, topic, queueId, offset);
+        } else {
+          this.checkPoints.add(group, topic, queueId, offset, s.popTime, h.invisibleTime, s.reviveQid, result.messageQueueOffsets);
+          c.consumerOffsetManager.commitOffset(ctx.remoteAddress, group, topic, queueId, result.nextBeginOffset);
+        }
         s.startOffsetInfo = appendStartOffsetInfo(s.startOffsetInfo, topic, queueId, offset);
         s.msgOffsetInfo = appendMsgOffsetInfo(s.msgOffsetInfo, topic, queueId, result.messageQueueOffsets);
         const brokerName = c.brokerConfig.brokerName;
@@ -240,7 +280,7 @@ export class PopMessageProcessor implements BrokerProcessor {
       }
       s.restNum += Math.max(0, result.maxOffset - result.nextBeginOffset);
     } finally {
-      this.#locks.delete(lockKey);
+      this.queueLockManager.unLock(lockKey);
     }
   }
 }

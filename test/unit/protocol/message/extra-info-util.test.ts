@@ -4,8 +4,9 @@
  */
 import { expect } from 'chai';
 import {
-  KeyBuilder, appendMsgOffsetInfo, appendStartOffsetInfo, buildExtraInfo, parseExtraInfo, parseMsgOffsetInfo,
-  parseStartOffsetInfo, realTopicOf, retryMark, startOffsetInfoKey,
+  KeyBuilder, appendMsgOffsetInfo, appendQueueIdOrderCountInfo, appendQueueOffsetOrderCountInfo, appendStartOffsetInfo, buildExtraInfo,
+  isOrderExtraInfo, orderCountOf, parseExtraInfo, parseMsgOffsetInfo, parseOrderCountInfo, parseStartOffsetInfo, queueOffsetMapKey,
+  realTopicOf, retryMark, startOffsetInfoKey,
 } from '../../../../protocol/message/extra-info-util';
 import { ProtocolError } from '../../../../protocol/errors';
 
@@ -46,5 +47,25 @@ describe('ExtraInfoUtil / KeyBuilder', () => {
     expect(parseMsgOffsetInfo(msgs)!.get(startOffsetInfoKey('T', 0))).to.deep.equal([5, 6, 9]);
     expect(parseStartOffsetInfo('')).to.equal(null);
     expect(() => parseStartOffsetInfo('0 0 5;0 0 6')).to.throw(ProtocolError);
+  });
+
+  it('orderCountInfo: per message "retry qo<queueId>%<offset> count", then the queue\'s "retry queueId count"', () => {
+    let info = appendQueueOffsetOrderCountInfo('', 'T', 1, 5, 2);
+    info = appendQueueOffsetOrderCountInfo(info, 'T', 1, 6, 1);
+    info = appendQueueIdOrderCountInfo(info, 'T', 1, 0);
+    // ExtraInfoUtil.buildQueueOffsetOrderCountInfo / buildQueueIdOrderCountInfo (5.3.3)
+    expect(info).to.equal('0 qo1%5 2;0 qo1%6 1;0 1 0');
+    const counts = parseOrderCountInfo(info);
+    expect([...counts!]).to.deep.equal([['0@qo1%5', 2], ['0@qo1%6', 1], ['0@1', 0]]);
+    expect(queueOffsetMapKey('T', 1, 5)).to.equal('0@qo1%5');
+    expect(orderCountOf(counts, 'T', 1, 5)).to.equal(2);
+    // No entry of its own: the queue's, 0 here, which leaves reconsumeTimes as it is.
+    expect(orderCountOf(counts, 'T', 1, 7)).to.equal(undefined);
+    expect(orderCountOf(parseOrderCountInfo('0 1 3'), 'T', 1, 7)).to.equal(3);
+    expect(orderCountOf(null, 'T', 1, 7)).to.equal(undefined);
+    expect(parseOrderCountInfo('')).to.equal(null);
+    expect(() => parseOrderCountInfo('0 qo1%5 x')).to.throw(ProtocolError);
+    expect(isOrderExtraInfo(parseExtraInfo('5 1 2 999 0 b 1 5'))).to.equal(true);
+    expect(isOrderExtraInfo(parseExtraInfo('5 1 2 3 0 b 1 5'))).to.equal(false);
   });
 });
