@@ -298,7 +298,9 @@ export class BrokerController {
     if (this.accessValidator) this.remotingServer.registerRPCHook(this.accessValidator);
     // Last of the services: started once the processors and POP run, stopped first.
     if (bc.grpcServerPort >= 0) {
-      this.grpcEndpoint = createGrpcEndpoint(this, bc.grpcServerPort, options.remotingServerConfig?.bindAddress ?? '0.0.0.0');
+      this.grpcEndpoint = createGrpcEndpoint(this, {
+        port: bc.grpcServerPort, bindAddress: options.remotingServerConfig?.bindAddress ?? '0.0.0.0', tls: this.remotingServer.options.tls,
+      });
       this.services.push(this.grpcEndpoint);
     }
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
