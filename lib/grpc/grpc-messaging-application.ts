@@ -187,10 +187,14 @@ export class GrpcMessagingApplication {
     this.#telemetryCalls.clear();
     for (const c of this.channels.channels()) c.close();
     // Held receives are cancelled: the broker's POP long polling answers them as it stops.
-    await this.#tlsListener?.close();
-    this.#tlsListener = null;
+    // With TLS on: stop accepting first, then grpc-js ends every session (TLS or plain, also those with a stream
+    // still open, which a graceful close would wait for), then the listener closes what is left (TLS handshakes
+    // in progress) and waits for its port to close.
+    const listenerClosed = this.#tlsListener?.close();
     this.#server?.forceShutdown();
     this.#server = null;
+    await listenerClosed;
+    this.#tlsListener = null;
     this.logger.info({ grpcPort: this.#port }, 'gRPC endpoint shut down');
   }
 

@@ -73,6 +73,8 @@ export class GrpcTlsListener {
   #plain: GrpcJs.ConnectionInjector | null = null;
   /** Sockets accepted and not yet handed over (waiting for their first byte). */
   readonly #pending = new Set<net.Socket>();
+  /** Every accepted socket still open, handed over or not (closed on shutdown whatever grpc-js did with it). */
+  readonly #sockets = new Set<net.Socket>();
   #closed = false;
   #closing: Promise<void> | null = null;
 
@@ -107,7 +109,13 @@ export class GrpcTlsListener {
     return port;
   }
 
-  /** Stops accepting and closes the connections not handed over yet; grpc-js's forceShutdown ends the others. Idempotent. */
+  /**
+   * Stops accepting at once and closes the connections not handed over yet; the handed-over ones are grpc-js's
+   * (the application calls the server's forceShutdown right after, which ends their HTTP/2 sessions). On the next
+   * turn every accepted socket still open is destroyed: a TLS connection still in its handshake has no session yet
+   * for grpc-js to end (it would stay until the handshake timeout, 120 s), and a net.Server only reports itself
+   * closed once all its sockets are. Resolves then. Idempotent.
+   */
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
@@ -122,6 +130,11 @@ export class GrpcTlsListener {
     this.#pending.clear();
     this.#tls?.destroy();
     this.#plain?.destroy();
+    this.#tls = null;
+    this.#plain = null;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
     await closed;
   }
 
@@ -134,7 +147,11 @@ export class GrpcTlsListener {
     const onError = (err: Error) => logger.debug({ err: err.message }, 'gRPC connection failed before its first byte');
     socket.on('error', onError);
     this.#pending.add(socket);
-    socket.once('close', () => this.#pending.delete(socket));
+    this.#sockets.add(socket);
+    socket.once('close', () => {
+      this.#pending.delete(socket);
+      this.#sockets.delete(socket);
+    });
     socket.setTimeout(this.#o.firstByteTimeoutMillis, () => socket.destroy());
     socket.once('data', (first: Buffer) => {
       socket.pause();
@@ -142,10 +159,10 @@ export class GrpcTlsListener {
       socket.unshift(first);
       this.#pending.delete(socket);
       socket.off('error', onError);
-      if (this.#closed) {
+      if (this.#closed || !this.#tls) {
         socket.destroy();
       } else if (first[0] === HANDSHAKE_MAGIC_CODE) {
-        (this.#tls as GrpcJs.ConnectionInjector).injectConnection(socket);
+        this.#tls.injectConnection(socket);
       } else if (this.#plain) {
         this.#plain.injectConnection(socket);
       } else {

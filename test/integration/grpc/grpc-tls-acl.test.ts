@@ -14,8 +14,9 @@
  * Telemetry and ReceiveMessage (streams) too; the remoting side answers as before.
  */
 import { spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -311,6 +312,121 @@ describe('gRPC endpoint: TLS (tls.server.mode) with rocketmq-client-nodejs and a
     expect(peer).to.deep.equal({ cn: 'localhost', alpn: 'h2', selfSigned: true });
     const verifying = stub(b.endpoints, grpc.credentials.createSsl());
     expect(await transportError(unary(verifying, 'queryRoute', { topic: { name: topic } }))).to.equal(grpc.status.UNAVAILABLE);
+  });
+});
+
+/** A raw TCP connection to the port: connected, and closed (by the broker, or at the end of the tests). */
+function rawConnection(port: number): { socket: net.Socket; connected: Promise<void>; closed: Promise<void> } {
+  const socket = net.connect({ host: '127.0.0.1', port });
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.on('error', () => undefined);
+  socket.on('data', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const remove = registerLeftover(async () => {
+    socket.destroy();
+  });
+  void closed.then(remove);
+  return { socket, connected, closed };
+}
+
+/** Writes `bytes` on a raw connection (and half-closes when `end`); resolves once the broker closed it. */
+function sendRaw(port: number, bytes: Buffer, end = false): Promise<void> {
+  const { socket, closed } = rawConnection(port);
+  socket.once('connect', () => (end ? socket.end(bytes) : socket.write(bytes)));
+  return closed;
+}
+
+/** The first bytes of a TLS ClientHello record (type 0x16, version 3.1, a length), the rest never sent. */
+const PARTIAL_CLIENT_HELLO = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00]);
+
+describe('gRPC endpoint: bad input on the TLS port, and shutdown with connections open', function () {
+  this.timeout(60_000);
+  let root: string;
+  const running: RunningBroker[] = [];
+  const stubs: Stub[] = [];
+
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'rmq-grpc-tls-bad-'));
+  });
+  afterEach(async () => {
+    for (const s of stubs.splice(0)) s.close();
+    for (const b of running.splice(0)) await b.stop();
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  function stub(endpoints: string, creds: grpc.ChannelCredentials): Stub {
+    const s = new (messagingService())(endpoints, creds);
+    stubs.push(s);
+    return s;
+  }
+  const trustAll = () => grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: false });
+
+  for (const mode of ['permissive', 'enforcing'] as const) {
+    it(`${mode}: garbage bytes, a broken TLS handshake, HTTP/1.1, an empty connection: each closed, the broker keeps serving`, async () => {
+      // Test mode's self-signed certificate: no openssl needed.
+      const b = await startBroker(root, [['tls.server.mode', mode]]);
+      running.push(b);
+      const port = Number(b.endpoints.split(':')[1]);
+      const topic = randomName('GTlsBad');
+      await createTopic(b, topic);
+
+      await Promise.all([
+        sendRaw(port, randomBytes(512).fill(0x00, 0, 1)), // not a handshake: plain in permissive (a bad preface), refused in enforcing
+        sendRaw(port, Buffer.from('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')),
+        sendRaw(port, Buffer.concat([Buffer.from([0x16, 0x03, 0x01, 0x00, 0x40]), randomBytes(64)])), // a handshake record of garbage
+        sendRaw(port, Buffer.concat([Buffer.from([0x16]), randomBytes(300)])),
+        sendRaw(port, PARTIAL_CLIENT_HELLO, true), // half a ClientHello, then the client half-closes
+        sendRaw(port, Buffer.alloc(0), true), // connects and half-closes without a byte
+      ]);
+      // A TLS client that leaves in the middle of its handshake.
+      await new Promise<void>((resolve) => {
+        const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2'] });
+        s.on('error', () => undefined);
+        s.once('close', () => resolve());
+        s.once('data', () => undefined);
+        process.nextTick(() => s.destroy());
+      });
+
+      expect((await unary(stub(b.endpoints, trustAll()), 'queryRoute', { topic: { name: topic } })).status?.code).to.equal('OK');
+      if (mode === 'permissive') {
+        expect((await unary(stub(b.endpoints, grpc.credentials.createInsecure()), 'queryRoute', { topic: { name: topic } })).status?.code).to.equal('OK');
+      }
+    });
+  }
+
+  it('shutdown closes the port and every connection: open Telemetry streams (TLS and plain), a handshake in progress, a silent socket', async () => {
+    const b = await startBroker(root, [['tls.server.mode', 'permissive']]);
+    const port = Number(b.endpoints.split(':')[1]);
+    // Two clients with a Telemetry stream open (established: the server answered their Settings).
+    const streams = [trustAll(), grpc.credentials.createInsecure()].map((creds) => {
+      const t = stub(b.endpoints, creds).telemetry(metadata());
+      const ended = new Promise<void>((resolve) => {
+        t.on('error', () => resolve());
+        t.on('end', () => resolve());
+      });
+      const answered = new Promise<void>((resolve) => t.once('data', () => resolve()));
+      t.on('data', () => undefined);
+      t.write({ settings: { clientType: 'PRODUCER', requestTimeout: { seconds: 3, nanos: 0 }, publishing: { topics: [], maxBodySize: 4194304 } } });
+      return { ended, answered };
+    });
+    await Promise.all(streams.map((t) => t.answered));
+    const handshaking = rawConnection(port);
+    const silent = rawConnection(port);
+    await Promise.all([handshaking.connected, silent.connected]);
+    await new Promise<void>((resolve) => handshaking.socket.write(PARTIAL_CLIENT_HELLO, () => resolve()));
+
+    await b.stop();
+    await Promise.all([...streams.map((t) => t.ended), handshaking.closed, silent.closed]);
+    // The port no longer accepts.
+    const refused = await new Promise<string>((resolve) => {
+      const s = net.connect({ host: '127.0.0.1', port });
+      s.once('connect', () => {
+        s.destroy();
+        resolve('connected');
+      });
+      s.once('error', (err: NodeJS.ErrnoException) => resolve(String(err.code)));
+    });
+    expect(refused).to.equal('ECONNREFUSED');
   });
 });
 
