@@ -159,7 +159,11 @@ export class GrpcMessagingApplication {
         this.#port = await this.#tlsListener.listen();
       }
     } catch (err) {
+      // A port in use or an unreadable certificate: nothing stays open.
+      const listenerClosed = this.#tlsListener?.close();
       server.forceShutdown();
+      await listenerClosed;
+      this.#tlsListener = null;
       throw err;
     }
     this.#server = server;

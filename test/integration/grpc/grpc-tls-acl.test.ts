@@ -394,6 +394,20 @@ describe('gRPC endpoint: bad input on the TLS port, and shutdown with connection
     });
   }
 
+  it('a gRPC port in use: the broker refuses to start with EADDRINUSE and leaves nothing open', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
+    const remove = registerLeftover(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const err = await startBroker(root, [['tls.server.mode', 'permissive'], ['grpcServerPort', String(port)]]).then(() => null, (e: NodeJS.ErrnoException) => e);
+      expect(err?.code).to.equal('EADDRINUSE');
+    } finally {
+      remove();
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+
   it('shutdown closes the port and every connection: open Telemetry streams (TLS and plain), a handshake in progress, a silent socket', async () => {
     const b = await startBroker(root, [['tls.server.mode', 'permissive']]);
     const port = Number(b.endpoints.split(':')[1]);
