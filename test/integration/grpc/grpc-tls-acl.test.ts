@@ -394,6 +394,19 @@ describe('gRPC endpoint: bad input on the TLS port, and shutdown with connection
     });
   }
 
+  it('ACL over TLS sees the client\'s address: from a white-listed 127.0.0.1 an unsigned call passes (else refused, see ACL below)', async () => {
+    const home = fs.mkdtempSync(path.join(root, 'home-'));
+    fs.mkdirSync(path.join(home, 'conf'));
+    fs.writeFileSync(path.join(home, 'conf', 'plain_acl.yml'),
+      'globalWhiteRemoteAddresses:\n  - 127.0.0.1\naccounts:\n  - accessKey: grpcUser1\n    secretKey: grpc-secret-1\n');
+    const b = await startBroker(root, [['tls.server.mode', 'enforcing'], ['aclEnable', 'true'], ['rocketmq.home.dir', home]]);
+    running.push(b);
+    const topic = randomName('GTlsWhite');
+    await createTopic(b, topic);
+    const s = stub(b.endpoints, trustAll());
+    expect((await unary(s, 'queryRoute', { topic: { name: topic } }, metadata(null))).status?.code).to.equal('OK');
+  });
+
   it('a gRPC port in use: the broker refuses to start with EADDRINUSE and leaves nothing open', async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
