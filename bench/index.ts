@@ -125,6 +125,10 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
     about: 'cost of ACL and of TLS: async x256 1 KiB sends with each on and off',
     run: async () => (await import('./security')).runSecurityBench(),
   },
+  'grpc-tls': {
+    about: 'gRPC endpoint: QueryRoute and 1 KiB SendMessage x64 (bare grpc-js client) with tls.server.mode disabled, permissive plain, permissive TLS, and with ACL',
+    run: async () => (await import('./grpc-tls')).runGrpcTlsBench(),
+  },
   consumer: {
     about: 'push consumer drain, ours vs ali-ons',
     run: async () => (await import('./consumer')).runConsumerBench(),

@@ -298,7 +298,9 @@ export class BrokerController {
     if (this.accessValidator) this.remotingServer.registerRPCHook(this.accessValidator);
     // Last of the services: started once the processors and POP run, stopped first.
     if (bc.grpcServerPort >= 0) {
-      this.grpcEndpoint = createGrpcEndpoint(this, bc.grpcServerPort, options.remotingServerConfig?.bindAddress ?? '0.0.0.0');
+      this.grpcEndpoint = createGrpcEndpoint(this, {
+        port: bc.grpcServerPort, bindAddress: options.remotingServerConfig?.bindAddress ?? '0.0.0.0', tls: this.remotingServer.options.tls,
+      });
       this.services.push(this.grpcEndpoint);
     }
     this.#lifecycle = new Lifecycle(() => this.#start(), () => this.#shutdown());
@@ -390,6 +392,19 @@ export class BrokerController {
       }
     }
     if (!(await this.initialize())) throw new ConfigError('broker initialize failed (corrupt config or store)');
+    try {
+      await this.#startServices();
+    } catch (err) {
+      // A port in use (remoting, HA, gRPC) or a service that cannot start: what did start is shut down again, so a
+      // broker that failed to start leaves no port, timer or file open (Lifecycle makes a later shutdown() a no-op).
+      this.logger.error({ err }, 'broker start failed; shutting down what started');
+      await this.#shutdown().catch((e: unknown) => this.logger.warn({ err: e }, 'shutdown after a failed start failed'));
+      throw err;
+    }
+  }
+
+  /** #start after initialize: the store, the servers, the services and the loops, then the first registration. */
+  async #startServices(): Promise<void> {
     this.registerProcessors();
     // The store reports the queue's new max offset (consume-queue offset + 1), as Java's NotifyMessageArrivingListener.
     this.#removeArrivingListener = this.messageStore.onMessageArriving((topic, queueId, maxOffset, tagsCode, _storeTimestamp, properties) => {

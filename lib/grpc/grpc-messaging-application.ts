@@ -4,6 +4,11 @@
  * lib/grpc's activities, and errors become in-band statuses of the proxy's codes. Started and stopped by the
  * broker as one of its services (lib/broker/grpc-endpoint.ts loads it only when grpcServerPort is set).
  *
+ * TLS follows the broker's TLS settings (tls.server.mode: disabled → plain HTTP/2 only; permissive → TLS and plain
+ * on the same port, told apart by the first byte; enforcing → TLS only; see grpc-tls-listener.ts). With the broker's
+ * aclEnable=true, every request (each Telemetry command too) is checked against its plain_acl.yml accounts before it
+ * runs (grpc-access-validator.ts); a refusal is the in-band status UNAUTHORIZED.
+ *
  * @see org.apache.rocketmq.proxy.grpc.v2.GrpcMessagingApplication
  * @see org.apache.rocketmq.proxy.grpc.v2.DefaultGrpcMessingActivity
  */
@@ -23,6 +28,9 @@ import { loadGrpc } from './grpc-loader';
 import { DEFAULT_GRPC_PROXY_CONFIG, type GrpcProxyConfig } from './grpc-proxy-config';
 import { LocalInvoker } from './local-invoker';
 import type { EndTransactionRequest, TelemetryCommand } from './pb';
+import { AUTHORIZATION, DATE_TIME, GrpcAccessValidator, type GrpcRpcName, SESSION_TOKEN } from './grpc-access-validator';
+import { GrpcTlsListener } from './grpc-tls-listener';
+import { DEFAULT_TLS_SYSTEM_CONFIG, TlsMode, type TlsSystemConfig, withTlsConfigFile } from '../transport/tls-system-config';
 import type { ProxyContext } from './proxy-context';
 import { ReceiveMessageActivity, type ReceiveMessageResponse, toClientMessage } from './receive-message-activity';
 import { buildStatusOfError } from './response-builder';
@@ -37,6 +45,12 @@ export interface GrpcMessagingApplicationOptions {
   port: number;
   /** @default "0.0.0.0" */
   bindAddress?: string;
+  /**
+   * TLS settings with Java's names (the broker passes its own: tls.server.mode, tls.test.mode.enable,
+   * tls.server.certPath / keyPath / keyPassword, tls.config.file). Default: Java's, permissive with a self-signed
+   * certificate (test mode). Client certificates are neither asked for nor checked, as Java's proxy.
+   */
+  tls?: Partial<TlsSystemConfig>;
   config?: Partial<GrpcProxyConfig>;
   logger?: Logger;
   /** How often settings of consumers no longer in their group are dropped (GrpcClientSettingsManager's cleaner). */
@@ -70,6 +84,9 @@ export class GrpcMessagingApplication {
   readonly #endTransaction: EndTransactionActivity;
   readonly #telemetryCalls = new Set<GrpcJs.ServerDuplexStream<TelemetryCommand, TelemetryCommand>>();
   #server: GrpcJs.Server | null = null;
+  #tlsListener: GrpcTlsListener | null = null;
+  /** The ACL check when the broker has one (aclEnable=true). */
+  readonly #acl: GrpcAccessValidator | null;
   #port = 0;
   #openReceiveCalls = 0;
   #cleaner: NodeJS.Timeout | null = null;
@@ -103,6 +120,7 @@ export class GrpcMessagingApplication {
     this.#endTransaction = new EndTransactionActivity(this.#a, this.transactions);
     this.#receive = new ReceiveMessageActivity(this.#a, consumer, this.receiptHandles);
     this.#ack = new ConsumerAckActivities(this.#a, consumer, this.receiptHandles);
+    this.#acl = broker.accessValidator ? new GrpcAccessValidator(broker.accessValidator) : null;
   }
 
   /** The port listened on (0 before start). */
@@ -124,17 +142,37 @@ export class GrpcMessagingApplication {
     const { grpc, messagingService } = loadGrpc();
     const server = new grpc.Server({ 'grpc.max_receive_message_length': this.config.maxMessageSize + 1024 * 1024 });
     server.addService(messagingService, this.#handlers());
-    const bind = `${this.options.bindAddress ?? '0.0.0.0'}:${this.options.port}`;
-    this.#port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(bind, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
-    });
+    const tls = await withTlsConfigFile({ ...DEFAULT_TLS_SYSTEM_CONFIG, ...this.options.tls });
+    const bindAddress = this.options.bindAddress ?? '0.0.0.0';
+    try {
+      if (tls.tlsMode === TlsMode.DISABLED) {
+        // Plain HTTP/2 only: grpc-js listens itself.
+        const bind = bindAddress.includes(':') ? `[${bindAddress}]:${this.options.port}` : `${bindAddress}:${this.options.port}`;
+        this.#port = await new Promise<number>((resolve, reject) => {
+          server.bindAsync(bind, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+        });
+      } else {
+        this.#tlsListener = new GrpcTlsListener({
+          grpc, server, tls, port: this.options.port, bindAddress, logger: this.logger,
+          firstByteTimeoutMillis: this.config.grpcClientIdleTimeMills,
+        });
+        this.#port = await this.#tlsListener.listen();
+      }
+    } catch (err) {
+      // A port in use or an unreadable certificate: nothing stays open.
+      const listenerClosed = this.#tlsListener?.close();
+      server.forceShutdown();
+      await listenerClosed;
+      this.#tlsListener = null;
+      throw err;
+    }
     this.#server = server;
     this.transactions.start();
     this.receiptHandles.start();
     const interval = this.options.settingsCleanIntervalMillis ?? 5000;
     this.#cleaner = setInterval(() => this.#cleanSettings(), interval);
     this.#cleaner.unref();
-    this.logger.info({ grpcPort: this.#port }, 'gRPC endpoint started');
+    this.logger.info({ grpcPort: this.#port, tlsMode: tls.tlsMode, acl: this.#acl !== null }, 'gRPC endpoint started');
   }
 
   shutdown(): Promise<void> {
@@ -153,8 +191,14 @@ export class GrpcMessagingApplication {
     this.#telemetryCalls.clear();
     for (const c of this.channels.channels()) c.close();
     // Held receives are cancelled: the broker's POP long polling answers them as it stops.
+    // With TLS on: stop accepting first, then grpc-js ends every session (TLS or plain, also those with a stream
+    // still open, which a graceful close would wait for), then the listener closes what is left (TLS handshakes
+    // in progress) and waits for its port to close.
+    const listenerClosed = this.#tlsListener?.close();
     this.#server?.forceShutdown();
     this.#server = null;
+    await listenerClosed;
+    this.#tlsListener = null;
     this.logger.info({ grpcPort: this.#port }, 'gRPC endpoint shut down');
   }
 
@@ -191,6 +235,20 @@ export class GrpcMessagingApplication {
     };
   }
 
+  /**
+   * The request pipeline's authentication and authorization (5.3.3 GrpcMessagingApplication.addExecutor runs them
+   * before validateContext): with ACL on, the request must be signed by an account allowed to do it.
+   */
+  #checkAccess(rpc: GrpcRpcName, ctx: ProxyContext, metadata: GrpcJs.Metadata, request: unknown): void {
+    if (!this.#acl) return;
+    this.#acl.check(rpc, {
+      remoteAddress: ctx.remoteAddress,
+      authorization: header(metadata, AUTHORIZATION) || null,
+      datetime: header(metadata, DATE_TIME) || null,
+      sessionToken: header(metadata, SESSION_TOKEN) || null,
+    }, request);
+  }
+
   /** GrpcMessagingApplication.validateContext: every RPC names its client. */
   #validateContext(ctx: ProxyContext): void {
     if (!ctx.clientId.trim()) throw new GrpcProxyError('CLIENT_ID_REQUIRED', 'rpc header x-mq-client-id is required');
@@ -201,11 +259,12 @@ export class GrpcMessagingApplication {
   }
 
   /** A unary RPC: its answer, or on failure the same response type carrying the error's status. */
-  #unary<Req>(name: string, run: (ctx: ProxyContext, req: Req) => Promise<object> | object): GrpcJs.handleUnaryCall<Req, object> {
+  #unary<Req>(name: GrpcRpcName, run: (ctx: ProxyContext, req: Req) => Promise<object> | object): GrpcJs.handleUnaryCall<Req, object> {
     return (call, callback) => {
       let ctx: ProxyContext;
       Promise.resolve().then(() => {
         ctx = this.#context(call);
+        this.#checkAccess(name, ctx, call.metadata, call.request);
         this.#validateContext(ctx);
         return run(ctx, call.request);
       }).then((response) => callback(null, response), (err: unknown) => {
@@ -237,6 +296,7 @@ export class GrpcMessagingApplication {
         let ctx: ProxyContext;
         try {
           ctx = this.#context(call);
+          this.#checkAccess('ReceiveMessage', ctx, call.metadata, call.request);
           this.#validateContext(ctx);
         } catch (err) {
           stream.write({ status: buildStatusOfError(err, this.logger) });
@@ -276,6 +336,18 @@ export class GrpcMessagingApplication {
     let open = true;
     const writer = { write: (c: TelemetryCommand) => (open ? call.write(c) : false) };
     call.on('data', (cmd: TelemetryCommand) => {
+      if (!open) return;
+      try {
+        this.#checkAccess('Telemetry', ctx, call.metadata, cmd);
+      } catch (err) {
+        // As 5.3.3's writeResponse: the status as a command, then the stream completed.
+        this.logger.debug({ err, clientId: ctx.clientId }, 'telemetry command refused');
+        const status = buildStatusOfError(err, this.logger);
+        close();
+        call.write({ status });
+        call.end();
+        return;
+      }
       try {
         this.#client.onTelemetryCommand(ctx, cmd, writer);
       } catch (err) {

@@ -47,6 +47,12 @@ export interface GrpcProxyConfig {
   renewSchedulePeriodMillis: number;
   /** Invisible time given to the messages of a client that went away (they are visible again after it). */
   invisibleTimeMillisWhenClear: number;
+  /**
+   * With TLS on (permissive or enforcing), a connection that sends nothing this long after it is accepted is closed
+   * (the endpoint waits for its first byte to choose TLS or plain HTTP/2). Java's name; its proxy applies it as the
+   * connections' max idle time.
+   */
+  grpcClientIdleTimeMills: number;
 }
 
 export const DEFAULT_GRPC_PROXY_CONFIG: Readonly<GrpcProxyConfig> = Object.freeze({
@@ -78,4 +84,5 @@ export const DEFAULT_GRPC_PROXY_CONFIG: Readonly<GrpcProxyConfig> = Object.freez
   renewMaxTimeMillis: 3 * 3600_000,
   renewSchedulePeriodMillis: 5000,
   invisibleTimeMillisWhenClear: 1000,
+  grpcClientIdleTimeMills: 120_000,
 });

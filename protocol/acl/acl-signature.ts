@@ -6,6 +6,8 @@
  * The client signs every extField but `Signature`; the 4.9.8 broker checks every extField but `Signature` and
  * `_UNIQUE_KEY_QUERY` (MixAll.UNIQUE_MSG_QUERY_FLAG).
  *
+ * A 5.x gRPC request signs one header instead (see signContent).
+ *
  * @see org.apache.rocketmq.acl.common.AclUtils#combineRequestContent
  * @see org.apache.rocketmq.acl.common.AclSigner
  * @see org.apache.rocketmq.acl.common.SessionCredentials
@@ -39,4 +41,12 @@ export function calculateSignature(
   hmac.update(content, 'utf8');
   if (body && body.length > 0) hmac.update(body);
   return hmac.digest('base64');
+}
+
+/**
+ * The signature of raw content, HmacSHA1 with the secret key (UTF-8), base64 (AclUtils.calSignature(byte[], String)):
+ * what a 5.x gRPC client signs is its x-mq-date-time header's bytes.
+ */
+export function signContent(content: Buffer, secretKey: string): string {
+  return createHmac('sha1', Buffer.from(secretKey, 'utf8')).update(content).digest('base64');
 }

@@ -47,6 +47,11 @@ export class PlainAccessResource {
   /** The signed content: extFields and body (null when the request had no extFields). */
   extFields: Record<string, string> | null = null;
   body: Buffer | null = null;
+  /**
+   * The signed content of a 5.x gRPC request (its x-mq-date-time header's bytes); when set, the signature is checked
+   * over it instead of extFields and body (5.x PlainAccessResource.content).
+   */
+  content: Buffer | null = null;
 
   addResourceAndPerm(resource: string | null | undefined, perm: number): void {
     if (resource === null || resource === undefined) return;

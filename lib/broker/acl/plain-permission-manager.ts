@@ -9,7 +9,8 @@
  *   WATCH_INTERVAL); a change reloads all. A file that does not parse (YAML error, with its line, or a bad
  *   account) is reported and the rules in force stay as they were.
  * - validate(): a global white address passes; else no access key → "No accessKey is configured"; unknown key →
- *   "No acl config for <ak>"; the account's white address passes; else the HmacSHA1 signature must match; a PUB of
+ *   "No acl config for <ak>"; the account's white address passes; else the HmacSHA1 signature must match (over the
+ *   extFields and body, or a gRPC request's signed content); a PUB of
  *   RMQ_SYS_TRACE_TOPIC passes; else checkPerm: admin codes need an admin account, each resource its permission
  *   (explicit, or the account's default topic / group permission).
  * - The aclConfig admin operations rewrite the YAML file (bumping its dataVersion) and reload.
@@ -20,7 +21,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type * as JsYaml from 'js-yaml';
-import { SERVER_EXCLUDED, calculateSignature } from '../../../protocol/acl/acl-signature';
+import { SERVER_EXCLUDED, calculateSignature, signContent } from '../../../protocol/acl/acl-signature';
 import { type DataVersion, dataVersionToJson, newDataVersion } from '../../../protocol/body/data-version';
 import { javaHashOrderKeys } from '../../../protocol/message/java-hash';
 import { AclException } from '../../errors';
@@ -361,7 +362,9 @@ export class PlainPermissionManager {
     if (!entry) throw new AclException(`No acl config for ${resource.accessKey}`, ACL_FRAMES.noAclConfig);
     const owned = entry.owned;
     if (owned.remoteAddressStrategy.match(resource.whiteRemoteAddress)) return;
-    const signature = calculateSignature(resource.extFields ?? {}, resource.body, owned.secretKey, SERVER_EXCLUDED);
+    const signature = resource.content !== null
+      ? signContent(resource.content, owned.secretKey)
+      : calculateSignature(resource.extFields ?? {}, resource.body, owned.secretKey, SERVER_EXCLUDED);
     if (signature !== resource.signature) {
       throw new AclException(`Check signature failed for accessKey=${resource.accessKey}`, ACL_FRAMES.signature);
     }

@@ -4,7 +4,6 @@
  * verification (authServer), with certificates made by openssl in the test (a CA, a server and a client).
  */
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { X509Certificate } from 'node:crypto';
@@ -15,42 +14,18 @@ import { RemotingServer } from '../../../lib/transport/remoting-server';
 import { RemotingClient } from '../../../lib/transport/remoting-client';
 import { type TlsSystemConfig, buildClientTlsOptions, DEFAULT_TLS_SYSTEM_CONFIG, tlsConfigFromProperties } from '../../../lib/transport/tls-system-config';
 import { generateSelfSignedCertificate } from '../../../lib/transport/self-signed-certificate';
+import { type TestCerts, hasOpenssl, makeCerts } from '../../helpers/tls-certs';
 import { RemotingCommand } from '../../../protocol/remoting-command';
 import { ConfigError } from '../../../lib/errors';
 
 const ECHO = 1000;
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A CA, and a server and a client certificate signed by it; plus a second, unrelated CA. */
-function makeCerts(dir: string): Record<string, string> {
-  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  const f = (n: string) => path.join(dir, n);
-  for (const ca of ['ca', 'other-ca']) {
-    run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${ca}.key`, '-out', `${ca}.pem`, '-days', '2', '-subj', `/CN=${ca}`);
-  }
-  for (const who of ['server', 'client']) {
-    run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${who}.rsa.key`, '-out', `${who}.csr`, '-subj', `/CN=${who}`);
-    run('x509', '-req', '-in', `${who}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${who}.pem`, '-days', '2');
-    // PKCS#8, as Java's TlsHelper (Netty) reads keys.
-    run('pkcs8', '-topk8', '-nocrypt', '-in', `${who}.rsa.key`, '-out', `${who}.key`);
-  }
-  return { ca: f('ca.pem'), otherCa: f('other-ca.pem'), serverCert: f('server.pem'), serverKey: f('server.key'), clientCert: f('client.pem'), clientKey: f('client.key') };
-}
 
 describe('lib/transport TLS (tls.server.mode, tls.test.mode.enable, client and server certificates)', function () {
   this.timeout(30000);
   const servers: RemotingServer[] = [];
   const clients: RemotingClient[] = [];
   let dir: string;
-  let certs: Record<string, string> | null = null;
+  let certs: TestCerts | null = null;
 
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmq-tls-'));
