@@ -5,14 +5,16 @@
  */
 import fs from 'node:fs';
 
-export type ClientId = 'ours' | 'java' | 'java5' | 'ons';
+export type ClientId = 'ours' | 'java' | 'java5' | 'ons' | 'grpc';
 export type ServerId = 'ours' | '4.9.8' | '5.3.3' | 'external';
 
-export const CLIENT_LABEL: Record<ClientId, string> = { ours: 'ours', java: 'Java 4.9.8 client', java5: 'Java 5.3.3 client', ons: 'ali-ons' };
+export const CLIENT_LABEL: Record<ClientId, string> = {
+  ours: 'ours', java: 'Java 4.9.8 client', java5: 'Java 5.3.3 client', ons: 'ali-ons', grpc: 'Node 5.x gRPC client',
+};
 export const SERVER_LABEL: Record<ServerId, string> = {
   ours: 'ours', '4.9.8': 'Java 4.9.8', '5.3.3': 'Java 5.3.3', external: 'your cluster',
 };
-export const CLIENTS: readonly ClientId[] = ['ours', 'java', 'java5', 'ons'];
+export const CLIENTS: readonly ClientId[] = ['ours', 'java', 'java5', 'ons', 'grpc'];
 
 export type Outcome = 'pass' | 'fail' | 'na';
 
@@ -80,7 +82,8 @@ export class Matrix {
     const c = this.counts();
     out.push(`${c.pass} pass, ${c.fail} fail, ${c.na} n.a.; columns are client → server. "·" = no scenario for that client`
       + ' (the Java driver has no lite pull or admin API: the mqadmin rows stand for it; the Java 5.3.3 client runs the same'
-      + ' driver on 5.3.3\'s jars; ali-ons has its own row) or a cell'
+      + ' driver on 5.3.3\'s jars; ali-ons has its own row; the Node 5.x gRPC client, rocketmq-client-nodejs, has its own section)'
+      + ' or a cell'
       + ' the run left out (`--ci`, `--servers`, `--rows`).', '');
     let section = '';
     for (const { section: s, row } of this.rows) {
@@ -127,4 +130,15 @@ export function regressions(m: Matrix, baseline: Baseline): string[] {
     const cell = m.cells.get(k);
     return cell !== undefined && cell.outcome !== 'pass';
   });
+}
+
+/**
+ * The baseline after a run: the cells that passed in it, and the baseline's cells the run did not attempt (a column or
+ * rows left out with `--servers` / `--rows`), so that a partial run adds its passes without dropping the others'.
+ * A cell the run attempted and did not pass leaves the baseline; so does a cell of a row no scenario has any more.
+ */
+export function updatedBaseline(m: Matrix, old: Baseline): Baseline {
+  const rows = new Set(m.rows.map((r) => r.row));
+  const kept = old.pass.filter((k) => !m.cells.has(k) && rows.has(k.slice(0, k.indexOf(' | '))));
+  return { pass: [...new Set([...kept, ...m.passed()])].sort() };
 }

@@ -34,6 +34,8 @@ export interface ServerHandle {
   brokerAddr: string;
   brokerName: string;
   clusterName: string;
+  /** `host:port` of the broker's 5.x gRPC endpoint, the 5.x clients' endpoints (ours only: a Java broker has none). */
+  grpcEndpoints?: string;
   /** Extra processes started beside this server for a row (stopped with it). */
   extras: Array<{ stop(): Promise<void> }>;
   stop(): Promise<void>;
@@ -81,20 +83,28 @@ function writeConf(file: string, conf: Record<string, string | number | boolean>
   fs.writeFileSync(file, Object.entries(conf).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
 }
 
-/** `rocketmq-ts start` on free ports with a temp store. */
+/**
+ * `rocketmq-ts start` on free ports with a temp store, serving the 5.x gRPC clients too (`--grpc-port`, the Node 5.x
+ * gRPC client column; remoting clients are served as without it).
+ */
 export async function startOurServer(extraConf: Record<string, string | number | boolean> = {}): Promise<ServerHandle> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqts-compat-'));
   const nsPort = await freePort();
   const brokerPort = await freePort();
+  const grpcPort = await freePort();
   const conf = path.join(dir, 'broker.conf');
   writeConf(conf, { brokerName: 'ts-broker', ...COMPAT_BROKER_CONF, ...extraConf });
-  const p = await spawnOurs(['start', '--namesrv-port', String(nsPort), '--broker-port', String(brokerPort), '--store', path.join(dir, 'store'), '-c', conf], /rocketmq-ts is running/, { home: dir });
+  const p = await spawnOurs([
+    'start', '--namesrv-port', String(nsPort), '--broker-port', String(brokerPort), '--grpc-port', String(grpcPort),
+    '--store', path.join(dir, 'store'), '-c', conf,
+  ], /rocketmq-ts is running/, { home: dir });
   const handle: ServerHandle = {
     id: 'ours',
     namesrvAddr: `127.0.0.1:${nsPort}`,
     brokerAddr: `127.0.0.1:${brokerPort}`,
     brokerName: 'ts-broker',
     clusterName: 'DefaultCluster',
+    grpcEndpoints: `127.0.0.1:${grpcPort}`,
     extras: [],
     async stop() {
       await Promise.allSettled(handle.extras.map((e) => e.stop()));

@@ -4,14 +4,10 @@
  */
 import type { GrpcMessagingApplication } from '../../../lib/grpc';
 import { startCluster, type Cluster, type StartClusterOptions } from '../../../lib/server';
+import { clientLogger } from '../../helpers/grpc-client-nodejs';
 import { registerLeftover } from '../../helpers/root-hooks';
 
-/** The client logs to ~/logs/rocketmq by default (and closes that shared logger on shutdown): a silent one instead. */
-export const clientLogger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-// Its PushConsumer builds its consume service with that default file logger whatever logger it was given: an
-// egg-logger whose flush timer is never cleared, so the test process would never exit. The silent one there too.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-(require('rocketmq-client-nodejs/dist/client/Logger') as { getDefaultLogger: () => unknown }).getDefaultLogger = () => clientLogger;
+export { clientLogger };
 
 export interface GrpcClusterFixture {
   /** Set in the describe block's before hook. */
