@@ -142,6 +142,9 @@ function probeFaults(): { iptables: string | null; why: Record<NetFault, string 
       why.delay = netem.missing ? 'no tc binary (Debian package iproute2)'
         : /unknown/i.test(netem.err) ? `the kernel lacks sch_netem (CONFIG_NET_SCH_NETEM): tc says "${netem.err}"` : `tc qdisc add ... netem failed: ${netem.err}`;
     }
+  } catch (err) {
+    const reason = `the probe namespace could not be set up: ${(err as Error).message.split('\n')[0]}`;
+    for (const f of Object.keys(why) as NetFault[]) why[f] ??= reason;
   } finally {
     ip(['netns', 'del', probe], true);
   }
@@ -396,7 +399,7 @@ export class NetCluster {
   get cuts(): string[] {
     return [
       ...[...this.#drops].map((k) => k.replace('|', '<-')), ...[...this.#down].map((h) => `${h} down`),
-      ...[...this.#loss].map(([h, rules]) => `${h} loss ${rules.map((r) => `${r[0] === 'INPUT' ? 'in' : 'out'} ${Number(r[8]) * 100}%`).join(' ')}`),
+      ...[...this.#loss].map(([h, rules]) => `${h} loss ${rules.map((r) => `${r[0] === 'INPUT' ? 'in' : 'out'} ${Math.round(Number(r[8]) * 10_000) / 100}%`).join(' ')}`),
       ...[...this.#qdisc].map(([h, q]) => `${h} ${q.kind}`),
     ];
   }
