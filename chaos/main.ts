@@ -9,9 +9,9 @@ import { parseArgs } from 'node:util';
 import { SCENARIOS, formatResult } from './scenarios';
 import { killAll } from './procs';
 import { fuzzRun } from './fuzz-run';
-import { NET_SCENARIOS } from './net/scenarios';
+import { NET_SCENARIOS, NET_SCENARIO_NEEDS } from './net/scenarios';
 import { formatReport } from './net/checker';
-import { destroyAllNetClusters, netnsUnavailable } from './net/netns';
+import { destroyAllNetClusters, netFaultsUnavailable, netnsUnavailable } from './net/netns';
 
 const USAGE = `usage: npm run chaos -- <scenario|all> [--cycles N] [--pause-ms MS] [--acks-per-cycle N] [--keep]
        npm run chaos -- fuzz [--frames N] [--seed S]
@@ -31,11 +31,18 @@ async function net(name: string | undefined, minutes: number | undefined, produc
     return 0;
   }
   let bad = false;
+  const missing = netFaultsUnavailable();
   for (const n of name === 'all' ? Object.keys(NET_SCENARIOS) : [name]) {
+    const need = NET_SCENARIO_NEEDS[n];
+    if (need && missing[need]) {
+      process.stdout.write(`${n}: skipped, ${need} unavailable here: ${missing[need]}\n`);
+      continue;
+    }
     const started = Date.now();
     try {
       const r = await NET_SCENARIOS[n]({ minutes, producers, keep, log: (l) => process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${l}\n`) });
-      process.stdout.write(`${formatReport(`${n} (${r.mode})`, r.report)}\n  ${r.notes.join('\n  ')}\n  [${Math.round((Date.now() - started) / 1000)} s]\n`);
+      const levels = r.levels.map((l) => `level ${l.label}: ${l.tbf ? `tbf on ${l.tbf.host} sent ${l.tbf.sentPackets} packets, overlimits ${l.tbf.overlimits}, dropped ${l.tbf.dropped}` : `loss rules dropped ${JSON.stringify(l.dropped)}`}`);
+      process.stdout.write(`${formatReport(`${n} (${r.mode})`, r.report)}\n  ${[...levels, ...r.notes].join('\n  ')}\n  [${Math.round((Date.now() - started) / 1000)} s]\n`);
       if (r.report.failures.length > 0) bad = true;
     } catch (err) {
       process.stdout.write(`${n}: FAILED ${(err as Error).stack}\n`);

@@ -14,7 +14,8 @@
  *   of send order;
  * - availability: the longest stretch without an acknowledgement around each fault, the sum of stretches over 1 s,
  *   the time from each fault to a new master in the name server, and from there to the next acknowledgement; how long
- *   the name server had no master for the broker name after each heal.
+ *   the name server had no master for the broker name after each heal; acknowledged sends per second and the send
+ *   latency of acknowledged sends (p50, p99) during each fault, beside the same figures before the first fault.
  */
 import * as fs from 'node:fs';
 import type { StoredRecord } from '../drain';
@@ -55,6 +56,19 @@ export interface FaultFigures {
   clientsFollowMs: number | null;
   /** After the heal, until the next fault or the end: how long the name server had no master for the broker name. */
   masterMissingAfterHealMs: number;
+  /** Acknowledged sends per second during the fault. */
+  acksPerSec: number;
+  /** Send latency (acknowledgement time minus send time) of the sends acknowledged during the fault, ms. */
+  latencyP50Ms: number | null;
+  latencyP99Ms: number | null;
+}
+
+/** The same rate and latency over the stretch before the first fault (up to 20 s of it): what each fault compares with. */
+export interface Baseline {
+  durationMs: number;
+  acksPerSec: number;
+  latencyP50Ms: number | null;
+  latencyP99Ms: number | null;
 }
 
 export interface CheckReport {
@@ -76,6 +90,8 @@ export interface CheckReport {
   /** Sum over the run of the stretches without an acknowledged send longer than 1 s, minus that 1 s each. */
   noAckSecondsOver1s: number;
   faults: FaultFigures[];
+  /** Before the first fault (null without faults or acknowledgements before it). */
+  before: Baseline | null;
   /** What failed (empty: the scenario's promise holds). */
   failures: string[];
 }
@@ -140,6 +156,23 @@ function orderBreaks(items: Array<{ key: string; queue: string }>, what: string)
     last.set(g, Math.max(prev ?? -1, k.seq));
   }
   return out;
+}
+
+function percentile(sorted: number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+/** Acknowledged sends in [from, to): their rate and latency percentiles. */
+function rateIn(acks: AckRecord[], from: number, to: number): Baseline {
+  const lat = acks.filter((a) => a.ackMs >= from && a.ackMs < to).map((a) => a.ackMs - a.sentMs).sort((x, y) => x - y);
+  const durationMs = Math.max(0, to - from);
+  return {
+    durationMs,
+    acksPerSec: durationMs > 0 ? Math.round((lat.length * 10_000) / durationMs) / 10 : 0,
+    latencyP50Ms: percentile(lat, 0.5),
+    latencyP99Ms: percentile(lat, 0.99),
+  };
 }
 
 export function check(input: CheckInput): CheckReport {
@@ -245,8 +278,15 @@ export function check(input: CheckInput): CheckReport {
       }
     }
     if (since !== null) missing += next - since;
-    return { label: f.label, durationMs: f.end - f.start, noAckMs, newMasterMs, clientsFollowMs, masterMissingAfterHealMs: missing };
+    const during = rateIn(input.acks, f.start, f.end);
+    return {
+      label: f.label, durationMs: f.end - f.start, noAckMs, newMasterMs, clientsFollowMs, masterMissingAfterHealMs: missing,
+      acksPerSec: during.acksPerSec, latencyP50Ms: during.latencyP50Ms, latencyP99Ms: during.latencyP99Ms,
+    };
   });
+  const firstFault = input.faults.length > 0 ? Math.min(...input.faults.map((f) => f.start)) : null;
+  const before = firstFault !== null && ackTimes.length > 0 && ackTimes[0] < firstFault
+    ? rateIn(input.acks, Math.max(ackTimes[0], firstFault - 20_000), firstFault) : null;
 
   return {
     acknowledged: ackByKey.size,
@@ -265,6 +305,7 @@ export function check(input: CheckInput): CheckReport {
     maxNoAckMs,
     noAckSecondsOver1s: Math.round(noAckSecondsOver1s * 10) / 10,
     faults,
+    before,
     failures,
   };
 }
@@ -278,8 +319,11 @@ export function formatReport(name: string, r: CheckReport): string {
       + ` offset conflicts ${r.offsetConflicts.length}, misplaced ${r.misplaced.length}, order violations ${r.orderViolations.length}`,
     `  availability: longest stretch without an acknowledged send ${r.maxNoAckMs} ms, ${r.noAckSecondsOver1s} s in stretches over 1 s`,
   ];
+  const lat = (p50: number | null, p99: number | null): string => `send latency p50 ${p50 ?? '-'} / p99 ${p99 ?? '-'} ms`;
+  if (r.before) lines.push(`  before the faults (${r.before.durationMs} ms): ${r.before.acksPerSec} acks/s, ${lat(r.before.latencyP50Ms, r.before.latencyP99Ms)}`);
   for (const f of r.faults) {
-    lines.push(`  fault ${f.label} (${f.durationMs} ms): no ack ${f.noAckMs} ms, new master ${f.newMasterMs ?? '-'} ms,`
+    lines.push(`  fault ${f.label} (${f.durationMs} ms): ${f.acksPerSec} acks/s${r.before && r.before.acksPerSec > 0 ? ` (${Math.round((100 * f.acksPerSec) / r.before.acksPerSec)} % of before)` : ''},`
+      + ` ${lat(f.latencyP50Ms, f.latencyP99Ms)}, no ack ${f.noAckMs} ms, new master ${f.newMasterMs ?? '-'} ms,`
       + ` clients followed ${f.clientsFollowMs ?? '-'} ms later, no master after heal ${f.masterMissingAfterHealMs} ms`);
   }
   for (const x of [...r.offsetConflicts, ...r.misplaced, ...r.orderViolations, ...r.phantoms].slice(0, 10)) lines.push(`  ! ${x}`);

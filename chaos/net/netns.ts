@@ -11,11 +11,16 @@
  *   connection retransmits into the void. `oneWay` drops only A -> B (B's rules), B -> A still arrives.
  *   (A blackhole *route* at the sender would fail the sender's connect at once with EINVAL: not what a cut link does.)
  * - isolate(host): its eth0 down (every packet to or from it lost, local sockets see nothing until they time out).
- * - heal(): every rule removed, every link up.
+ * - heal(): every rule removed, every link up, every loss rule and qdisc removed.
  * - signal(host, SIGKILL | SIGSTOP | SIGCONT): to every process in the host's namespace (`ip netns pids`).
- *
- * What this kernel lacks: sch_netem (`tc qdisc ... netem` is "Specified qdisc kind is unknown"), so packet loss,
- * delay, jitter, duplication and reordering are not injected here; see docs/chaos.md.
+ * - loss(host, percent, { direction }): random packet loss on the host's eth0, iptables' `statistic` match (mode
+ *   random) in the host's INPUT and/or OUTPUT chain (`iptables-legacy` when there is one, else `iptables`).
+ * - slowLink(host, rateKbit): the host's link capped both ways with a `tbf` qdisc (on its eth0 and on its bridge port
+ *   in the switch namespace): throughput bounded, packets queue behind each other (up to `latencyMs`), then drop.
+ * - delay(host, ms, jitterMs): `netem` on the host's eth0, only where the kernel has sch_netem; elsewhere it throws
+ *   NetFaultUnavailableError with the reason. This kernel lacks it (`tc qdisc ... netem` is "Specified qdisc kind is
+ *   unknown"), so delay, jitter, duplication and reordering are not injected here; see docs/chaos.md.
+ * `netFaultsUnavailable()` says which of loss / slowLink / delay this machine cannot do, and why.
  *
  * Root only. `NetCluster.removeLeftovers()` deletes the namespaces of runs whose process is gone (a killed run), and
  * every cluster is destroyed on exit, SIGINT and SIGTERM.
@@ -72,6 +77,90 @@ function killNamespace(ns: string): void {
   ip(['netns', 'del', ns], true);
 }
 
+/** A fault this machine cannot inject (no iptables, no statistic match, no sch_netem, ...): the message says why. */
+export class NetFaultUnavailableError extends Error {
+  constructor(readonly fault: NetFault, reason: string) {
+    super(`${fault} unavailable: ${reason}`);
+    this.name = 'NetFaultUnavailableError';
+  }
+}
+
+export type NetFault = 'loss' | 'slowLink' | 'delay';
+
+function run(cmd: string, args: string[]): { ok: boolean; missing: boolean; err: string } {
+  try {
+    execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    return { ok: true, missing: false, err: '' };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
+    const missing = e.code === 'ENOENT' || (e.stderr?.toString() ?? '').includes('No such file or directory');
+    return { ok: false, missing, err: (e.stderr?.toString() || e.message).trim().split('\n')[0] };
+  }
+}
+
+/** The iptables binaries tried, in order: the legacy one works on kernels without nf_tables. */
+const IPTABLES = ['iptables-legacy', 'iptables'];
+
+let probed: { iptables: string | null; why: Record<NetFault, string | null> } | null = null;
+
+/**
+ * Tries each fault once in a throwaway namespace (with a veth pair, as the hosts have): an iptables statistic rule, a
+ * tbf qdisc and a netem qdisc. Cached for the process.
+ */
+function probeFaults(): { iptables: string | null; why: Record<NetFault, string | null> } {
+  if (probed) return probed;
+  const ns0 = netnsUnavailable();
+  if (ns0) {
+    probed = { iptables: null, why: { loss: ns0, slowLink: ns0, delay: ns0 } };
+    return probed;
+  }
+  const probe = `${NS_PREFIX}${process.pid}-fprobe`;
+  const why: Record<NetFault, string | null> = { loss: null, slowLink: null, delay: null };
+  let iptables: string | null = null;
+  try {
+    ip(['netns', 'add', probe]);
+    ip(['-n', probe, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'eth1']);
+    ip(['-n', probe, 'link', 'set', 'eth0', 'up']);
+    const errs: string[] = [];
+    for (const bin of IPTABLES) {
+      const r = run('ip', ['netns', 'exec', probe, bin, '-w', '-A', 'INPUT', '-i', 'eth0', '-m', 'statistic', '--mode', 'random', '--probability', '0.5', '-j', 'DROP']);
+      if (r.ok) {
+        iptables = bin;
+        break;
+      }
+      if (!r.missing) errs.push(`${bin}: ${r.err}`);
+    }
+    if (!iptables) {
+      why.loss = errs.length === 0
+        ? 'no iptables binary (iptables-legacy or iptables: apt-get install iptables, Debian package iptables)'
+        : `no iptables statistic match (xt_statistic) here: ${errs.join('; ')}`;
+    }
+    const tbf = run('ip', ['netns', 'exec', probe, 'tc', 'qdisc', 'add', 'dev', 'eth0', 'root', 'tbf', 'rate', '1mbit', 'burst', '16kb', 'latency', '100ms']);
+    if (!tbf.ok) why.slowLink = tbf.missing ? 'no tc binary (Debian package iproute2)' : `tc qdisc add ... tbf failed (the kernel lacks sch_tbf?): ${tbf.err}`;
+    const netem = run('ip', ['netns', 'exec', probe, 'tc', 'qdisc', 'add', 'dev', 'eth1', 'root', 'netem', 'delay', '10ms']);
+    if (!netem.ok) {
+      why.delay = netem.missing ? 'no tc binary (Debian package iproute2)'
+        : /unknown/i.test(netem.err) ? `the kernel lacks sch_netem (CONFIG_NET_SCH_NETEM): tc says "${netem.err}"` : `tc qdisc add ... netem failed: ${netem.err}`;
+    }
+  } catch (err) {
+    const reason = `the probe namespace could not be set up: ${(err as Error).message.split('\n')[0]}`;
+    for (const f of Object.keys(why) as NetFault[]) why[f] ??= reason;
+  } finally {
+    ip(['netns', 'del', probe], true);
+  }
+  probed = { iptables, why };
+  return probed;
+}
+
+/**
+ * Which of the faults beyond partitions this machine cannot inject, each with the reason (null: it can): `loss`
+ * (iptables with the statistic match), `slowLink` (the tbf qdisc), `delay` (the netem qdisc, sch_netem). Without
+ * network namespaces every one carries netnsUnavailable()'s reason.
+ */
+export function netFaultsUnavailable(): Record<NetFault, string | null> {
+  return { ...probeFaults().why };
+}
+
 export interface Host {
   name: string;
   ns: string;
@@ -96,6 +185,12 @@ export class NetCluster {
   /** Rules in place, as `<receiver>|<sender>`. */
   readonly #drops = new Set<string>();
   readonly #down = new Set<string>();
+  /** Loss rules in place per host: the iptables arguments after -A / -D. */
+  readonly #loss = new Map<string, string[][]>();
+  /** Hosts with a root qdisc of ours (slowLink / delay), and whether the bridge port has one too. */
+  readonly #qdisc = new Map<string, { kind: 'tbf' | 'netem'; port: boolean }>();
+  /** Each host's bridge port in the switch namespace. */
+  readonly #port = new Map<string, string>();
   #destroyed = false;
 
   /**
@@ -146,6 +241,7 @@ export class NetCluster {
         ip(['-n', ns, 'rule', 'add', 'pref', '100', 'table', 'local']);
         ip(['-n', ns, 'rule', 'del', 'pref', '0']);
         this.hosts.set(name, { name, ns, addr, wrap: ['ip', 'netns', 'exec', ns] });
+        this.#port.set(name, `v${i}`);
       });
     } catch (err) {
       this.destroy();
@@ -182,8 +278,111 @@ export class NetCluster {
     this.#down.add(name);
   }
 
-  /** Removes every cut and brings every link up. */
+  #iptables(name: string, args: string[], allowFail = false): void {
+    const bin = probeFaults().iptables;
+    if (!bin) throw new NetFaultUnavailableError('loss', probeFaults().why.loss ?? 'no iptables');
+    const r = run('ip', ['netns', 'exec', this.host(name).ns, bin, '-w', ...args]);
+    if (!r.ok && !allowFail) throw new Error(`${bin} ${args.join(' ')} in ${name}: ${r.err}`);
+  }
+
+  /**
+   * Random loss of `percent` % of the packets arriving on (`in`), leaving from (`out`) or both ways (default) the
+   * host's eth0: iptables' statistic match (mode random) in the host's INPUT / OUTPUT chain. Replaces the host's
+   * loss in place; undone by heal() (and with the namespace by destroy()).
+   */
+  loss(name: string, percent: number, opts: { direction?: 'in' | 'out' | 'both' } = {}): void {
+    if (!(percent > 0 && percent <= 100)) throw new RangeError(`loss percent must be in (0, 100], got ${percent}`);
+    const direction = opts.direction ?? 'both';
+    if (!['in', 'out', 'both'].includes(direction)) throw new RangeError(`loss direction must be in, out or both, got ${String(direction)}`);
+    const why = probeFaults().why.loss;
+    if (why) throw new NetFaultUnavailableError('loss', why);
+    this.host(name);
+    this.#clearLoss(name);
+    const p = (percent / 100).toFixed(4);
+    const rules: string[][] = [];
+    if (direction !== 'out') rules.push(['INPUT', '-i', 'eth0', '-m', 'statistic', '--mode', 'random', '--probability', p, '-j', 'DROP']);
+    if (direction !== 'in') rules.push(['OUTPUT', '-o', 'eth0', '-m', 'statistic', '--mode', 'random', '--probability', p, '-j', 'DROP']);
+    this.#loss.set(name, []);
+    for (const r of rules) {
+      this.#iptables(name, ['-A', ...r]);
+      this.#loss.get(name)!.push(r);
+    }
+  }
+
+  /** Packets the host's loss rules dropped so far (their iptables counters), 0 without loss rules. */
+  lossDropped(name: string): number {
+    const bin = probeFaults().iptables;
+    if (!bin || !this.#loss.has(name)) return 0;
+    let n = 0;
+    for (const chain of ['INPUT', 'OUTPUT']) {
+      const out = execFileSync('ip', ['netns', 'exec', this.host(name).ns, bin, '-w', '-L', chain, '-v', '-x', '-n'], { encoding: 'utf8' });
+      for (const line of out.split('\n')) if (/statistic mode random/.test(line) && /DROP/.test(line)) n += Number(line.trim().split(/\s+/)[0]) || 0;
+    }
+    return n;
+  }
+
+  /** The counters of the host's qdisc fault on its eth0 (what it sent), null without one. */
+  qdiscStats(name: string): { kind: string; sentPackets: number; dropped: number; overlimits: number } | null {
+    const q = this.#qdisc.get(name);
+    if (!q) return null;
+    const out = ip(['netns', 'exec', this.host(name).ns, 'tc', '-s', 'qdisc', 'show', 'dev', 'eth0'], true);
+    const m = out.match(/Sent \d+ bytes (\d+) pkt \(dropped (\d+), overlimits (\d+)/);
+    return { kind: q.kind, sentPackets: Number(m?.[1] ?? 0), dropped: Number(m?.[2] ?? 0), overlimits: Number(m?.[3] ?? 0) };
+  }
+
+  #clearLoss(name: string): void {
+    for (const r of this.#loss.get(name) ?? []) this.#iptables(name, ['-D', ...r], true);
+    this.#loss.delete(name);
+  }
+
+  #addQdisc(name: string, kind: 'tbf' | 'netem', spec: string[], port: boolean): void {
+    if (this.#qdisc.has(name)) throw new Error(`host ${name} already has a ${this.#qdisc.get(name)!.kind} fault; heal() first`);
+    const h = this.host(name);
+    this.#qdisc.set(name, { kind, port: false });
+    ip(['netns', 'exec', h.ns, 'tc', 'qdisc', 'add', 'dev', 'eth0', 'root', kind, ...spec]);
+    if (port) {
+      ip(['netns', 'exec', this.#sw, 'tc', 'qdisc', 'add', 'dev', this.#port.get(name)!, 'root', kind, ...spec]);
+      this.#qdisc.set(name, { kind, port: true });
+    }
+  }
+
+  #clearQdisc(name: string): void {
+    const q = this.#qdisc.get(name);
+    if (!q) return;
+    ip(['netns', 'exec', this.host(name).ns, 'tc', 'qdisc', 'del', 'dev', 'eth0', 'root'], true);
+    if (q.port) ip(['netns', 'exec', this.#sw, 'tc', 'qdisc', 'del', 'dev', this.#port.get(name)!, 'root'], true);
+    this.#qdisc.delete(name);
+  }
+
+  /**
+   * The host's link capped at `rateKbit` kbit/s both ways: a tbf qdisc on its eth0 (what it sends) and on its bridge
+   * port in the switch namespace (what it receives). Packets beyond the rate wait in the queue, up to `latencyMs`
+   * (default 1000), then drop: throughput bounded, queueing delay grows with the load. Undone by heal().
+   */
+  slowLink(name: string, rateKbit: number, opts: { latencyMs?: number; burstBytes?: number } = {}): void {
+    if (!(rateKbit >= 8)) throw new RangeError(`slowLink rate must be at least 8 kbit/s, got ${rateKbit}`);
+    const why = probeFaults().why.slowLink;
+    if (why) throw new NetFaultUnavailableError('slowLink', why);
+    // At least a few full frames, and at least 10 ms worth of the rate.
+    const burst = opts.burstBytes ?? Math.max(4096, Math.ceil((rateKbit * 1000) / 8 / 100));
+    this.#addQdisc(name, 'tbf', ['rate', `${rateKbit}kbit`, 'burst', String(burst), 'latency', `${opts.latencyMs ?? 1000}ms`], true);
+  }
+
+  /**
+   * Every packet the host sends delayed by `ms` (± `jitterMs`, normal distribution) with netem: needs a kernel with
+   * sch_netem; throws NetFaultUnavailableError with the reason otherwise (nothing else stands in for it). Undone by heal().
+   */
+  delay(name: string, ms: number, jitterMs = 0): void {
+    if (!(ms >= 0) || !(jitterMs >= 0)) throw new RangeError(`delay ms and jitterMs must be >= 0, got ${ms} / ${jitterMs}`);
+    const why = probeFaults().why.delay;
+    if (why) throw new NetFaultUnavailableError('delay', why);
+    this.#addQdisc(name, 'netem', ['delay', `${ms}ms`, ...(jitterMs > 0 ? [`${jitterMs}ms`, 'distribution', 'normal'] : [])], false);
+  }
+
+  /** Removes every cut, loss rule and qdisc, and brings every link up. */
   heal(): void {
+    for (const name of [...this.#loss.keys()]) this.#clearLoss(name);
+    for (const name of [...this.#qdisc.keys()]) this.#clearQdisc(name);
     for (const key of this.#drops) {
       const [receiver, sender] = key.split('|');
       ip(['-n', this.host(receiver).ns, 'rule', 'del', 'pref', '10', 'from', this.host(sender).addr, 'blackhole'], true);
@@ -198,7 +397,11 @@ export class NetCluster {
 
   /** The cuts in place, as `receiver<-sender` pairs (for logs). */
   get cuts(): string[] {
-    return [...[...this.#drops].map((k) => k.replace('|', '<-')), ...[...this.#down].map((h) => `${h} down`)];
+    return [
+      ...[...this.#drops].map((k) => k.replace('|', '<-')), ...[...this.#down].map((h) => `${h} down`),
+      ...[...this.#loss].map(([h, rules]) => `${h} loss ${rules.map((r) => `${r[0] === 'INPUT' ? 'in' : 'out'} ${Math.round(Number(r[8]) * 10_000) / 100}%`).join(' ')}`),
+      ...[...this.#qdisc].map(([h, q]) => `${h} ${q.kind}`),
+    ];
   }
 
   /** Pids of every process in the host's namespace. */

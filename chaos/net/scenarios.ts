@@ -15,7 +15,7 @@ import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from '../procs
 import type { StoredRecord } from '../drain';
 import { type CheckReport, type FaultWindow, check, readAcks, readDeliveries } from './checker';
 import type { MasterChange } from './client-child';
-import { NetCluster, netTempPrefix } from './netns';
+import { NetCluster, type NetFault, netTempPrefix } from './netns';
 import { CONTROLLER_MODE_TEST_TIMINGS } from '../../lib/cluster';
 
 export type NetMode = 'single' | 'sync' | 'async' | 'dledger' | 'controller';
@@ -35,6 +35,16 @@ export interface NetScenarioResult {
   mode: NetMode;
   report: CheckReport;
   notes: string[];
+  /** Loss / slow-link scenarios: what each level's rules did (packets dropped by the loss rules; tbf counters). */
+  levels: LevelCounters[];
+}
+
+export interface LevelCounters {
+  label: string;
+  /** Packets the loss rules dropped, per host. */
+  dropped: Record<string, number>;
+  /** A slow link's tbf on the host's eth0: packets it held back over the rate (overlimits) and dropped. */
+  tbf?: { host: string; sentPackets: number; overlimits: number; dropped: number };
 }
 
 const TOPIC = 'ChaosNetTopic';
@@ -73,6 +83,7 @@ export class NetRun {
   readonly consumers: Worker<ConsumerProgress>[] = [];
   readonly faults: FaultWindow[] = [];
   readonly notes: string[] = [];
+  readonly levels: LevelCounters[] = [];
   #open: { label: string; start: number } | null = null;
   acks = 100;
 
@@ -248,7 +259,7 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     const notOk: Record<string, number> = {};
     for (const p of run.producers) for (const [k, v] of Object.entries(p.last?.notOkByStatus ?? {})) notOk[k] = (notOk[k] ?? 0) + v;
     run.notes.push(`send failures ${run.producers.reduce((s, p) => s + (p.last?.failed ?? 0), 0)}, answers not SEND_OK ${JSON.stringify(notOk)}`);
-    return { scenario: name, mode, report, notes: run.notes };
+    return { scenario: name, mode, report, notes: run.notes, levels: run.levels };
   } finally {
     await killAll();
     net.destroy();
@@ -386,6 +397,67 @@ function controllerMasterIsolated(opts: NetScenarioOptions): Promise<NetScenario
   });
 }
 
+/** The loss levels of the loss scenarios, in turn. */
+export const LOSS_LEVELS = [5, 15, 30];
+/** The slow-link scenario's caps of the leader's link, in turn, kbit/s. */
+export const SLOW_LINK_KBIT = [1024, 128, 32];
+
+/**
+ * Stretch per level: 15 s, or --minutes M split over the levels. Before the first level 10 s of calm load, the figures
+ * each level is compared with.
+ */
+function levelMs(opts: NetScenarioOptions, levels: number): number {
+  return opts.minutes ? (opts.minutes * 60_000) / levels : 15_000;
+}
+
+/**
+ * DLedger 3 / SYNC_MASTER + SLAVE: random loss of 5 %, 15 % then 30 % of the packets both ways (iptables statistic
+ * match) on the master's host and on the clients' host at once, each for a stretch, then healed. The master is looked
+ * up at each level (a leader that lost its role under loss hands the fault on to the new one). Nothing acknowledged may
+ * be lost; the checker's figures per level are the acknowledged sends per second and their latency against the calm
+ * stretch before.
+ */
+function lossLevels(mode: 'sync' | 'dledger') {
+  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(`${mode}-loss`, mode, opts, async (run) => {
+    const stretch = levelMs(opts, LOSS_LEVELS.length);
+    let target = await run.masterHost();
+    if (!target) throw new Error('no master before the fault');
+    await sleep(10_000);
+    for (const pct of LOSS_LEVELS) {
+      target = (await run.masterHost().catch(() => null)) ?? target;
+      const hosts = [target, 'cl'];
+      run.fault(`${hosts.join('+')} loss ${pct}%`, () => { for (const h of hosts) run.net.loss(h, pct); });
+      await sleep(stretch);
+      run.levels.push({ label: `loss ${pct}%`, dropped: Object.fromEntries(hosts.map((h) => [h, run.net.lossDropped(h)])) });
+      run.log(`loss ${pct}%: dropped ${JSON.stringify(run.levels[run.levels.length - 1].dropped)} (acked ${run.acked()})`);
+    }
+    run.heal();
+  });
+}
+
+/**
+ * DLedger 3: the leader's link capped both ways (tbf) at 1024, 128 then 32 kbit/s, each for a stretch, then healed:
+ * replication and the clients' traffic share the cap, packets queue behind each other (up to 1 s), then drop.
+ */
+function dledgerSlowLink(opts: NetScenarioOptions): Promise<NetScenarioResult> {
+  return runNet('dledger-slow-link', 'dledger', opts, async (run) => {
+    const stretch = levelMs(opts, SLOW_LINK_KBIT.length);
+    let leader = await run.masterHost();
+    if (!leader) throw new Error('no master before the fault');
+    await sleep(10_000);
+    for (const kbit of SLOW_LINK_KBIT) {
+      leader = (await run.masterHost().catch(() => null)) ?? leader;
+      const host = leader;
+      run.fault(`${host} link ${kbit} kbit/s`, () => run.net.slowLink(host, kbit));
+      await sleep(stretch);
+      const q = run.net.qdiscStats(host);
+      run.levels.push({ label: `link ${kbit} kbit/s`, dropped: {}, tbf: q ? { host, sentPackets: q.sentPackets, overlimits: q.overlimits, dropped: q.dropped } : undefined });
+      run.log(`${host} link ${kbit} kbit/s: tbf ${JSON.stringify(q)} (acked ${run.acked()})`);
+    }
+    run.heal();
+  });
+}
+
 export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise<NetScenarioResult>> = {
   'single-namesrv-cut': namesrvCut('single'),
   'dledger-namesrv-cut': namesrvCut('dledger'),
@@ -398,4 +470,14 @@ export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise
   'dledger-random': randomFaults('dledger'),
   'sync-random': randomFaults('sync'),
   'controller-master-isolated': controllerMasterIsolated,
+  'dledger-loss': lossLevels('dledger'),
+  'sync-loss': lossLevels('sync'),
+  'dledger-slow-link': dledgerSlowLink,
+};
+
+/** The faults beyond partitions a scenario needs (netFaultsUnavailable() says whether this machine has them). */
+export const NET_SCENARIO_NEEDS: Record<string, NetFault> = {
+  'dledger-loss': 'loss',
+  'sync-loss': 'loss',
+  'dledger-slow-link': 'slowLink',
 };

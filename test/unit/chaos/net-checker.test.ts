@@ -92,7 +92,26 @@ describe('chaos/net checker', () => {
     }));
     expect(r.maxNoAckMs).to.equal(7500);
     expect(r.noAckSecondsOver1s).to.equal(6.5);
-    expect(r.faults).to.deep.equal([{ label: 'cut', durationMs: 6500, noAckMs: 7500, newMasterMs: 6000, clientsFollowMs: 1000, masterMissingAfterHealMs: 200 }]);
+    expect(r.faults).to.deep.equal([{
+      label: 'cut', durationMs: 6500, noAckMs: 7500, newMasterMs: 6000, clientsFollowMs: 1000, masterMissingAfterHealMs: 200,
+      acksPerSec: 0, latencyP50Ms: null, latencyP99Ms: null,
+    }]);
+    expect(r.before).to.deep.equal({ durationMs: 1000, acksPerSec: 2, latencyP50Ms: 5, latencyP99Ms: 5 });
+  });
+
+  it('gives each fault its acknowledged sends per second and send latency, beside the 20 s before the first fault', () => {
+    const acks: AckRecord[] = [];
+    // 25 s before the faults at 10/s, 20 ms each; then a fault at 2/s, 400 ms each (one slow one of 1,900 ms).
+    for (let i = 0; i < 250; i++) acks.push({ ...ack(`p0-${i}`, 0, i, 1000 + i * 100), sentMs: 1000 + i * 100 - 20 });
+    for (let i = 0; i < 20; i++) acks.push({ ...ack(`p0-${250 + i}`, 0, 250 + i, 26_000 + i * 500), sentMs: 26_000 + i * 500 - (i === 19 ? 1900 : 400) });
+    const r = check(input({
+      acks, sent: new Map([['0', 270]]), stored: acks.map((a) => stored(a.key, a.queueId, a.queueOffset)),
+      deliveries: [acks.map((a) => delivered(a.key, a.queueId, a.queueOffset))],
+      faults: [{ label: 'loss', start: 26_000, end: 36_000 }], endMs: 36_000,
+    }));
+    expect(r.before).to.deep.equal({ durationMs: 20_000, acksPerSec: 10, latencyP50Ms: 20, latencyP99Ms: 20 });
+    expect(r.faults[0]).to.include({ acksPerSec: 2, latencyP50Ms: 400, latencyP99Ms: 1900 });
+    expect(check(input({})).before).to.equal(null);
   });
 
   it('gives a fault only the master changes made before the next fault', () => {
