@@ -24,7 +24,7 @@ const FAST = {
   mappedFileSizeForEntryIndex: INDEX_FILE_SIZE,
 };
 
-const sendOk = (p: DefaultMQProducer, topic: string, body: string): Promise<SendResult> => sendUntilAccepted(p, topic, body, 30_000);
+const sendOk = (p: DefaultMQProducer, topic: string, body: string): Promise<SendResult> => sendUntilAccepted(p, topic, body, 60_000);
 
 const names = (dir: string): Promise<string[]> => fs.readdir(dir).then((n) => n.filter((x) => /^\d{20}$/.test(x)).sort(), () => []);
 
