@@ -31,6 +31,8 @@ export interface StoreBenchRow {
   writeBytesPerPut?: number | null;
   /** Kill -9 rows: CPU time of the store process per put, µs. */
   cpuMicrosPerPut?: number;
+  /** Kill -9 rows: of that, system time, µs. */
+  systemMicrosPerPut?: number;
   /** Kill -9 rows: milliseconds the store took to start (its recovery after a crash included). */
   startMs?: number;
 }
@@ -166,6 +168,7 @@ export async function crashRestartRuns(dir: string, restarts = 3, fileSize = 102
       const b = row(`store SYNC_FLUSH x${r.inFlight} ${what}`, r.puts, r.puts * MSG_SIZE, r.seconds * 1000);
       b.writeBytesPerPut = r.writeBytesPerPut;
       b.cpuMicrosPerPut = r.cpuMicrosPerPut;
+      b.systemMicrosPerPut = r.systemMicrosPerPut;
       b.startMs = r.startMs;
       rows.push(b);
     }
@@ -281,7 +284,7 @@ export function printStoreBench(rows: StoreBenchRow[]): void {
     const fresh = ratioOfFresh(rows, r);
     const crash = r.startMs === undefined ? '' : `start ${r.startMs.toFixed(0)} ms` +
       (r.writeBytesPerPut == null ? '' : `, ${Math.round(r.writeBytesPerPut)} B written per put`) +
-      (r.cpuMicrosPerPut === undefined ? '' : `, ${r.cpuMicrosPerPut.toFixed(1)} µs CPU per put`) + (fresh === null ? '' : `, ${fresh.toFixed(2)}x the fresh stores beside it`);
+      (r.cpuMicrosPerPut === undefined ? '' : `, ${r.cpuMicrosPerPut.toFixed(1)} µs CPU per put (${(r.systemMicrosPerPut ?? 0).toFixed(1)} system)`) + (fresh === null ? '' : `, ${fresh.toFixed(2)}x the fresh stores beside it`);
     console.log(pad(r.scenario, 48) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) +
       pad(String(Math.round(r.msgPerSec)), 10) + (ratio === null ? '' : `${(ratio * 100).toFixed(0)} %`) + crash);
   }

@@ -18,6 +18,8 @@ export interface CrashChildRow {
   writeBytesPerPut: number | null;
   /** CPU time of this process (user + system) per put, in µs. */
   cpuMicrosPerPut: number;
+  /** Of that, system time (the kernel: faults, writes, fdatasync), in µs. */
+  systemMicrosPerPut: number;
   /** Milliseconds from the store's construction to start() resolved (the recovery after a crash included). */
   startMs: number;
 }
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
     const w1 = writeBytes();
     const row: CrashChildRow = {
       inFlight, puts: count, seconds, writeBytesPerPut: w0 === null || w1 === null ? null : (w1 - w0) / count,
-      cpuMicrosPerPut: (cpu.user + cpu.system) / count, startMs,
+      cpuMicrosPerPut: (cpu.user + cpu.system) / count, systemMicrosPerPut: cpu.system / count, startMs,
     };
     process.stdout.write(`${JSON.stringify(row)}\n`);
   }
