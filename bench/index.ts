@@ -21,7 +21,7 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
     run: async () => (await import('./codec')).runCodecBench(),
   },
   store: {
-    about: 'store appends (ASYNC/SYNC flush) next to a plain sequential write, queue reads',
+    about: 'store appends (ASYNC/SYNC flush) next to a plain sequential write, queue reads, SYNC_FLUSH before and after kill -9',
     run: async () => {
       const m = await import('./store');
       const rows = await m.runStoreBench();

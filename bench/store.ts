@@ -6,15 +6,19 @@
  * when the binding loads); one row writes through write segments (transientStorePoolEnable=true) for comparison.
  * Beside ours, the Java 4.9.8 store (DefaultMessageStore, ../shared/javaref) appends the same messages the same ways
  * (bench/java/JavaStoreBench.java, a JVM per row, JIT warmed first); without Java those rows are left out with a line
- * saying why.
- * Run: `node dist/bench/store.js [--json] [--no-java]`.
+ * saying why. Last, SYNC_FLUSH x1 and x16 in child processes (test/helpers/store-crash-child.ts): fresh stores and, in
+ * turn with them, the same stores restarted after kill -9 of their process, each restart with its share of the fresh
+ * stores' rate beside it.
+ * Run: `node dist/bench/store.js [--json] [--no-java] [--crash-only]`.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultMessageStore } from '../lib/store/message-store';
 import { crc32 } from '../protocol/message/compression';
 import { javaSkipReason, makeRunDir, runJavaSource } from '../test/helpers/javaref';
+import type { CrashChildRow } from '../test/helpers/store-crash-child';
 
 export interface StoreBenchRow {
   scenario: string;
@@ -23,6 +27,14 @@ export interface StoreBenchRow {
   seconds: number;
   mbPerSec: number;
   msgPerSec: number;
+  /** Kill -9 rows: bytes the store process wrote to the disk per put (/proc/self/io), when known. */
+  writeBytesPerPut?: number | null;
+  /** Kill -9 rows: CPU time of the store process per put, µs. */
+  cpuMicrosPerPut?: number;
+  /** Kill -9 rows: of that, system time, µs. */
+  systemMicrosPerPut?: number;
+  /** Kill -9 rows: milliseconds the store took to start (its recovery after a crash included). */
+  startMs?: number;
 }
 
 const MSG_SIZE = 1024;
@@ -113,6 +125,63 @@ async function javaAppendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', c
   }
 }
 
+const CRASH_CHILD = path.join(__dirname, '..', 'test', 'helpers', 'store-crash-child.js');
+
+/** One store-crash-child.js on `dir` until it printed DONE, then kill -9: its rows. */
+function crashChildRound(dir: string, fileSize: number, warmup: number, count1: number, count16: number): Promise<CrashChildRow[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CRASH_CHILD, dir, String(fileSize), String(warmup), String(count1), String(count16)],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+    const rows: CrashChildRow[] = [];
+    let out = '';
+    let done = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      let nl: number;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        if (line.startsWith('{')) rows.push(JSON.parse(line) as CrashChildRow);
+        if (line === 'DONE' && !done) {
+          done = true;
+          child.kill('SIGKILL');
+        }
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (done ? resolve(rows) : reject(new Error(`store-crash-child exited ${code ?? signal} before DONE`))));
+  });
+}
+
+/**
+ * SYNC_FLUSH x1 and x16 in child processes, fresh stores and stores restarted after kill -9 in turn: fresh store 1,
+ * kill -9, the same store again (restart 1), fresh store 2 in a directory of its own, kill -9, store 2 again
+ * (restart 2), ..., and a last fresh store, so that a drift of the machine's load counts alike for both kinds. Each
+ * process warms up alike first. A restart's row says its share of the mean of the fresh stores measured just before
+ * and just after it (the target: at least 0.9).
+ */
+export async function crashRestartRuns(dir: string, restarts = 3, fileSize = 1024 * 1024 * 1024,
+  counts = { warmup: 5000, x1: 3000, x16: 30000 }): Promise<StoreBenchRow[]> {
+  const rows: StoreBenchRow[] = [];
+  const add = (got: CrashChildRow[], what: string) => {
+    for (const r of got) {
+      const b = row(`store SYNC_FLUSH x${r.inFlight} ${what}`, r.puts, r.puts * MSG_SIZE, r.seconds * 1000);
+      b.writeBytesPerPut = r.writeBytesPerPut;
+      b.cpuMicrosPerPut = r.cpuMicrosPerPut;
+      b.systemMicrosPerPut = r.systemMicrosPerPut;
+      b.startMs = r.startMs;
+      rows.push(b);
+    }
+  };
+  for (let i = 1; i <= restarts + 1; i++) {
+    const storeDir = path.join(dir, `s${i}`);
+    add(await crashChildRound(storeDir, fileSize, counts.warmup, counts.x1, counts.x16), `fresh store (${i})`);
+    if (i <= restarts) add(await crashChildRound(storeDir, fileSize, counts.warmup, counts.x1, counts.x16), `after kill -9 (${i})`);
+    await fs.rm(path.join(dir, `s${i - 1}`), { recursive: true, force: true });
+  }
+  return rows;
+}
+
 async function readQueue(store: DefaultMessageStore, label: string): Promise<StoreBenchRow> {
   const t0 = performance.now();
   let n = 0;
@@ -171,6 +240,9 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
       await fs.rm(path.join(base, `sync${inFlight}`), { recursive: true, force: true });
       if (!javaSkip) rows.push(...await javaAppendRun(path.join(base, `java-sync${inFlight}`), 'SYNC_FLUSH', count, inFlight, Math.round(count / 2)));
     }
+    // SYNC_FLUSH before and after kill -9 of the store's process (a child process), on the same store.
+    rows.push(...await crashRestartRuns(path.join(base, 'crash')));
+    await fs.rm(path.join(base, 'crash'), { recursive: true, force: true });
   } finally {
     await fs.rm(base, { recursive: true, force: true });
   }
@@ -188,6 +260,19 @@ export function ratioOfPlainWrite(rows: readonly StoreBenchRow[], r: StoreBenchR
   return r.mbPerSec / mean;
 }
 
+/**
+ * A row after a kill -9 restart: its msg/s as a share of the mean of the fresh stores' rows of the same x measured
+ * just before and just after it (restart i lies between fresh stores i and i + 1); else null.
+ */
+export function ratioOfFresh(rows: readonly StoreBenchRow[], r: StoreBenchRow): number | null {
+  const m = /^store SYNC_FLUSH (x\d+) after kill -9 \((\d+)\)$/.exec(r.scenario);
+  if (!m) return null;
+  const i = Number(m[2]);
+  const fresh = [i, i + 1].map((k) => rows.find((x) => x.scenario === `store SYNC_FLUSH ${m[1]} fresh store (${k})`))
+    .filter((x): x is StoreBenchRow => x !== undefined);
+  return fresh.length ? r.msgPerSec / (fresh.reduce((sum, x) => sum + x.msgPerSec, 0) / fresh.length) : null;
+}
+
 export function printStoreBench(rows: StoreBenchRow[]): void {
   const pad = (s: string, n: number) => s.padEnd(n);
   const raws = rows.filter((r) => r.scenario.startsWith('plain'));
@@ -196,15 +281,28 @@ export function printStoreBench(rows: StoreBenchRow[]): void {
     `of plain write (mean of ${raws.length}: ${mean.toFixed(1)} MB/s)`);
   for (const r of rows) {
     const ratio = ratioOfPlainWrite(rows, r);
+    const fresh = ratioOfFresh(rows, r);
+    const crash = r.startMs === undefined ? '' : `start ${r.startMs.toFixed(0)} ms` +
+      (r.writeBytesPerPut == null ? '' : `, ${Math.round(r.writeBytesPerPut)} B written per put`) +
+      (r.cpuMicrosPerPut === undefined ? '' : `, ${r.cpuMicrosPerPut.toFixed(1)} µs CPU per put (${(r.systemMicrosPerPut ?? 0).toFixed(1)} system)`) + (fresh === null ? '' : `, ${fresh.toFixed(2)}x the fresh stores beside it`);
     console.log(pad(r.scenario, 48) + pad(String(r.messages), 10) + pad(r.megabytes.toFixed(1), 10) + pad(r.mbPerSec.toFixed(1), 10) +
-      pad(String(Math.round(r.msgPerSec)), 10) + (ratio === null ? '' : `${(ratio * 100).toFixed(0)} %`));
+      pad(String(Math.round(r.msgPerSec)), 10) + (ratio === null ? '' : `${(ratio * 100).toFixed(0)} %`) + crash);
   }
 }
 
 if (require.main === module) {
-  // --json: the rows as one JSON array (bench/matrix.ts runs this file in a process of its own)
+  // --json: the rows as one JSON array (bench/matrix.ts runs this file in a process of its own); --crash-only: only the
+  // kill -9 rows (in a temp dir of their own)
   const print = process.argv.includes('--json') ? (rows: StoreBenchRow[]) => process.stdout.write(`${JSON.stringify(rows)}\n`) : printStoreBench;
-  runStoreBench({ java: !process.argv.includes('--no-java') }).then(print).catch((e) => {
+  const run = process.argv.includes('--crash-only') ? async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rmq-bench-store-crash-'));
+    try {
+      return await crashRestartRuns(dir);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  } : () => runStoreBench({ java: !process.argv.includes('--no-java') });
+  run().then(print).catch((e) => {
     console.error(e);
     process.exitCode = 1;
   });

@@ -6,6 +6,8 @@ import { DefaultMessageStore } from '../../../lib/store/message-store';
 import { StorePath } from '../../../lib/store/message-store-config';
 import { GetMessageStatus } from '../../../lib/store/store-status';
 import { mmapUnavailable } from '../../../lib/store/mmap';
+import { ZERO_WRITE } from '../../../lib/store/mapped-file';
+import type { CrashChildRow } from '../../helpers/store-crash-child';
 import { decodeRecord, makeMessage, tempDir } from './store-test-util';
 
 interface Ack { seq: number; queueId: number; queueOffset: number; phy: number }
@@ -35,6 +37,32 @@ function runChild(dir: string, flush: string, writes: string, startSeq: number, 
     });
     child.on('error', reject);
     child.on('exit', () => resolve(acks));
+  });
+}
+
+/** test/helpers/store-crash-child.js on `dir` (SYNC_FLUSH, 1,000 puts x1 and 2,000 x16) until DONE, then SIGKILL. */
+function runSyncFlushChild(dir: string): Promise<CrashChildRow[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'helpers', 'store-crash-child.js'), dir, String(64 * 1024 * 1024),
+      '500', '1000', '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const rows: CrashChildRow[] = [];
+    let buf = '';
+    let done = false;
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.startsWith('{')) rows.push(JSON.parse(line) as CrashChildRow);
+        if (line === 'DONE' && !done) {
+          done = true;
+          child.kill('SIGKILL');
+        }
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (done ? resolve(rows) : reject(new Error(`store-crash-child exited ${code ?? signal} before DONE`))));
   });
 }
 
@@ -139,5 +167,23 @@ describe('store: crash safety', function () {
     expect(r.messages).to.have.length(1);
     expect((await store.putMessage(makeMessage('X', 0, 'again'))).appendMessageResult!.logicsOffset).to.equal(50);
     await store.shutdown();
+  });
+
+  it('a store restarted after kill -9 writes no more to the disk per SYNC_FLUSH put than a fresh one', async function () {
+    // Counts bytes (/proc/self/io of the child), not time. Each fdatasync writes whole dirty page-cache folios: if a
+    // restart left the write position in a large folio (readahead of the recovered file, or zeros reserved in large
+    // writes), each 1 KiB put would make its fdatasync write up to 2 MiB.
+    if (mmapUnavailable()) this.skip();
+    try {
+      await fs.access('/proc/self/io');
+    } catch {
+      this.skip();
+    }
+    const rounds: CrashChildRow[][] = [];
+    for (let round = 0; round < 3; round++) rounds.push(await runSyncFlushChild(dir));
+    const x1 = rounds.map((rows) => rows.find((r) => r.inFlight === 1)!.writeBytesPerPut!);
+    // A fresh store: one 64 KiB folio per put at most (ZERO_WRITE), and the journal's blocks.
+    expect(x1[0]).to.be.within(1024, 2 * ZERO_WRITE);
+    for (const after of x1.slice(1)) expect(after, `bytes per put: fresh ${x1[0]}, after kill -9 ${after}`).to.be.at.most(x1[0] * 1.5);
   });
 });
