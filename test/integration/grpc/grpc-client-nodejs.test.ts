@@ -5,7 +5,7 @@
  * (8 KiB included, which our producer compresses).
  */
 import { expect } from 'chai';
-import { ConsumeResult, Producer, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
+import { ConsumeResult, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
 import { ConsumeConcurrentlyStatus, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer, createMessage } from '../../../lib/index';
 import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 import { randomName } from '../../helpers/cluster';
@@ -28,28 +28,6 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
   this.timeout(120_000);
   const g = useGrpcCluster();
 
-  async function producer(topic: string): Promise<Producer> {
-    const p = new Producer({ endpoints: g.endpoints, namespace: '', topics: [topic], logger });
-    await p.startup();
-    g.clients.push(p);
-    return p;
-  }
-
-  async function simpleConsumer(topic: string, group: string, filter = '*'): Promise<SimpleConsumer> {
-    const c = new SimpleConsumer({ endpoints: g.endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, filter]]), awaitDuration: 5000, logger });
-    await c.startup();
-    g.clients.push(c);
-    return c;
-  }
-
-  /** Messages of the group popped and not acked, over the topic's queues and its pop retry topic's. */
-  function inflight(topic: string, group: string, queues: number): number {
-    const cks = g.cluster.brokers[0].pop.checkPoints;
-    let n = 0;
-    for (let q = 0; q < queues; q++) n += cks.inflight(topic, group, q) + cks.inflight(`%RETRY%${group}_${topic}`, group, q);
-    return n;
-  }
-
   /** Receives until `count` messages came (or the time is up). */
   async function receiveAll(c: SimpleConsumer, count: number, invisibleMillis = 20_000): Promise<MessageView[]> {
     const got: MessageView[] = [];
@@ -63,7 +41,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
   it('the Producer sends, the SimpleConsumer receives every message intact and acks it; nothing comes back', async () => {
     const topic = randomName('GRPC');
     await createTopicAndWait(g.cluster.namesrvAddr, topic, 4);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const sent = new Map<string, Buffer>();
     for (let i = 0; i < 12; i++) {
       const b = body(i, i === 5 ? 8192 : 0);
@@ -72,9 +50,9 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
       sent.set(receipt.messageId, b);
     }
     const group = randomName('GCG');
-    const c = await simpleConsumer(topic, group);
+    const c = await g.simpleConsumer(topic, group);
     const got = await receiveAll(c, sent.size);
-    expect(inflight(topic, group, 4)).to.equal(sent.size);
+    expect(g.inflight(topic, group, 4)).to.equal(sent.size);
     expect(got.map((m) => m.messageId).sort()).to.deep.equal([...sent.keys()].sort());
     for (const m of got) {
       expect(m.corrupted, `digest of ${m.messageId}`).to.not.equal(true);
@@ -85,20 +63,20 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
       expect(m.deliveryAttempt).to.equal(1);
       await c.ack(m);
     }
-    expect(inflight(topic, group, 4)).to.equal(0);
+    expect(g.inflight(topic, group, 4)).to.equal(0);
     expect(await c.receive(16, 20_000)).to.deep.equal([]);
   });
 
   it('receives with a tag filter: only the matching messages', async () => {
     const topic = randomName('GRPCT');
     await createTopicAndWait(g.cluster.namesrvAddr, topic, 2);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const want = new Set<string>();
     for (let i = 0; i < 6; i++) {
       const r = await p.send({ topic, tag: i < 2 ? 'B' : 'A', body: body(i) });
       if (i < 2) want.add(r.messageId);
     }
-    const c = await simpleConsumer(topic, randomName('GCT'), 'B');
+    const c = await g.simpleConsumer(topic, randomName('GCT'), 'B');
     const got = await receiveAll(c, 2);
     expect(new Set(got.map((m) => m.messageId))).to.deep.equal(want);
     for (const m of got) await c.ack(m);
@@ -108,10 +86,10 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
   it('a changed invisible duration brings the message back with its attempt counted; acking the new handle ends it', async () => {
     const topic = randomName('GRPCI');
     await createTopicAndWait(g.cluster.namesrvAddr, topic, 1);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const { messageId } = await p.send({ topic, tag: 'x', body: body(1) });
     const group = randomName('GCI');
-    const c = await simpleConsumer(topic, group);
+    const c = await g.simpleConsumer(topic, group);
     const [first] = await receiveAll(c, 1, 60_000);
     expect(first.messageId).to.equal(messageId);
     const before = first.receiptHandle;
@@ -124,7 +102,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
     // A short invisible time: were the ack of the changed handle lost, the message would be back within the poll below.
     await c.changeInvisibleDuration(again, 1500);
     await c.ack(again);
-    expect(inflight(topic, group, 1)).to.equal(0);
+    expect(g.inflight(topic, group, 1)).to.equal(0);
     expect(await c.receive(16, 20_000)).to.deep.equal([]);
   });
 
@@ -133,13 +111,13 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
     await createTopicAndWait(g.cluster.namesrvAddr, topic, 2);
     // The client checks the message type against the route's accepted types (Publishing.validate_message_type).
     g.cluster.brokers[0].topicConfigManager.selectTopicConfig(topic)!.attributes = new Map([['message.type', 'DELAY']]);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const deliveryTimestamp = new Date(Date.now() + 2000);
     const { messageId } = await p.send({ topic, tag: 'd', body: body(7), deliveryTimestamp });
     const store = g.cluster.brokers[0].messageStore;
     const queued = () => store.getMaxOffsetInQueue(topic, 0) + store.getMaxOffsetInQueue(topic, 1);
     expect(queued()).to.equal(0);
-    const c = await simpleConsumer(topic, randomName('GCD'));
+    const c = await g.simpleConsumer(topic, randomName('GCD'));
     const [m] = await receiveAll(c, 1);
     expect(queued()).to.equal(1);
     expect(m.messageId).to.equal(messageId);
@@ -159,7 +137,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
     } finally {
       await admin.shutdown();
     }
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const ids = new Map<string, string>();
     for (const name of ['ok', 'once', 'never']) ids.set((await p.send({ topic, tag: 'p', body: Buffer.from(name) })).messageId, name);
     const attempts = new Map<string, number[]>();
@@ -203,7 +181,7 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
       await rp.shutdown();
     }
     const group = randomName('GCR');
-    const c = await simpleConsumer(topic, group);
+    const c = await g.simpleConsumer(topic, group);
     const got = await receiveAll(c, sent.size);
     expect(got.map((m) => m.messageId).sort()).to.deep.equal([...sent.keys()].sort());
     for (const m of got) {
@@ -213,13 +191,13 @@ describe('gRPC endpoint: rocketmq-client-nodejs against our broker', function ()
       expect(m.properties.get('origin')).to.equal('remoting');
       await c.ack(m);
     }
-    expect(inflight(topic, group, 4)).to.equal(0);
+    expect(g.inflight(topic, group, 4)).to.equal(0);
   });
 
   it('the gRPC Producer -> our remoting push consumer: bodies, tags, keys and message ids intact', async () => {
     const topic = randomName('GRPCP');
     await createTopicAndWait(g.cluster.namesrvAddr, topic, 4);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const sent = new Map<string, Buffer>();
     for (let i = 0; i < 6; i++) {
       const b = body(i, i % 3 === 0 ? 8192 : 64);

@@ -5,7 +5,7 @@
  * before anything after it in its queue), and a message out of attempts goes to %DLQ%group and lets its queue go on.
  */
 import { expect } from 'chai';
-import { ConsumeResult, Producer, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
+import { ConsumeResult, type Producer, PushConsumer, type MessageView } from 'rocketmq-client-nodejs';
 import { DefaultMQAdminExt } from '../../../lib/index';
 import { newSubscriptionGroupConfig } from '../../../protocol/body/subscription-group-wrapper';
 import { newTopicConfig } from '../../../protocol/body/topic-config';
@@ -48,20 +48,6 @@ describe('gRPC endpoint: FIFO (orderly POP) with rocketmq-client-nodejs', functi
     return { topic, group };
   }
 
-  async function producer(topic: string): Promise<Producer> {
-    const p = new Producer({ endpoints: g.endpoints, namespace: '', topics: [topic], logger });
-    await p.startup();
-    g.clients.push(p);
-    return p;
-  }
-
-  async function simpleConsumer(topic: string, group: string): Promise<SimpleConsumer> {
-    const c = new SimpleConsumer({ endpoints: g.endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), awaitDuration: 5000, logger });
-    await c.startup();
-    g.clients.push(c);
-    return c;
-  }
-
   /** Sends `perGroup` messages "<messageGroup>-<seq>" to each message group, the groups interleaved. */
   async function sendGroups(p: Producer, topic: string, messageGroups: string[], perGroup: number): Promise<void> {
     for (let seq = 0; seq < perGroup; seq++) {
@@ -74,10 +60,10 @@ describe('gRPC endpoint: FIFO (orderly POP) with rocketmq-client-nodejs', functi
 
   it('SimpleConsumer: a failed message comes again with its attempt counted, before anything after it in its queue; every group in order', async () => {
     const { topic, group } = await fifoTopicAndGroup(2, 16);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const messageGroups = ['ga', 'gb', 'gc', 'gd'];
     await sendGroups(p, topic, messageGroups, 4);
-    const c = await simpleConsumer(topic, group);
+    const c = await g.simpleConsumer(topic, group);
     const failing = 'ga-1';
     const deliveries: Delivery[] = [];
     const consumed = new Map<string, number[]>(messageGroups.map((mg) => [mg, []]));
@@ -152,9 +138,9 @@ describe('gRPC endpoint: FIFO (orderly POP) with rocketmq-client-nodejs', functi
 
   it('SimpleConsumer: a message out of attempts goes to %DLQ%group, and its queue goes on', async () => {
     const { topic, group } = await fifoTopicAndGroup(1, 1);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     await sendGroups(p, topic, ['gx'], 2);
-    const c = await simpleConsumer(topic, group);
+    const c = await g.simpleConsumer(topic, group);
     const dlq = () => g.cluster.brokers[0].messageStore.getMaxOffsetInQueue(`%DLQ%${group}`, 0);
     const attempts: number[] = [];
     for (;;) {
@@ -184,7 +170,7 @@ describe('gRPC endpoint: FIFO (orderly POP) with rocketmq-client-nodejs', functi
     const { topic, group } = await fifoTopicAndGroup(2, 2, {
       groupRetryPolicy: { type: 'EXPONENTIAL', exponentialRetryPolicy: { initial: 1000, max: 2000, multiplier: 2 } },
     });
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const messageGroups = ['pa', 'pb', 'pc'];
     await sendGroups(p, topic, messageGroups, 4);
     const log = new Map<string, string[]>(messageGroups.map((mg) => [mg, []]));

@@ -6,13 +6,13 @@
  * included) intact, none lost. Skipped, saying why, without `java` or the Java 4.9.8 build.
  */
 import { expect } from 'chai';
-import { Producer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
+import { SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
 import { randomName } from '../../helpers/cluster';
 import { skipWithoutJava } from '../../helpers/javaref';
 import { javaMixedConsume, javaMixedProduce, md5Hex, mixedBody, type MixedReceived } from '../../helpers/mixed-client-driver';
 import { waitFor } from '../../helpers/wait-for';
 import { createTopicAndWait } from '../pop/pop-scenario';
-import { clientLogger as logger, useGrpcCluster } from './grpc-client-fixture';
+import { useGrpcCluster } from './grpc-client-fixture';
 
 /** What one message was sent with, whichever client sent it. */
 interface Expected { tag: string; keys: string[]; properties: Record<string, string>; body: Buffer }
@@ -21,28 +21,6 @@ describe('gRPC endpoint: a Java 4.9.8 client and rocketmq-client-nodejs on one t
   this.timeout(240_000);
   skipWithoutJava('4.9.8');
   const g = useGrpcCluster();
-
-  async function producer(topic: string): Promise<Producer> {
-    const p = new Producer({ endpoints: g.endpoints, namespace: '', topics: [topic], logger });
-    await p.startup();
-    g.clients.push(p);
-    return p;
-  }
-
-  async function simpleConsumer(topic: string, group: string): Promise<SimpleConsumer> {
-    const c = new SimpleConsumer({ endpoints: g.endpoints, namespace: '', consumerGroup: group, subscriptions: new Map([[topic, '*']]), awaitDuration: 5000, logger });
-    await c.startup();
-    g.clients.push(c);
-    return c;
-  }
-
-  /** Messages of the group popped and not acked, over the topic's queues and its pop retry topic's. */
-  function inflight(topic: string, group: string, queues: number): number {
-    const cks = g.cluster.brokers[0].pop.checkPoints;
-    let n = 0;
-    for (let q = 0; q < queues; q++) n += cks.inflight(topic, group, q) + cks.inflight(`%RETRY%${group}_${topic}`, group, q);
-    return n;
-  }
 
   /** Receives and acks until `count` messages came. */
   async function receiveAll(c: SimpleConsumer, count: number): Promise<MessageView[]> {
@@ -74,7 +52,7 @@ describe('gRPC endpoint: a Java 4.9.8 client and rocketmq-client-nodejs on one t
 
   /** The gRPC producer: 10 messages, every third of 8 KiB, two keys and two user properties each (one not ASCII). */
   async function grpcSends(topic: string): Promise<Map<string, Expected>> {
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const sent = new Map<string, Expected>();
     for (let i = 0; i < 10; i++) {
       const e: Expected = {
@@ -120,9 +98,9 @@ describe('gRPC endpoint: a Java 4.9.8 client and rocketmq-client-nodejs on one t
     await createTopicAndWait(g.cluster.namesrvAddr, topic, 4);
     const sent = await javaSends(topic);
     const group = randomName('GJC');
-    const c = await simpleConsumer(topic, group);
+    const c = await g.simpleConsumer(topic, group);
     expectAtGrpc(await receiveAll(c, sent.size), sent);
-    expect(inflight(topic, group, 4)).to.equal(0);
+    expect(g.inflight(topic, group, 4)).to.equal(0);
     expect(await c.receive(16, 20_000)).to.deep.equal([]);
   });
 
@@ -142,10 +120,10 @@ describe('gRPC endpoint: a Java 4.9.8 client and rocketmq-client-nodejs on one t
     const group = randomName('GJC');
     const [atJava, atGrpc] = await Promise.all([
       javaMixedConsume(g.cluster.namesrvAddr, topic, randomName('JCG'), all.size, { timeoutS: 90 }),
-      simpleConsumer(topic, group).then((c) => receiveAll(c, all.size)),
+      g.simpleConsumer(topic, group).then((c) => receiveAll(c, all.size)),
     ]);
     expectAtJava(atJava, all);
     expectAtGrpc(atGrpc, all);
-    expect(inflight(topic, group, 4)).to.equal(0);
+    expect(g.inflight(topic, group, 4)).to.equal(0);
   });
 });

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConsumeResult, Producer, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
+import { ConsumeResult, PushConsumer, SimpleConsumer, type MessageView } from 'rocketmq-client-nodejs';
 import { registerLeftover } from '../../helpers/root-hooks';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
@@ -20,18 +20,6 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
   this.timeout(120_000);
   const g = useGrpcCluster();
 
-  async function producer(topic: string): Promise<Producer> {
-    const p = new Producer({ endpoints: g.endpoints, namespace: '', topics: [topic], logger });
-    await p.startup();
-    g.clients.push(p);
-    return p;
-  }
-
-  function inflight(topic: string, group: string): number {
-    const cks = g.cluster.brokers[0].pop.checkPoints;
-    return cks.inflight(topic, group, 0) + cks.inflight(`%RETRY%${group}_${topic}`, group, 0);
-  }
-
   it('a message held past its invisible time is renewed: delivered once, and acked with the renewed handle', async () => {
     const topic = randomName('GRN');
     const group = randomName('GRNG');
@@ -40,7 +28,7 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
     const saved = g.app.config.defaultInvisibleTimeMills;
     g.app.config.defaultInvisibleTimeMills = 12_000;
     try {
-      const { messageId } = await (await producer(topic)).send({ topic, tag: 'r', body: Buffer.from('held') });
+      const { messageId } = await (await g.producer(topic)).send({ topic, tag: 'r', body: Buffer.from('held') });
       const deliveries: number[] = [];
       let release: (r: ConsumeResult) => void = () => undefined;
       const consumer = new PushConsumer({
@@ -62,9 +50,9 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
       // Held for longer than the 12 s it was made invisible for.
       await waitFor(() => Date.now() - first > 20_000, 30_000, 'the consumer holding the message for 20 s', 200);
       expect(deliveries).to.deep.equal([1]);
-      expect(inflight(topic, group)).to.equal(1);
+      expect(g.inflight(topic, group)).to.equal(1);
       release(ConsumeResult.SUCCESS);
-      await waitFor(() => inflight(topic, group) === 0, 30_000, 'the ack of the renewed handle');
+      await waitFor(() => g.inflight(topic, group) === 0, 30_000, 'the ack of the renewed handle');
       expect(deliveries).to.deep.equal([1]);
       expect(g.app.receiptHandles.size).to.equal(0);
       expect(messageId).to.match(/^[0-9A-F]{34}$/);
@@ -77,7 +65,7 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
     const topic = randomName('GRK');
     const group = randomName('GRKG');
     await createTopicAndWait(g.cluster.namesrvAddr, topic, 1);
-    const p = await producer(topic);
+    const p = await g.producer(topic);
     const sent = new Set<string>();
     for (let i = 0; i < 3; i++) sent.add((await p.send({ topic, tag: 'k', body: Buffer.from(`k${i}`) })).messageId);
     const script = path.join(__dirname, '..', '..', 'helpers', 'grpc-push-consumer-child.js');
@@ -118,6 +106,6 @@ describe('gRPC endpoint: receipt-handle renewal and a killed push consumer', fun
       expect(m.deliveryAttempt).to.equal(2);
       await c.ack(m);
     }
-    expect(inflight(topic, group)).to.equal(0);
+    expect(g.inflight(topic, group)).to.equal(0);
   });
 });
