@@ -17,6 +17,8 @@ export const OUR_ONLY_BROKER_CONFIG_KEYS: readonly string[] = [
   'sendHeartbeatTimeoutMillis', 'brokerElectionPriority', 'inSyncReplicas', 'minInSyncReplicas', 'allAckInSyncStateSet',
   'enableAutoInSyncReplicas', 'haMaxTimeSlaveNotCatchup', 'syncFromLastFile', 'asyncLearner', 'storePathEpochFile',
   'storePathBrokerIdentity', 'readUnCommitted',
+  // Java 5.x orderly POP (BrokerConfig of 5.3.3; lib/broker/pop)
+  'enableNotifyAfterPopOrderLockRelease',
   // DLedger keys: Java prints them only once set (their default is null; its batch-push field prints as
   // isEnableBatchPush); ours prints them empty or false
   'dLegerGroup', 'dLegerPeers', 'dLegerSelfId', 'preferredLeaderId', 'enableBatchPush',
