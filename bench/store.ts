@@ -11,14 +11,13 @@
  * stores' rate beside it.
  * Run: `node dist/bench/store.js [--json] [--no-java] [--crash-only]`.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultMessageStore } from '../lib/store/message-store';
 import { crc32 } from '../protocol/message/compression';
 import { javaSkipReason, makeRunDir, runJavaSource } from '../test/helpers/javaref';
-import type { CrashChildRow } from '../test/helpers/store-crash-child';
+import { type CrashChildRow, runStoreCrashChild } from '../test/helpers/store-crash-run';
 
 export interface StoreBenchRow {
   scenario: string;
@@ -125,33 +124,6 @@ async function javaAppendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', c
   }
 }
 
-const CRASH_CHILD = path.join(__dirname, '..', 'test', 'helpers', 'store-crash-child.js');
-
-/** One store-crash-child.js on `dir` until it printed DONE, then kill -9: its rows. */
-function crashChildRound(dir: string, fileSize: number, warmup: number, count1: number, count16: number): Promise<CrashChildRow[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CRASH_CHILD, dir, String(fileSize), String(warmup), String(count1), String(count16)],
-      { stdio: ['ignore', 'pipe', 'inherit'] });
-    const rows: CrashChildRow[] = [];
-    let out = '';
-    let done = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      let nl: number;
-      while ((nl = out.indexOf('\n')) >= 0) {
-        const line = out.slice(0, nl);
-        out = out.slice(nl + 1);
-        if (line.startsWith('{')) rows.push(JSON.parse(line) as CrashChildRow);
-        if (line === 'DONE' && !done) {
-          done = true;
-          child.kill('SIGKILL');
-        }
-      }
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => (done ? resolve(rows) : reject(new Error(`store-crash-child exited ${code ?? signal} before DONE`))));
-  });
-}
 
 /**
  * SYNC_FLUSH x1 and x16 in child processes, fresh stores and stores restarted after kill -9 in turn: fresh store 1,
@@ -175,8 +147,8 @@ export async function crashRestartRuns(dir: string, restarts = 3, fileSize = 102
   };
   for (let i = 1; i <= restarts + 1; i++) {
     const storeDir = path.join(dir, `s${i}`);
-    add(await crashChildRound(storeDir, fileSize, counts.warmup, counts.x1, counts.x16), `fresh store (${i})`);
-    if (i <= restarts) add(await crashChildRound(storeDir, fileSize, counts.warmup, counts.x1, counts.x16), `after kill -9 (${i})`);
+    add(await runStoreCrashChild(storeDir, fileSize, counts.warmup, counts.x1, counts.x16), `fresh store (${i})`);
+    if (i <= restarts) add(await runStoreCrashChild(storeDir, fileSize, counts.warmup, counts.x1, counts.x16), `after kill -9 (${i})`);
     await fs.rm(path.join(dir, `s${i - 1}`), { recursive: true, force: true });
   }
   return rows;

@@ -7,7 +7,7 @@ import { StorePath } from '../../../lib/store/message-store-config';
 import { GetMessageStatus } from '../../../lib/store/store-status';
 import { mmapUnavailable } from '../../../lib/store/mmap';
 import { ZERO_WRITE } from '../../../lib/store/mapped-file';
-import type { CrashChildRow } from '../../helpers/store-crash-child';
+import { type CrashChildRow, runStoreCrashChild } from '../../helpers/store-crash-run';
 import { decodeRecord, makeMessage, tempDir } from './store-test-util';
 
 interface Ack { seq: number; queueId: number; queueOffset: number; phy: number }
@@ -41,30 +41,7 @@ function runChild(dir: string, flush: string, writes: string, startSeq: number, 
 }
 
 /** test/helpers/store-crash-child.js on `dir` (SYNC_FLUSH, 1,000 puts x1 and 2,000 x16) until DONE, then SIGKILL. */
-function runSyncFlushChild(dir: string): Promise<CrashChildRow[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'helpers', 'store-crash-child.js'), dir, String(64 * 1024 * 1024),
-      '500', '1000', '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const rows: CrashChildRow[] = [];
-    let buf = '';
-    let done = false;
-    child.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.startsWith('{')) rows.push(JSON.parse(line) as CrashChildRow);
-        if (line === 'DONE' && !done) {
-          done = true;
-          child.kill('SIGKILL');
-        }
-      }
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => (done ? resolve(rows) : reject(new Error(`store-crash-child exited ${code ?? signal} before DONE`))));
-  });
-}
+const runSyncFlushChild = (dir: string): Promise<CrashChildRow[]> => runStoreCrashChild(dir, 64 * 1024 * 1024, 500, 1000, 2000);
 
 /** Every acknowledged message is readable where it was acknowledged, and each consume queue agrees with the commit log. */
 async function verify(dir: string, acks: Map<number, Ack>): Promise<void> {
