@@ -24,18 +24,8 @@ import { freePort } from '../lib/cluster';
 import { PROTO_LOADER_OPTIONS, protoRoot } from '../lib/grpc/grpc-loader';
 import type { BenchResult } from './bench-util';
 import { type Scenario, runScenario, startBrokerProcess } from './producer';
+import { ACL_YML, ADMIN, USER } from './security';
 
-const ACL_YML = `accounts:
-  - accessKey: benchUser
-    secretKey: bench-secret
-    defaultTopicPerm: PUB|SUB
-    defaultGroupPerm: SUB
-  - accessKey: benchAdmin
-    secretKey: bench-admin-secret
-    admin: true
-`;
-const USER = { accessKey: 'benchUser', secretKey: 'bench-secret' };
-const ADMIN = { accessKey: 'benchAdmin', secretKey: 'bench-admin-secret' };
 const SCENARIO: Scenario = { name: 'x64', inflight: 64, batch: 1, async: true };
 
 interface Config { name: string; mode: 'disabled' | 'permissive'; tls: boolean; acl: boolean }

@@ -19,7 +19,8 @@ import { RequestCode } from '../protocol/code/request-code';
 import { RemotingCommand } from '../protocol/remoting-command';
 import { type Scenario, runScenario, startBrokerProcess } from './producer';
 
-const ACL_YML = `accounts:
+/** The benchmark's ACL accounts (bench/grpc-tls.ts uses them too). */
+export const ACL_YML = `accounts:
   - accessKey: benchUser
     secretKey: bench-secret
     defaultTopicPerm: PUB|SUB
@@ -28,8 +29,8 @@ const ACL_YML = `accounts:
     secretKey: bench-admin-secret
     admin: true
 `;
-const USER = { accessKey: 'benchUser', secretKey: 'bench-secret' };
-const ADMIN = { accessKey: 'benchAdmin', secretKey: 'bench-admin-secret' };
+export const USER = { accessKey: 'benchUser', secretKey: 'bench-secret' };
+export const ADMIN = { accessKey: 'benchAdmin', secretKey: 'bench-admin-secret' };
 const SCENARIO: Scenario = { name: 'async x256', inflight: 256, batch: 1, async: true };
 
 interface Row {
