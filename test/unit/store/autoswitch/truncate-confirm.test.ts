@@ -129,6 +129,66 @@ describe('store/autoswitch: truncation of a running store and dispatch held at t
     expect(slave.getNextQueueOffset('TrT', 0)).to.equal(5);
   });
 
+  /** A controller-mode store (the confirm offset as set, as a fenced replica's) on `dir`, started. */
+  const openConfirmed = async (dir: string, keep = true): Promise<DefaultMessageStore> => {
+    const store = new DefaultMessageStore({ ...SMALL, storePathRootDir: dir }, { logger: silent });
+    store.setConfirmOffsetSource(() => store.getConfirmOffsetDirectly());
+    await store.start();
+    if (keep) stores.push({ store, dir });
+    return store;
+  };
+  const dispatched = (store: DefaultMessageStore): number => store.getMaxOffsetInQueue('TrT', 0) + store.getMaxOffsetInQueue('TrT', 1);
+  const checkpointConfirm = async (dir: string): Promise<number> => Number((await fs.readFile(path.join(dir, 'checkpoint'))).readBigInt64BE(32));
+
+  it('a restarted store dispatches no further than the confirm offset of its checkpoint, after a clean exit and after a crash', async () => {
+    const dir = await tempDir('rmq-confirm-restart-');
+    let store = await openConfirmed(dir, false);
+    const ends = await put(store, 0, 10);
+    expect(dispatched(store)).to.equal(0);
+    store.setConfirmOffset(ends[5]);
+    await waitFor(() => dispatched(store) === 6, 5000, 'six dispatched');
+    await store.shutdown();
+    // Java's StoreCheckpoint: confirmPhyOffset at byte 32
+    expect(await checkpointConfirm(dir)).to.equal(ends[5]);
+
+    // a clean restart: the consume queues as they were, nothing beyond the confirm offset dispatched
+    store = await openConfirmed(dir, false);
+    expect(store.getConfirmOffsetDirectly()).to.equal(ends[5]);
+    expect(store.getMaxPhyOffset()).to.equal(ends[9]);
+    expect(dispatched(store)).to.equal(6);
+    expect(store.reputFromOffset).to.equal(ends[5]);
+    expect((await store.getMessage('g', 'TrT', 0, 3, 32)).status).to.not.equal('FOUND');
+    await store.shutdown();
+
+    // a crash (abort file left) with the consume queues lost: recovery re-dispatches what was confirmed only
+    await fs.writeFile(path.join(dir, 'abort'), '');
+    await fs.rm(path.join(dir, 'consumequeue'), { recursive: true, force: true });
+    store = await openConfirmed(dir);
+    expect(store.lastExitOK).to.equal(false);
+    expect(store.getMaxPhyOffset()).to.equal(ends[9]);
+    expect(dispatched(store)).to.equal(6);
+    expect(store.reputFromOffset).to.equal(ends[5]);
+    // the offset moves (a master's frame, or this replica elected): the rest follows
+    store.setConfirmOffset(ends[9]);
+    await waitFor(() => dispatched(store) === 10, 5000, 'all dispatched');
+    // a truncation below it takes the confirm offset back with it (Java's truncateDirtyFiles)
+    expect(await store.truncateFiles(ends[7])).to.equal(true);
+    expect(store.getConfirmOffsetDirectly()).to.equal(ends[7]);
+    await store.flushConsumeQueues();
+    expect(await checkpointConfirm(dir)).to.equal(ends[7]);
+  });
+
+  it('a confirm offset in the checkpoint beyond the recovered log is brought back to its end', async () => {
+    const dir = await tempDir('rmq-confirm-beyond-');
+    let store = await openConfirmed(dir, false);
+    const ends = await put(store, 0, 4);
+    store.setConfirmOffset(ends[3] + 1000);
+    await store.shutdown();
+    store = await openConfirmed(dir);
+    expect(store.getConfirmOffsetDirectly()).to.equal(ends[3]);
+    expect(dispatched(store)).to.equal(4);
+  });
+
   it('a SYNC_MASTER whose replicas in sync are fewer than minInSyncReplicas refuses a put that waits for the store (IN_SYNC_REPLICAS_NOT_ENOUGH)', async () => {
     const master = await open();
     let inSync = 1;
