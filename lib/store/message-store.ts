@@ -404,11 +404,12 @@ export class DefaultMessageStore {
       const pending: Promise<void>[] = [];
       // Controller mode (Java's recoverAbnormally): only what was confirmed is dispatched; the rest stays in the
       // commit log until the role is known (a slave's handshake may cut it off).
-      const confirm = this.#confirmOffsetSource ? this.getConfirmOffset() : -1;
+      const bounded = this.#confirmOffsetSource !== null && !this.config.readUnCommitted;
+      const confirm = bounded ? this.getConfirmOffset() : -1;
       let lastConfirmValid = files[startIdx].fileFromOffset;
       processOffset = await this.commitLog.scan(files[startIdx].fileFromOffset, this.config.checkCRCOnRecover,
         lastExitOK ? null : (r) => {
-          if (this.#confirmOffsetSource && !this.config.readUnCommitted) {
+          if (bounded) {
             if (r.commitLogOffset + r.msgSize > confirm) return;
             lastConfirmValid = r.commitLogOffset + r.msgSize;
           }
@@ -418,6 +419,16 @@ export class DefaultMessageStore {
       await this.#settleDispatch();
       if (!lastExitOK) this.#log.warn({ processOffset }, 'recovered commit log after abnormal exit');
       if (this.#confirmOffsetSource) this.#correctConfirmOffset(lastExitOK ? processOffset : lastConfirmValid);
+      if (bounded && !lastExitOK) {
+        // The consume queues' write segments lost their unwritten tails with the process, each queue its own: one
+        // may end short of the confirm offset while another holds entries beyond it, and a dispatch starting after
+        // the furthest would leave the first a hole (Java's queues, written through maps, keep what the process
+        // wrote). Every queue is cut at the confirmed end, and what lies beyond is dispatched again once confirmed.
+        const cut = Math.max(0, Math.min(lastConfirmValid, this.#confirmOffset));
+        for (const cq of this.#allConsumeQueues()) {
+          if (cq.maxPhysicOffset > cut) await cq.truncateDirtyLogicFiles(cut);
+        }
+      }
     }
     for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) this.#damagedQueues.add(cq);
     this.#setRefuseGaps(false);
@@ -555,11 +566,35 @@ export class DefaultMessageStore {
 
   async #recoverTopicQueueTable(): Promise<void> {
     const minPhy = this.#reads.getMinOffset();
-    this.commitLog.topicQueueTable.clear();
+    const table = this.commitLog.topicQueueTable;
+    table.clear();
+    let dispatchedEnd = minPhy;
     for (const cq of this.#allConsumeQueues()) {
-      this.commitLog.topicQueueTable.set(`${cq.topic}-${cq.queueId}`, cq.getMaxOffsetInQueue());
+      table.set(`${cq.topic}-${cq.queueId}`, cq.getMaxOffsetInQueue());
       await cq.correctMinOffset(minPhy);
+      if (cq.maxPhysicOffset > dispatchedEnd) dispatchedEnd = cq.maxPhysicOffset;
     }
+    if (this.#confirmOffsetSource) await this.#compensateForHA(table, dispatchedEnd);
+  }
+
+  /**
+   * Controller mode (Java's ConsumeQueueStore.compensateForHA): records held beyond what the consume queues cover (not
+   * confirmed yet, so not dispatched) already carry their queue offsets; the next offset of each of their queues goes
+   * past them, so that a replica turned master gives no new message a queue offset one of them holds. Java reads from
+   * the confirm offset; the end of the dispatched records is where that dispatch stopped, always a record's start.
+   */
+  async #compensateForHA(table: Map<string, number>, dispatchedEnd: number): Promise<void> {
+    const end = this.commitLog.getMaxOffset();
+    if (dispatchedEnd >= end) return;
+    let compensated = 0;
+    await this.commitLog.scan(dispatchedEnd, false, (r) => {
+      const tranType = r.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+      if (tranType !== MessageSysFlag.TRANSACTION_NOT_TYPE && tranType !== MessageSysFlag.TRANSACTION_COMMIT_TYPE) return;
+      const key = `${r.topic}-${r.queueId}`;
+      if ((table.get(key) ?? 0) <= r.consumeQueueOffset) table.set(key, r.consumeQueueOffset + 1);
+      compensated++;
+    }, end);
+    if (compensated > 0) this.#log.info({ from: dispatchedEnd, to: end, records: compensated }, 'queue offsets moved past the records not dispatched yet');
   }
 
   async #settleDispatch(): Promise<void> {
