@@ -686,41 +686,53 @@ export class ReplicasManager {
         this.#log.warn({ newMasterEpoch, lastEpoch: this.epochCache.lastEpoch() }, 'the new master epoch is below the epoch file\'s last: not changing to master');
         return;
       }
+      const previousEpoch = this.#masterEpoch;
       this.#masterEpoch = newMasterEpoch;
-      const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
-      this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
-      const store = this.broker.messageStore;
-      if (!wasMaster) {
-        // Java AutoSwitchHAService.changeToMaster: no slave stream, no master stream, a partial record cut off
-        this.haService.destroyConnections();
-        await this.#haClient?.shutdown();
-        this.#haClient = null;
-        const truncateOffset = await store.truncateInvalidMsg();
-        this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
-        if (truncateOffset >= 0) await this.epochCache.truncateSuffixByOffset(truncateOffset);
+      try {
+        await this.#doChangeToMaster(newMasterEpoch, syncStateSetEpoch, syncStateSet);
+      } catch (err) {
+        // the epoch goes back, so that the next CONTROLLER_GET_REPLICA_INFO (syncBrokerMetadataPeriod) tries again
+        // instead of leaving the set without a master that takes writes
+        this.#masterEpoch = previousEpoch;
+        this.#log.error({ err, newMasterEpoch }, 'changing to master failed: tried again with the next metadata sync');
       }
-      // the new term begins at the end of the log
-      if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
-      if (!(await this.epochCache.appendEntryOverEmpty({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
-        this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
-      }
-      if (!wasMaster) {
-        // what the old master confirmed reaches the consume queues, and the queue offsets go on from there
-        await store.waitDispatchCaughtUp();
-        await store.recoverTopicQueueTable();
-        this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset }, 'change ha to master');
-        this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
-        this.broker.brokerConfig.brokerId = 0;
-        this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
-        await this.broker.changeSpecialServiceStatus(true);
-        this.#masterAddress = this.broker.brokerAddr;
-        this.#masterBrokerId = this.#brokerControllerId;
-        this.#loop('CheckSyncStateSet', this.broker.brokerConfig.checkSyncStateSetPeriod, () => this.#checkSyncStateSetAndDoReport());
-        this.#roleChanges++;
-      }
-      this.broker.nextDataVersion(newMasterEpoch);
-      this.#registerBrokerWhenRoleChange();
     });
+  }
+
+  async #doChangeToMaster(newMasterEpoch: number, syncStateSetEpoch: number, syncStateSet: number[]): Promise<void> {
+    const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
+    this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
+    const store = this.broker.messageStore;
+    if (!wasMaster) {
+      // Java AutoSwitchHAService.changeToMaster: no slave stream, no master stream, a partial record cut off
+      this.haService.destroyConnections();
+      await this.#haClient?.shutdown();
+      this.#haClient = null;
+      const truncateOffset = await store.truncateInvalidMsg();
+      this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
+      if (truncateOffset >= 0) await this.epochCache.truncateSuffixByOffset(truncateOffset);
+    }
+    // the new term begins at the end of the log
+    if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
+    if (!(await this.epochCache.appendEntryOverEmpty({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
+      this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
+    }
+    if (!wasMaster) {
+      // what the old master confirmed reaches the consume queues, and the queue offsets go on from there
+      await store.waitDispatchCaughtUp();
+      await store.recoverTopicQueueTable();
+      this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset }, 'change ha to master');
+      this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
+      this.broker.brokerConfig.brokerId = 0;
+      this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
+      await this.broker.changeSpecialServiceStatus(true);
+      this.#masterAddress = this.broker.brokerAddr;
+      this.#masterBrokerId = this.#brokerControllerId;
+      this.#loop('CheckSyncStateSet', this.broker.brokerConfig.checkSyncStateSetPeriod, () => this.#checkSyncStateSetAndDoReport());
+      this.#roleChanges++;
+    }
+    this.broker.nextDataVersion(newMasterEpoch);
+    this.#registerBrokerWhenRoleChange();
   }
 
   changeToSlave(newMasterAddress: string, newMasterEpoch: number, newMasterBrokerId: number): Promise<void> {
