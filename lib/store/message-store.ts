@@ -259,6 +259,11 @@ export class DefaultMessageStore {
   #refuseGaps = false;
   /** Controller mode: where dispatch stops (Java's CommitLog.getConfirmOffset); null: at the end of the log. */
   #confirmOffsetSource: (() => number) | null = null;
+  /**
+   * Controller mode: the confirm offset as last set (Java's CommitLog.confirmOffset), kept in the checkpoint's
+   * confirmPhyOffset and read back by load(): a restarted replica dispatches no further until its role is known.
+   */
+  #confirmOffset = -1;
   #reputScheduled = false;
   /** A truncation holds the reput. */
   #reputHeld = false;
@@ -294,6 +299,7 @@ export class DefaultMessageStore {
     await fs.mkdir(root, { recursive: true });
     this.lastExitOK = !(await exists(StorePath.abort(root)));
     await this.checkpoint.load();
+    this.#confirmOffset = this.checkpoint.confirmPhyOffset;
     // DLedger: the log's files first (the consume queues are checked against them).
     if (this.#replicated) await this.#replicated.load();
     await this.commitLog.load();
@@ -396,11 +402,33 @@ export class DefaultMessageStore {
         }
       }
       const pending: Promise<void>[] = [];
+      // Controller mode (Java's recoverAbnormally): only what was confirmed is dispatched; the rest stays in the
+      // commit log until the role is known (a slave's handshake may cut it off).
+      const bounded = this.#confirmOffsetSource !== null && !this.config.readUnCommitted;
+      const confirm = bounded ? this.getConfirmOffset() : -1;
+      let lastConfirmValid = files[startIdx].fileFromOffset;
       processOffset = await this.commitLog.scan(files[startIdx].fileFromOffset, this.config.checkCRCOnRecover,
-        lastExitOK ? null : (r) => this.#dispatch(r, pending, false));
+        lastExitOK ? null : (r) => {
+          if (bounded) {
+            if (r.commitLogOffset + r.msgSize > confirm) return;
+            lastConfirmValid = r.commitLogOffset + r.msgSize;
+          }
+          this.#dispatch(r, pending, false);
+        });
       await Promise.all(pending);
       await this.#settleDispatch();
       if (!lastExitOK) this.#log.warn({ processOffset }, 'recovered commit log after abnormal exit');
+      if (this.#confirmOffsetSource) this.#correctConfirmOffset(lastExitOK ? processOffset : lastConfirmValid);
+      if (bounded && !lastExitOK) {
+        // The consume queues' write segments lost their unwritten tails with the process, each queue its own: one
+        // may end short of the confirm offset while another holds entries beyond it, and a dispatch starting after
+        // the furthest would leave the first a hole (Java's queues, written through maps, keep what the process
+        // wrote). Every queue is cut at the confirmed end, and what lies beyond is dispatched again once confirmed.
+        const cut = Math.max(0, Math.min(lastConfirmValid, this.#confirmOffset));
+        for (const cq of this.#allConsumeQueues()) {
+          if (cq.maxPhysicOffset > cut) await cq.truncateDirtyLogicFiles(cut);
+        }
+      }
     }
     for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) this.#damagedQueues.add(cq);
     this.#setRefuseGaps(false);
@@ -417,6 +445,22 @@ export class DefaultMessageStore {
       this.#log.warn({ queues: [...this.#damagedQueues].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'consume queues lost entries');
     }
     await this.#recoverTopicQueueTable();
+  }
+
+  /**
+   * Controller mode, after recovery (Java's recoverNormally / recoverAbnormally): the confirm offset read from the
+   * checkpoint is moved into the log, not below its first record nor beyond `limit` (the end of the log after a
+   * clean exit; after a crash, the end of the last record it covered).
+   */
+  #correctConfirmOffset(limit: number): void {
+    const min = this.commitLog.getMinOffset();
+    if (this.#confirmOffset < min) {
+      this.#log.error({ confirmOffset: this.#confirmOffset, minPhyOffset: min }, 'confirmOffset is less than minPhyOffset, correct confirmOffset to minPhyOffset');
+      this.setConfirmOffset(min);
+    } else if (this.#confirmOffset > limit) {
+      this.#log.error({ confirmOffset: this.#confirmOffset, limit }, 'confirmOffset is larger than the recovered log, correct confirmOffset to it');
+      this.setConfirmOffset(limit);
+    }
   }
 
   /**
@@ -490,7 +534,7 @@ export class DefaultMessageStore {
       this.#log.warn({ from, pass, queues: [...damaged].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'rebuilding consume queues from the commit log');
       if (from < this.#reads.getMaxOffset()) {
         const pending: Promise<void>[] = [];
-        await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending));
+        await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending), this.#reputEndOffset());
         await Promise.all(pending);
         await this.#settleDispatch();
       }
@@ -522,11 +566,35 @@ export class DefaultMessageStore {
 
   async #recoverTopicQueueTable(): Promise<void> {
     const minPhy = this.#reads.getMinOffset();
-    this.commitLog.topicQueueTable.clear();
+    const table = this.commitLog.topicQueueTable;
+    table.clear();
+    let dispatchedEnd = minPhy;
     for (const cq of this.#allConsumeQueues()) {
-      this.commitLog.topicQueueTable.set(`${cq.topic}-${cq.queueId}`, cq.getMaxOffsetInQueue());
+      table.set(`${cq.topic}-${cq.queueId}`, cq.getMaxOffsetInQueue());
       await cq.correctMinOffset(minPhy);
+      if (cq.maxPhysicOffset > dispatchedEnd) dispatchedEnd = cq.maxPhysicOffset;
     }
+    if (this.#confirmOffsetSource) await this.#compensateForHA(table, dispatchedEnd);
+  }
+
+  /**
+   * Controller mode (Java's ConsumeQueueStore.compensateForHA): records held beyond what the consume queues cover (not
+   * confirmed yet, so not dispatched) already carry their queue offsets; the next offset of each of their queues goes
+   * past them, so that a replica turned master gives no new message a queue offset one of them holds. Java reads from
+   * the confirm offset; the end of the dispatched records is where that dispatch stopped, always a record's start.
+   */
+  async #compensateForHA(table: Map<string, number>, dispatchedEnd: number): Promise<void> {
+    const end = this.commitLog.getMaxOffset();
+    if (dispatchedEnd >= end) return;
+    let compensated = 0;
+    await this.commitLog.scan(dispatchedEnd, false, (r) => {
+      const tranType = r.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE;
+      if (tranType !== MessageSysFlag.TRANSACTION_NOT_TYPE && tranType !== MessageSysFlag.TRANSACTION_COMMIT_TYPE) return;
+      const key = `${r.topic}-${r.queueId}`;
+      if ((table.get(key) ?? 0) <= r.consumeQueueOffset) table.set(key, r.consumeQueueOffset + 1);
+      compensated++;
+    }, end);
+    if (compensated > 0) this.#log.info({ from: dispatchedEnd, to: end, records: compensated }, 'queue offsets moved past the records not dispatched yet');
   }
 
   async #settleDispatch(): Promise<void> {
@@ -561,25 +629,30 @@ export class DefaultMessageStore {
     every(1000, async () => this.#stats.sample(this.now(), this.commitLog.putMessageCount));
   }
 
-  /** Reput at start: dispatch what the consume queues lack (Java's ReputMessageService catch-up); rebuild damaged queues. */
+  /**
+   * Reput at start: dispatch what the consume queues lack (Java's ReputMessageService catch-up); rebuild damaged
+   * queues. In controller mode only up to the confirm offset (Java starts the reput there): what lies beyond is
+   * dispatched once the role is known and the offset moves.
+   */
   async #catchUpDispatch(): Promise<void> {
     let from = this.#reads.getMinOffset();
     for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > from) from = cq.maxPhysicOffset;
     if (from < 0) from = 0;
     const damaged = new Set(this.#damagedQueues);
-    this.#reputFromOffset = Math.max(from, this.#reads.getMaxOffset());
-    if (from < this.#reads.getMaxOffset()) {
+    const end = this.#reputEndOffset();
+    this.#reputFromOffset = Math.max(from, end);
+    if (from < end) {
       // A queue handed an entry beyond its end here lost entries before `from`: it is rebuilt below.
       this.#setRefuseGaps(true);
       const pending: Promise<void>[] = [];
-      this.#reputFromOffset = await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false));
+      this.#reputFromOffset = await this.commitLog.scan(from, false, (r) => this.#dispatch(r, pending, false), end);
       await Promise.all(pending);
       await this.#settleDispatch();
       for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) damaged.add(cq);
       this.#setRefuseGaps(false);
     }
     if (damaged.size > 0) await this.#rebuildConsumeQueues(damaged);
-    if (from < this.#reads.getMaxOffset() || damaged.size > 0) await this.#recoverTopicQueueTable();
+    if (from < end || damaged.size > 0) await this.#recoverTopicQueueTable();
   }
 
   /** Flushes everything, closes files and removes the abort file. Idempotent. */
@@ -823,6 +896,22 @@ export class DefaultMessageStore {
     return this.#confirmOffsetSource ? this.#confirmOffsetSource() : this.commitLog.getMaxOffset();
   }
 
+  /** Controller mode: the confirm offset as last set, or as read from the checkpoint (Java's getConfirmOffsetDirectly). */
+  getConfirmOffsetDirectly(): number {
+    return this.#confirmOffset;
+  }
+
+  /**
+   * Controller mode: sets the confirm offset (Java's setConfirmOffset): kept in the checkpoint (confirmPhyOffset,
+   * written with its next flush) and, when it moved, what it now covers is dispatched.
+   */
+  setConfirmOffset(offset: number): void {
+    if (offset === this.#confirmOffset) return;
+    this.#confirmOffset = offset;
+    this.checkpoint.confirmPhyOffset = offset;
+    this.notifyConfirmOffsetChanged();
+  }
+
   /** The confirm offset moved: dispatch what it now covers. */
   notifyConfirmOffsetChanged(): void {
     if (this.#confirmOffsetSource && this.#running) this.#scheduleReput();
@@ -903,6 +992,7 @@ export class DefaultMessageStore {
       }
       await this.indexService.truncate(offset);
       await this.commitLog.truncateDirtyFiles(offset);
+      if (this.#confirmOffset > offset) this.setConfirmOffset(offset);
       await this.#recoverTopicQueueTable();
       this.#reputFromOffset = Math.min(this.#reputFromOffset, offset);
     } finally {

@@ -1,5 +1,7 @@
 /**
- * The checkpoint file (one OS page): physicMsgTimestamp i64 @0, logicsMsgTimestamp i64 @8, indexMsgTimestamp i64 @16.
+ * The checkpoint file (one OS page): physicMsgTimestamp i64 @0, logicsMsgTimestamp i64 @8, indexMsgTimestamp i64 @16,
+ * masterFlushedOffset i64 @24 and confirmPhyOffset i64 @32 (Java 5.x: the controller-mode confirm offset, read back at
+ * recovery; a 4.x file has zeros there).
  *
  * @see org.apache.rocketmq.store.StoreCheckpoint
  */
@@ -7,10 +9,17 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readI64, writeI64 } from './stored-record';
 
+/** The bytes of the page that hold fields. */
+const CHECKPOINT_BYTES = 40;
+
 export class StoreCheckpoint {
   physicMsgTimestamp = 0;
   logicsMsgTimestamp = 0;
   indexMsgTimestamp = 0;
+  /** Java 5.x's masterFlushedOffset (kept as read; this store does not use it). */
+  masterFlushedOffset = 0;
+  /** Java 5.x's confirmPhyOffset: the controller-mode confirm offset as last set (CommitLog.setConfirmOffset). */
+  confirmPhyOffset = 0;
   #fh: fs.FileHandle | null = null;
   #writing: Promise<void> = Promise.resolve();
 
@@ -26,11 +35,13 @@ export class StoreCheckpoint {
     }
     this.#fh = await fs.open(this.file, exists ? 'r+' : 'w+');
     if (exists) {
-      const buf = Buffer.alloc(24);
-      await this.#fh.read(buf, 0, 24, 0);
+      const buf = Buffer.alloc(CHECKPOINT_BYTES);
+      await this.#fh.read(buf, 0, CHECKPOINT_BYTES, 0);
       this.physicMsgTimestamp = readI64(buf, 0);
       this.logicsMsgTimestamp = readI64(buf, 8);
       this.indexMsgTimestamp = readI64(buf, 16);
+      this.masterFlushedOffset = readI64(buf, 24);
+      this.confirmPhyOffset = readI64(buf, 32);
     } else {
       await this.#fh.truncate(4096);
     }
@@ -48,11 +59,13 @@ export class StoreCheckpoint {
   flush(): Promise<void> {
     const next = this.#writing.then(async () => {
       if (!this.#fh) return;
-      const buf = Buffer.alloc(24);
+      const buf = Buffer.alloc(CHECKPOINT_BYTES);
       writeI64(buf, this.physicMsgTimestamp, 0);
       writeI64(buf, this.logicsMsgTimestamp, 8);
       writeI64(buf, this.indexMsgTimestamp, 16);
-      await this.#fh.write(buf, 0, 24, 0);
+      writeI64(buf, this.masterFlushedOffset, 24);
+      writeI64(buf, this.confirmPhyOffset, 32);
+      await this.#fh.write(buf, 0, CHECKPOINT_BYTES, 0);
       await this.#fh.datasync();
     });
     this.#writing = next.catch(() => undefined);

@@ -9,7 +9,8 @@ import { BrokerController } from '../../lib/broker/broker-controller';
 
 async function main(): Promise<void> {
   const opts = JSON.parse(process.argv[2] ?? '{}');
-  const b = new BrokerController({ ...opts, remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 } });
+  // 127.0.0.1, a free port unless the options name one
+  const b = new BrokerController({ ...opts, remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0, ...opts.remotingServerConfig } });
   await b.start();
   process.stdout.write(`READY ${b.brokerAddr}\n`);
   process.once('SIGTERM', () => {

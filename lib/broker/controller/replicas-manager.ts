@@ -6,10 +6,12 @@
  * the id the controller gave it, again after every role change with the master epoch as the data version's
  * stateVersion.
  *
- * The store's confirm offset lives here (Java's CommitLog.confirmOffset in controller mode): a master's is what
+ * The store's confirm offset is set from here (Java's CommitLog.confirmOffset in controller mode): a master's is what
  * every replica of its SyncStateSet acknowledged (its end with allAckInSyncStateSet off or a set of one), a slave's
- * what its master sent; the store dispatches only up to it. A role change to master cuts a partial record off the
- * log, waits for the dispatch and rebuilds the queue offsets; a slave's HA client truncates to the consistent point.
+ * what its master sent; the store dispatches only up to it, keeps it in its checkpoint and starts from it after a
+ * restart, so a replica's unconfirmed tail reaches no consume queue before its role is known. A role change to
+ * master cuts a partial record off the log, waits for the dispatch and rebuilds the queue offsets; a slave's HA
+ * client truncates to the consistent point.
  *
  * @see org.apache.rocketmq.broker.controller.ReplicasManager
  */
@@ -134,8 +136,6 @@ export class ReplicasManager {
   /** The HA port: slaves replicate from this broker while it is master. */
   readonly haService: AutoSwitchHAService;
   #reportingSyncStateSet = false;
-  /** Java's CommitLog.confirmOffset (-1: not known yet). */
-  #confirmOffset = -1;
   /**
    * The set reported to the controller and not confirmed yet (Java's remoteSyncStateSet while
    * isSynchronizingSyncStateSet): until then sends wait for the union of both, so a replica joining the set holds
@@ -164,7 +164,7 @@ export class ReplicasManager {
       confirmOffset: () => this.getConfirmOffset(),
       // Java updateConfirmOffsetWhenSlaveAck
       onSlaveAck: (id) => {
-        if (this.#syncStateSet.has(id)) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+        if (this.#syncStateSet.has(id)) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
       },
       // Java removeConnection: a member of the set that left is reported gone at once
       onSlaveDisconnected: (id) => {
@@ -184,15 +184,18 @@ export class ReplicasManager {
     const store = this.broker.messageStore;
     if (this.isMasterState) {
       if (this.#syncStateSet.size <= 1 || !this.broker.messageStoreConfig.allAckInSyncStateSet) return store.getMaxPhyOffset();
-      if (this.#confirmOffset < 0) this.#confirmOffset = this.haService.computeConfirmOffset(this.#confirmOffset);
+      if (store.getConfirmOffsetDirectly() < 0) store.setConfirmOffset(this.haService.computeConfirmOffset(-1));
     }
-    return this.#confirmOffset;
+    return store.getConfirmOffsetDirectly();
+  }
+
+  /** The confirm offset as last set (the checkpoint's after a restart). */
+  #storedConfirmOffset(): number {
+    return this.broker.messageStore.getConfirmOffsetDirectly();
   }
 
   #setConfirmOffset(offset: number): void {
-    if (offset === this.#confirmOffset) return;
-    this.#confirmOffset = offset;
-    this.broker.messageStore.notifyConfirmOffsetChanged();
+    this.broker.messageStore.setConfirmOffset(offset);
   }
 
   /** The HA port (after startHAService). */
@@ -683,41 +686,53 @@ export class ReplicasManager {
         this.#log.warn({ newMasterEpoch, lastEpoch: this.epochCache.lastEpoch() }, 'the new master epoch is below the epoch file\'s last: not changing to master');
         return;
       }
+      const previousEpoch = this.#masterEpoch;
       this.#masterEpoch = newMasterEpoch;
-      const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
-      this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
-      const store = this.broker.messageStore;
-      if (!wasMaster) {
-        // Java AutoSwitchHAService.changeToMaster: no slave stream, no master stream, a partial record cut off
-        this.haService.destroyConnections();
-        await this.#haClient?.shutdown();
-        this.#haClient = null;
-        const truncateOffset = await store.truncateInvalidMsg();
-        this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
-        if (truncateOffset >= 0) await this.epochCache.truncateSuffixByOffset(truncateOffset);
+      try {
+        await this.#doChangeToMaster(newMasterEpoch, syncStateSetEpoch, syncStateSet);
+      } catch (err) {
+        // the epoch goes back, so that the next CONTROLLER_GET_REPLICA_INFO (syncBrokerMetadataPeriod) tries again
+        // instead of leaving the set without a master that takes writes
+        this.#masterEpoch = previousEpoch;
+        this.#log.error({ err, newMasterEpoch }, 'changing to master failed: tried again with the next metadata sync');
       }
-      // the new term begins at the end of the log
-      if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
-      if (!(await this.epochCache.appendEntryOverEmpty({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
-        this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
-      }
-      if (!wasMaster) {
-        // what the old master confirmed reaches the consume queues, and the queue offsets go on from there
-        await store.waitDispatchCaughtUp();
-        await store.recoverTopicQueueTable();
-        this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset }, 'change ha to master');
-        this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
-        this.broker.brokerConfig.brokerId = 0;
-        this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
-        await this.broker.changeSpecialServiceStatus(true);
-        this.#masterAddress = this.broker.brokerAddr;
-        this.#masterBrokerId = this.#brokerControllerId;
-        this.#loop('CheckSyncStateSet', this.broker.brokerConfig.checkSyncStateSetPeriod, () => this.#checkSyncStateSetAndDoReport());
-        this.#roleChanges++;
-      }
-      this.broker.nextDataVersion(newMasterEpoch);
-      this.#registerBrokerWhenRoleChange();
     });
+  }
+
+  async #doChangeToMaster(newMasterEpoch: number, syncStateSetEpoch: number, syncStateSet: number[]): Promise<void> {
+    const wasMaster = this.#masterBrokerId !== null && this.#masterBrokerId === this.#brokerControllerId && this.broker.brokerConfig.brokerId === 0;
+    this.#changeSyncStateSet(syncStateSet, syncStateSetEpoch);
+    const store = this.broker.messageStore;
+    if (!wasMaster) {
+      // Java AutoSwitchHAService.changeToMaster: no slave stream, no master stream, a partial record cut off
+      this.haService.destroyConnections();
+      await this.#haClient?.shutdown();
+      this.#haClient = null;
+      const truncateOffset = await store.truncateInvalidMsg();
+      this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
+      if (truncateOffset >= 0) await this.epochCache.truncateSuffixByOffset(truncateOffset);
+    }
+    // the new term begins at the end of the log
+    if (this.epochCache.lastEpoch() >= newMasterEpoch) await this.epochCache.truncateSuffixByEpoch(newMasterEpoch);
+    if (!(await this.epochCache.appendEntryOverEmpty({ epoch: newMasterEpoch, startOffset: this.broker.getMaxPhyOffset() }))) {
+      this.#log.warn({ newMasterEpoch, startOffset: this.broker.getMaxPhyOffset(), last: this.epochCache.lastEntry() }, 'epoch entry not appended (nothing written since the last one)');
+    }
+    if (!wasMaster) {
+      // what the old master confirmed reaches the consume queues, and the queue offsets go on from there
+      await store.waitDispatchCaughtUp();
+      await store.recoverTopicQueueTable();
+      this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset }, 'change ha to master');
+      this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
+      this.broker.brokerConfig.brokerId = 0;
+      this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
+      await this.broker.changeSpecialServiceStatus(true);
+      this.#masterAddress = this.broker.brokerAddr;
+      this.#masterBrokerId = this.#brokerControllerId;
+      this.#loop('CheckSyncStateSet', this.broker.brokerConfig.checkSyncStateSetPeriod, () => this.#checkSyncStateSetAndDoReport());
+      this.#roleChanges++;
+    }
+    this.broker.nextDataVersion(newMasterEpoch);
+    this.#registerBrokerWhenRoleChange();
   }
 
   changeToSlave(newMasterAddress: string, newMasterEpoch: number, newMasterBrokerId: number): Promise<void> {
@@ -774,7 +789,7 @@ export class ReplicasManager {
     this.#syncStateSet = new Set(set);
     this.#remoteSyncStateSet = null;
     // Java setSyncStateSet: the confirm offset follows the new set, and sends waiting for a gone replica end
-    if (this.isMasterState) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#confirmOffset));
+    if (this.isMasterState) this.#setConfirmOffset(this.haService.computeConfirmOffset(this.#storedConfirmOffset()));
     this.haService.checkAckWaiters();
   }
 

@@ -52,6 +52,8 @@ export class AutoSwitchHAClient {
   truncations = 0;
   lastTruncateOffset = -1;
   #connecting = false;
+  /** The truncation and connect started by a tick, while it runs (awaited by shutdown). */
+  #connectTask: Promise<void> | null = null;
   /** Tests: stops reading the master's stream (its bytes wait in the socket), as a slave cut off would. */
   #paused = false;
 
@@ -87,6 +89,9 @@ export class AutoSwitchHAClient {
     this.#timer = null;
     this.closeMaster();
     while (this.#processing) await this.#processing;
+    // a truncation before a reconnect may be running: the caller (a change to master) truncates and writes the
+    // epoch file next, and must not do it beside this one
+    while (this.#connectTask) await this.#connectTask;
   }
 
   #config() {
@@ -114,7 +119,11 @@ export class AutoSwitchHAClient {
     if (!this.#socket) {
       if (this.#connecting || !this.#haMasterAddress) return;
       this.#connecting = true;
-      void this.#truncateInvalidMsgThenConnect().finally(() => { this.#connecting = false; });
+      const task = this.#truncateInvalidMsgThenConnect().finally(() => {
+        this.#connecting = false;
+        if (this.#connectTask === task) this.#connectTask = null;
+      });
+      this.#connectTask = task;
       return;
     }
     if (this.#state !== HAConnectionState.TRANSFER) return;

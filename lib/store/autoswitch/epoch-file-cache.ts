@@ -58,6 +58,7 @@ export function decodeEpochCheckpoint(text: string, file = 'epochFileCheckpoint'
 export class EpochFileCache {
   /** By epoch, ascending. */
   readonly #entries = new Map<number, EpochEntry>();
+  #writing: Promise<void> = Promise.resolve();
 
   constructor(readonly filePath: string | null = null) {}
 
@@ -208,8 +209,18 @@ export class EpochFileCache {
     await this.#flush();
   }
 
+  /**
+   * Writes the file, one write at a time (two at once would share the `.tmp` file: the second rename finds it gone),
+   * each with the entries as they are when it starts.
+   */
+  #flush(): Promise<void> {
+    const next = this.#writing.then(() => this.#write());
+    this.#writing = next.catch(() => undefined);
+    return next;
+  }
+
   /** Writes the file as MixAll.string2File: the previous content to `.bak` first. An empty cache writes nothing. */
-  async #flush(): Promise<void> {
+  async #write(): Promise<void> {
     if (!this.filePath || this.#entries.size === 0) return;
     const text = encodeEpochCheckpoint(this.#sorted());
     await fs.promises.mkdir(path.dirname(this.filePath), { recursive: true });

@@ -63,6 +63,16 @@ describe('store/autoswitch: epochFileCheckpoint (EpochFileCache)', () => {
     expect(back.getAllEntries()).to.deep.equal(c.getAllEntries());
   });
 
+  it('changes made at once (an HA client\'s truncation beside a change to master) are written one after the other, the last state on disk', async () => {
+    const file = path.join(dir, 'epochFileCheckpoint');
+    const c = new EpochFileCache(file);
+    await c.appendEntry({ epoch: 1, startOffset: 0 });
+    await c.appendEntry({ epoch: 2, startOffset: 500 });
+    await Promise.all([c.truncateSuffixByOffset(500), c.truncateSuffixByEpoch(3), c.appendEntry({ epoch: 3, startOffset: 800 })]);
+    expect(await fs.promises.readFile(file, 'utf8')).to.equal(encodeEpochCheckpoint([{ epoch: 1, startOffset: 0 }, { epoch: 3, startOffset: 800 }]));
+    expect(fs.existsSync(`${file}.tmp`)).to.equal(false);
+  });
+
   it('a damaged file (count or CRC) is refused and the .bak is read instead', async () => {
     const file = path.join(dir, 'epochFileCheckpoint');
     const c = new EpochFileCache(file);
