@@ -17,6 +17,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { DataSyncer } from './flush-thread';
 import { mapFile, pagesResident, releasePages } from './mmap';
 
 /**
@@ -112,6 +113,10 @@ export class MappedFile {
    * be mapped (mapError) is written through segments instead.
    */
   wantMap = false;
+  /** Set by a queue whose fdatasyncs go through a flush thread (SYNC_FLUSH's commit log), else the threadpool's. */
+  syncer: DataSyncer | null = null;
+  /** The fdatasync under way: close() waits for it (the flush thread holds the bare descriptor). */
+  #syncing: Promise<void> | null = null;
   /** Why mapping this file failed (it is then written through segments). */
   mapError: Error | null = null;
   #map: Buffer | null = null;
@@ -369,11 +374,18 @@ export class MappedFile {
 
   /** Commits, then fdatasyncs if anything is unsynced. */
   async flush(): Promise<number> {
-    await this.commit();
+    if (this.#map) this.committedPosition = this.wrotePosition;
+    else await this.commit();
     const target = this.committedPosition;
     if (target > this.flushedPosition && !this.#destroyed) {
-      const fh = await this.#handle();
-      await fh.datasync();
+      const fh = this.#fh ?? await this.#handle();
+      const sync = this.syncer ? this.syncer.datasync(fh.fd) : fh.datasync();
+      this.#syncing = sync;
+      try {
+        await sync;
+      } finally {
+        if (this.#syncing === sync) this.#syncing = null;
+      }
       if (target > this.flushedPosition) this.flushedPosition = target;
     }
     return this.flushedPosition;
@@ -576,6 +588,7 @@ export class MappedFile {
   async close(): Promise<void> {
     await this.#committing;
     await this.#allocating;
+    while (this.#syncing) await this.#syncing.catch(() => undefined);
     // The map itself is unmapped once collected (nothing may store into it after close).
     this.#map = null;
     this.#forgetReads();
