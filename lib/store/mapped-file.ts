@@ -61,6 +61,8 @@ const ALLOCATE_AHEAD = 8 * 1024 * 1024;
  * sync on this project's machines; ~70 µs with 64 KiB folios).
  */
 export const ZERO_WRITE = 64 * 1024;
+/** Mapped files whose zeros go through a flush thread (SYNC_FLUSH): bytes per request, written a page at a time. */
+const ZERO_REQUEST = 1024 * 1024;
 /**
  * Mapped files: pages further than this behind the write position leave the page tables, this many at a time (one
  * madvise per step: at most RESIDENT_BEHIND + RELEASE_STEP of the file counts in the RSS).
@@ -202,9 +204,16 @@ export class MappedFile {
   #allocate(target: number): Promise<void> {
     const run = async (): Promise<void> => {
       const fh = this.#fh ?? await this.#handle();
+      const writeZeros = this.syncer?.writeZeros?.bind(this.syncer);
       while (this.#allocated < target && !this.#destroyed) {
-        const n = Math.min(ZERO_WRITE, this.fileSize - this.#allocated);
-        const { bytesWritten } = await fh.write(ZEROS, 0, n, this.#allocated);
+        let bytesWritten: number;
+        if (writeZeros) {
+          // A page per write, on the flush thread (lib/store/flush-thread.ts), a few hundred pages per request.
+          bytesWritten = await writeZeros(fh.fd, this.#allocated, Math.min(this.fileSize, this.#allocated + ZERO_REQUEST));
+        } else {
+          const n = Math.min(ZERO_WRITE, this.fileSize - this.#allocated);
+          ({ bytesWritten } = await fh.write(ZEROS, 0, n, this.#allocated));
+        }
         // A short write (a disk that just filled): what was written counts, the rest is tried again.
         this.#allocated += bytesWritten;
         if (bytesWritten === 0) throw new Error(`no space to extend ${this.fileName}`);

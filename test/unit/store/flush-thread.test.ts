@@ -101,6 +101,7 @@ describe('store: the SYNC_FLUSH flush thread', function () {
       const err = await thread.datasync(2147483000).then(() => null, (e: unknown) => e);
       expect(err).to.be.instanceOf(FlushFailedError);
       expect((err as FlushFailedError).code).to.equal('EBADF');
+      expect((err as FlushFailedError).syscall).to.equal('fdatasync');
       // the thread goes on after a failed request
       await thread.datasync(fd);
       expect(thread.syncs).to.equal(2);
