@@ -1,16 +1,15 @@
 /**
  * The body of the store's flush thread (lib/store/flush-thread.ts): a worker that sleeps in Atomics.wait until the
- * main thread posts a request, then fdatasyncs a descriptor, or writes zeros into a range of a file a page at a time
- * (the blocks a mapped commit log reserves ahead of its appends), posts back the outcome and wakes the main thread.
- * An fdatasync posted while zeros are being written runs between two of those writes: a put never waits for more
- * than one page of zeros. Nothing else runs in it (no event loop turns between requests).
+ * main thread posts a request, then fdatasyncs a descriptor, or writes zeros into a range of a file (the blocks a
+ * mapped commit log reserves ahead of its appends), posts back the outcome and wakes the main thread. An fdatasync
+ * posted while zeros are being written runs between two of those writes: a put never waits for more than one. Nothing else runs in it (no event loop turns between requests).
  */
 import fs from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { FlushSlot, ZERO_PAGE } from './flush-thread-slots';
+import { FlushSlot, ZERO_CHUNK } from './flush-thread-slots';
 
 const slots = new Int32Array(workerData as SharedArrayBuffer);
-const zeros = Buffer.alloc(ZERO_PAGE);
+const zeros = Buffer.alloc(ZERO_CHUNK);
 let flushSeen = 0;
 let allocSeen = 0;
 
@@ -35,7 +34,7 @@ function flushIfAsked(): boolean {
   return true;
 }
 
-/** Runs the zero-write request posted since the last one, if any: page-aligned writes, fdatasyncs between them. */
+/** Runs the zero-write request posted since the last one, if any: writes of ALLOC_UNIT, fdatasyncs between them. */
 function allocateIfAsked(): boolean {
   const request = Atomics.load(slots, FlushSlot.ALLOC_REQUEST);
   if (request === allocSeen) return false;
@@ -43,10 +42,11 @@ function allocateIfAsked(): boolean {
   const fd = Atomics.load(slots, FlushSlot.ALLOC_FD);
   const from = Atomics.load(slots, FlushSlot.ALLOC_FROM);
   const to = Atomics.load(slots, FlushSlot.ALLOC_TO);
+  const unit = Math.min(ZERO_CHUNK, Atomics.load(slots, FlushSlot.ALLOC_UNIT));
   let pos = from;
   let errno = 0;
   while (pos < to) {
-    const n = Math.min(ZERO_PAGE - (pos % ZERO_PAGE), to - pos);
+    const n = Math.min(unit - (pos % unit), to - pos);
     try {
       const written = fs.writeSync(fd, zeros, 0, n, pos);
       pos += written;

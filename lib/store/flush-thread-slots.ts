@@ -21,9 +21,13 @@ export const FlushSlot = {
   ALLOC_DONE: 10,
   ALLOC_WRITTEN: 11,
   ALLOC_ERRNO: 12,
+  /** The size of each write of zeros of that request (a power of two; writes are aligned to it). */
+  ALLOC_UNIT: 13,
 } as const;
 
-export const FLUSH_SLOTS = 13;
+export const FLUSH_SLOTS = 14;
 
-/** Zeros go to the file a page per write: each leaves a one-page folio in the page cache (see MappedFile). */
+/** Zeros written a page per write leave one-page folios in the page cache (see FlushThread.zeroUnit). */
 export const ZERO_PAGE = 4096;
+/** The largest write of zeros (a 64 KiB folio each). */
+export const ZERO_CHUNK = 64 * 1024;

@@ -5,11 +5,11 @@
  * round trip is shorter than libuv's threadpool's (queue, wake a pool thread, then the loop's async handle), and it
  * is the whole cost of a lone SYNC_FLUSH put besides the fdatasync itself.
  *
- * The same thread writes the zeros a mapped commit log reserves its blocks with (MappedFile's allocation ahead), one
- * page per write, so each leaves a one-page folio in the page cache and the fdatasync after a lone 1 KiB put writes
- * one or two pages, not the 16 of a 64 KiB folio (Java's store writes about 5 KB per such put); page-sized writes
- * through the threadpool would cost the event loop a callback per page. An fdatasync posted meanwhile runs between
- * two of those writes.
+ * The same thread writes the zeros a mapped commit log reserves its blocks with (MappedFile's allocation ahead). While
+ * the puts come one at a time it writes them a page per write, so each leaves a one-page folio in the page cache and
+ * the fdatasync after a lone 1 KiB put writes one or two pages, not the 16 of a 64 KiB folio (Java's store writes
+ * about 5 KB per such put); page-sized writes through the threadpool would cost the event loop a callback per page.
+ * An fdatasync posted meanwhile runs between two of those writes.
  *
  * One request of each kind runs at a time; others queue behind it. The worker is unref'd while idle (it never keeps a
  * process alive) and ref'd while a request is out (Atomics.waitAsync alone does not keep the event loop alive). When
@@ -23,7 +23,7 @@ import { getSystemErrorName } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { MessageStoreError } from '../errors';
-import { FLUSH_SLOTS, FlushSlot } from './flush-thread-slots';
+import { FLUSH_SLOTS, FlushSlot, ZERO_CHUNK, ZERO_PAGE } from './flush-thread-slots';
 
 /** Atomics.waitAsync (ES2024; in Node since 16): not in this project's TypeScript lib yet. */
 type WaitAsync = (ta: Int32Array, index: number, value: number) =>
@@ -39,7 +39,8 @@ export class FlushFailedError extends MessageStoreError {
 
 /** How MappedFile syncs a descriptor and reserves blocks, when not through the threadpool. */
 export interface DataSyncer {
-  datasync(fd: number): Promise<void>;
+  /** `bytes`: how many appended bytes this fdatasync covers (the flush thread sizes its writes of zeros by them). */
+  datasync(fd: number, bytes?: number): Promise<void>;
   /**
    * Writes zeros into `[from, to)` of `fd` (positions below 2^31); resolves with the bytes written from `from` on
    * (fewer on a full disk), rejects when none could be.
@@ -79,13 +80,26 @@ export class FlushThread implements DataSyncer {
     return this.#worker !== null;
   }
 
+  /** Bytes covered per fdatasync, a moving average (1/8 of each new one). */
+  #bytesPerSync = 0;
+
+  /**
+   * The size of the writes of zeros: a page while fdatasyncs cover less than half of 64 KiB each (lone puts: each
+   * re-dirties one or two one-page folios instead of a 64 KiB one), 64 KiB when they cover more (many puts per
+   * fdatasync write whole folios anyway, and a 64 KiB folio costs the kernel less per byte, writes and writeback).
+   */
+  get zeroUnit(): number {
+    return this.#bytesPerSync < ZERO_CHUNK / 2 ? ZERO_PAGE : ZERO_CHUNK;
+  }
+
   /** fdatasync(fd) on the flush thread; `fd` must stay open until this settles. */
-  datasync(fd: number): Promise<void> {
+  datasync(fd: number, bytes = 0): Promise<void> {
+    this.#bytesPerSync += (bytes - this.#bytesPerSync) / 8;
     if (this.#closed || this.failure || !waitAsync) return poolDatasync(fd);
     return this.#enqueue(this.#flush, () => this.#postSync(fd));
   }
 
-  /** Zeros into `[from, to)` of `fd`, a page per write (see the file's comment); `fd` must stay open until this settles. */
+  /** Zeros into `[from, to)` of `fd`, in writes of zeroUnit; `fd` must stay open until this settles. */
   writeZeros(fd: number, from: number, to: number): Promise<number> {
     if (this.#closed || this.failure || !waitAsync) return poolWriteZeros(fd, from, to);
     return this.#enqueue(this.#alloc, () => this.#postZeros(fd, from, to));
@@ -121,6 +135,7 @@ export class FlushThread implements DataSyncer {
     Atomics.store(slots, FlushSlot.ALLOC_FD, fd);
     Atomics.store(slots, FlushSlot.ALLOC_FROM, from);
     Atomics.store(slots, FlushSlot.ALLOC_TO, to);
+    Atomics.store(slots, FlushSlot.ALLOC_UNIT, this.zeroUnit);
     return this.#post(slots, this.#alloc, () => poolWriteZeros(fd, from, to), () => {
       const written = Atomics.load(slots, FlushSlot.ALLOC_WRITTEN);
       const errno = Atomics.load(slots, FlushSlot.ALLOC_ERRNO);

@@ -208,7 +208,7 @@ export class MappedFile {
       while (this.#allocated < target && !this.#destroyed) {
         let bytesWritten: number;
         if (writeZeros) {
-          // A page per write, on the flush thread (lib/store/flush-thread.ts), a few hundred pages per request.
+          // On the flush thread (lib/store/flush-thread.ts), a page or 64 KiB per write, 1 MiB per request.
           bytesWritten = await writeZeros(fh.fd, this.#allocated, Math.min(this.fileSize, this.#allocated + ZERO_REQUEST));
         } else {
           const n = Math.min(ZERO_WRITE, this.fileSize - this.#allocated);
@@ -388,7 +388,7 @@ export class MappedFile {
     const target = this.committedPosition;
     if (target > this.flushedPosition && !this.#destroyed) {
       const fh = this.#fh ?? await this.#handle();
-      const sync = this.syncer ? this.syncer.datasync(fh.fd) : fh.datasync();
+      const sync = this.syncer ? this.syncer.datasync(fh.fd, target - this.flushedPosition) : fh.datasync();
       this.#syncing = sync;
       try {
         await sync;

@@ -91,6 +91,12 @@ describe('store: the SYNC_FLUSH flush thread', function () {
     // 5-7 KB; a 64 KiB folio (zeros written 64 KiB at a time) re-dirties 64 KiB per put
     expect(perPut).to.be.below(24 * 1024);
     expect(thread.zeroBytes).to.be.at.least(s.commitLog.getMaxOffset());
+    expect(thread.zeroUnit).to.equal(4096);
+    // many puts per fdatasync: the zeros go 64 KiB per write again
+    for (let round = 0; round < 20; round++) {
+      await Promise.all(Array.from({ length: 128 }, (_, i) => s.putMessage(makeMessage('Z', i % 4, body))));
+    }
+    expect(thread.zeroUnit).to.equal(64 * 1024);
   });
 
   it('answers FLUSH_DISK_TIMEOUT when the fdatasync outlasts syncFlushTimeout, and PUT_OK again after it', async () => {
