@@ -61,7 +61,7 @@ const ALLOCATE_AHEAD = 8 * 1024 * 1024;
  * sync on this project's machines; ~70 µs with 64 KiB folios).
  */
 export const ZERO_WRITE = 64 * 1024;
-/** Mapped files whose zeros go through a flush thread (SYNC_FLUSH): bytes per request, written a page at a time. */
+/** Mapped files whose zeros go through a flush thread (SYNC_FLUSH): bytes per request (written FlushThread.zeroUnit at a time). */
 const ZERO_REQUEST = 1024 * 1024;
 /**
  * Mapped files: pages further than this behind the write position leave the page tables, this many at a time (one
