@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { javaStringHashCode } from '../../protocol/message/java-hash';
+import { FlushThread } from './flush-thread';
 import { MappedFileQueue } from './mapped-file-queue';
 import { OS_PAGE_SIZE, type MappedFile } from './mapped-file';
 import { MAX_MAPPED_FILE_SIZE, mmapUnavailable } from './mmap';
@@ -60,10 +61,11 @@ type AppendOutcome = AppendMessageResult | PutMessageResult;
 /** The store's per-record callback after append (dispatch). */
 export type DispatchFn = (req: DispatchRequest) => void;
 
+/** A put waiting for the group commit: true once `offset` is on disk, false after its deadline (performance.now()). */
 interface Waiter {
   offset: number;
-  resolve: () => void;
-  reject: (e: unknown) => void;
+  deadline: number;
+  resolve: (flushed: boolean) => void;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -174,6 +176,11 @@ export class CommitLog {
   readonly #commitLeastBytes: number;
   #flushWaiters: Waiter[] = [];
   #flushRunning = false;
+  #flushScheduled = false;
+  /** Set while waiters wait: fires at the first one's deadline (see #waitFlush). */
+  #flushTimer: NodeJS.Timeout | null = null;
+  /** Group commit rounds run (one flush each; tests count them against the puts). */
+  groupCommits = 0;
   /** How appends reach the files: 'mapped', or 'write segments (why)' (lib/store/mapped-file.ts). */
   readonly writeMode: string;
   /** Called after bytes were handed to the OS (replication ships only those: a kill -9 keeps them). */
@@ -184,6 +191,8 @@ export class CommitLog {
   putMessageSize = 0;
   /** Store timestamp of the last record flushed (for the checkpoint). */
   flushedStoreTimestamp = 0;
+  /** SYNC_FLUSH: the thread the group commit's fdatasyncs run on (started by the first, ended by shutdown()). */
+  readonly flushThread: FlushThread | null;
 
   constructor(
     private readonly config: MessageStoreConfig,
@@ -197,6 +206,8 @@ export class CommitLog {
     this.mappedFileQueue = new MappedFileQueue(config.storePathCommitLog, config.mappedFileSizeCommitLog, config.writeSegmentSize,
       notMapped === null);
     this.writeMode = notMapped === null ? 'mapped' : `write segments (${notMapped})`;
+    this.flushThread = config.flushDiskType === FlushDiskType.SYNC_FLUSH ? new FlushThread(log) : null;
+    this.mappedFileQueue.syncer = this.flushThread;
     this.#defaultStoreHost = socketAddressBytes(storeHost);
     this.#commitLeastBytes = Math.max(0, config.commitCommitLogLeastPages) * OS_PAGE_SIZE;
     this.delayLevelTable = parseDelayLevel(config.messageDelayLevel);
@@ -753,24 +764,49 @@ export class CommitLog {
     if (this.#nextCommit) this.#scheduleCommit();
   }
 
-  /** Group commit: resolves true once `offset` is on disk, false after syncFlushTimeout. */
+  /**
+   * Group commit: resolves true once `offset` is on disk, false after syncFlushTimeout. The first waiter of a turn
+   * starts the group commit at the end of the turn (setImmediate), so the puts of every connection read in it share
+   * one fdatasync; waiters that come while one runs are taken by the next, with no hop in between. One timer for all
+   * waiters (they time out in the order they came), not one per put.
+   */
   #waitFlush(offset: number): Promise<boolean> {
     if (this.mappedFileQueue.getFlushedWhere() >= offset) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#flushWaiters = this.#flushWaiters.filter((x) => x !== w);
-        resolve(false);
-      }, this.config.syncFlushTimeout);
-      timer.unref();
-      const w: Waiter = {
-        offset,
-        resolve: () => { clearTimeout(timer); resolve(true); },
-        reject: () => { clearTimeout(timer); resolve(false); },
-      };
-      this.#flushWaiters.push(w);
-      if (!this.#flushRunning) setImmediate(() => void this.#runGroupCommit());
+      this.#flushWaiters.push({ offset, deadline: performance.now() + this.config.syncFlushTimeout, resolve });
+      if (!this.#flushTimer) this.#armFlushTimer();
+      if (!this.#flushRunning && !this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#startGroupCommit);
+      }
     });
   }
+
+  readonly #startGroupCommit = (): void => {
+    this.#flushScheduled = false;
+    void this.#runGroupCommit();
+  };
+
+  /** Times out the waiters past their deadline (FLUSH_DISK_TIMEOUT), then waits for the next one's. */
+  #armFlushTimer(): void {
+    const first = this.#flushWaiters[0];
+    if (!first) return;
+    this.#flushTimer = setTimeout(this.#onFlushTimeout, Math.max(0, first.deadline - performance.now()));
+    this.#flushTimer.unref();
+  }
+
+  readonly #onFlushTimeout = (): void => {
+    this.#flushTimer = null;
+    const now = performance.now();
+    const waiters = this.#flushWaiters;
+    let n = 0;
+    while (n < waiters.length && waiters[n].deadline <= now) n++;
+    if (n > 0) {
+      this.#flushWaiters = waiters.slice(n);
+      for (let i = 0; i < n; i++) waiters[i].resolve(false);
+    }
+    this.#armFlushTimer();
+  };
 
   async #runGroupCommit(): Promise<void> {
     if (this.#flushRunning) return;
@@ -779,6 +815,7 @@ export class CommitLog {
       while (this.#flushWaiters.length) {
         let err: unknown = null;
         try {
+          this.groupCommits++;
           await this.flush();
         } catch (e) {
           err = e;
@@ -788,8 +825,7 @@ export class CommitLog {
         const waiters = this.#flushWaiters;
         this.#flushWaiters = [];
         for (const w of waiters) {
-          if (err) w.reject(err);
-          else if (w.offset <= where) w.resolve();
+          if (err || w.offset <= where) w.resolve(!err);
           else this.#flushWaiters.push(w);
         }
         if (err) break;
@@ -1004,12 +1040,15 @@ export class CommitLog {
     if (this.#committedNotify) clearImmediate(this.#committedNotify);
     this.#committedNotify = null;
     await this.flush();
-    const waiters = [...this.#flushWaiters];
+    const waiters = this.#flushWaiters;
     this.#nextCommit?.resolve();
     this.#nextCommit = null;
     this.#flushWaiters = [];
-    for (const w of waiters) w.resolve();
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+    for (const w of waiters) w.resolve(true);
     await this.mappedFileQueue.close();
+    await this.flushThread?.close();
   }
 }
 

@@ -6,12 +6,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MessageStoreError } from '../errors';
+import type { DataSyncer } from './flush-thread';
 import { MappedFile, offsetToFileName } from './mapped-file';
 
 export class MappedFileQueue {
   files: MappedFile[] = [];
   /** Files that load() found shorter than the configured size and extended with zeros (their tail was lost). */
   shortFilesOnLoad: string[] = [];
+  /** Where the files' fdatasyncs go (a flush thread), else libuv's threadpool. */
+  syncer: DataSyncer | null = null;
 
   /**
    * `mapped`: appends go through each file's memory map (MappedFile.ensureWritable maps a file before its first
@@ -42,6 +45,7 @@ export class MappedFileQueue {
       }
       const mf = new MappedFile(p, this.mappedFileSize, this.segmentSize);
       mf.wantMap = this.mapped;
+      mf.syncer = this.syncer;
       mf.setPositions(this.mappedFileSize);
       files.push(mf);
     }
@@ -64,6 +68,7 @@ export class MappedFileQueue {
     await fs.mkdir(this.storePath, { recursive: true });
     const mf = await MappedFile.create(path.join(this.storePath, offsetToFileName(createOffset)), this.mappedFileSize, this.segmentSize);
     mf.wantMap = this.mapped;
+    mf.syncer = this.syncer;
     if (this.files.length === 0) mf.firstCreateInQueue = true;
     this.files.push(mf);
     return mf;

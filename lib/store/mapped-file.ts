@@ -17,6 +17,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { DataSyncer } from './flush-thread';
 import { mapFile, pagesResident, releasePages } from './mmap';
 
 /**
@@ -60,6 +61,8 @@ const ALLOCATE_AHEAD = 8 * 1024 * 1024;
  * sync on this project's machines; ~70 µs with 64 KiB folios).
  */
 export const ZERO_WRITE = 64 * 1024;
+/** Mapped files whose zeros go through a flush thread (SYNC_FLUSH): bytes per request (written FlushThread.zeroUnit at a time). */
+const ZERO_REQUEST = 1024 * 1024;
 /**
  * Mapped files: pages further than this behind the write position leave the page tables, this many at a time (one
  * madvise per step: at most RESIDENT_BEHIND + RELEASE_STEP of the file counts in the RSS).
@@ -112,6 +115,10 @@ export class MappedFile {
    * be mapped (mapError) is written through segments instead.
    */
   wantMap = false;
+  /** Set by a queue whose fdatasyncs go through a flush thread (SYNC_FLUSH's commit log), else the threadpool's. */
+  syncer: DataSyncer | null = null;
+  /** The fdatasync under way: close() waits for it (the flush thread holds the bare descriptor). */
+  #syncing: Promise<void> | null = null;
   /** Why mapping this file failed (it is then written through segments). */
   mapError: Error | null = null;
   #map: Buffer | null = null;
@@ -197,9 +204,16 @@ export class MappedFile {
   #allocate(target: number): Promise<void> {
     const run = async (): Promise<void> => {
       const fh = this.#fh ?? await this.#handle();
+      const writeZeros = this.syncer?.writeZeros?.bind(this.syncer);
       while (this.#allocated < target && !this.#destroyed) {
-        const n = Math.min(ZERO_WRITE, this.fileSize - this.#allocated);
-        const { bytesWritten } = await fh.write(ZEROS, 0, n, this.#allocated);
+        let bytesWritten: number;
+        if (writeZeros) {
+          // On the flush thread (lib/store/flush-thread.ts), a page or 64 KiB per write, 1 MiB per request.
+          bytesWritten = await writeZeros(fh.fd, this.#allocated, Math.min(this.fileSize, this.#allocated + ZERO_REQUEST));
+        } else {
+          const n = Math.min(ZERO_WRITE, this.fileSize - this.#allocated);
+          ({ bytesWritten } = await fh.write(ZEROS, 0, n, this.#allocated));
+        }
         // A short write (a disk that just filled): what was written counts, the rest is tried again.
         this.#allocated += bytesWritten;
         if (bytesWritten === 0) throw new Error(`no space to extend ${this.fileName}`);
@@ -369,11 +383,18 @@ export class MappedFile {
 
   /** Commits, then fdatasyncs if anything is unsynced. */
   async flush(): Promise<number> {
-    await this.commit();
+    if (this.#map) this.committedPosition = this.wrotePosition;
+    else await this.commit();
     const target = this.committedPosition;
     if (target > this.flushedPosition && !this.#destroyed) {
-      const fh = await this.#handle();
-      await fh.datasync();
+      const fh = this.#fh ?? await this.#handle();
+      const sync = this.syncer ? this.syncer.datasync(fh.fd, target - this.flushedPosition) : fh.datasync();
+      this.#syncing = sync;
+      try {
+        await sync;
+      } finally {
+        if (this.#syncing === sync) this.#syncing = null;
+      }
       if (target > this.flushedPosition) this.flushedPosition = target;
     }
     return this.flushedPosition;
@@ -576,6 +597,7 @@ export class MappedFile {
   async close(): Promise<void> {
     await this.#committing;
     await this.#allocating;
+    while (this.#syncing) await this.#syncing.catch(() => undefined);
     // The map itself is unmapped once collected (nothing may store into it after close).
     this.#map = null;
     this.#forgetReads();

@@ -1,0 +1,170 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { componentLogger } from '../../../lib/logger';
+import { FlushFailedError, FlushThread } from '../../../lib/store/flush-thread';
+import type { DataSyncer } from '../../../lib/store/flush-thread';
+import { DefaultMessageStore } from '../../../lib/store/message-store';
+import { PutMessageStatus } from '../../../lib/store/store-status';
+import { SMALL, makeMessage, tempDir } from './store-test-util';
+
+/** MessagePorts the process holds ref'd (a ref'd worker shows as one). */
+const refPorts = (): number => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+
+describe('store: the SYNC_FLUSH flush thread', function () {
+  this.timeout(60000);
+  let dir: string;
+  let store: DefaultMessageStore | null = null;
+  const open = async (extra: Record<string, unknown> = {}, syncer?: DataSyncer) => {
+    store = new DefaultMessageStore({ ...SMALL, mappedFileSizeCommitLog: 1024 * 1024, storePathRootDir: dir, flushDiskType: 'SYNC_FLUSH', ...extra });
+    if (syncer) store.commitLog.mappedFileQueue.syncer = syncer;
+    await store.start();
+    return store;
+  };
+
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+
+  afterEach(async () => {
+    await store?.shutdown();
+    store = null;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers each lone put after exactly one fdatasync, run on the flush thread, covering its bytes', async () => {
+    const s = await open();
+    const thread = s.commitLog.flushThread!;
+    expect(thread).to.not.equal(null);
+    const portsBefore = refPorts();
+    for (let i = 0; i < 40; i++) {
+      const r = await s.putMessage(makeMessage('F', 0, `m${i}`));
+      expect(r.putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+      const end = r.appendMessageResult!.wroteOffset + r.appendMessageResult!.wroteBytes;
+      expect(s.commitLog.mappedFileQueue.getFlushedWhere()).to.be.at.least(end);
+    }
+    // one group commit and one fdatasync per put, every fdatasync on the thread (none through the threadpool)
+    expect(s.commitLog.groupCommits).to.equal(40);
+    expect(thread.syncs).to.equal(40);
+    expect(thread.failure).to.equal(null);
+    expect(thread.running).to.equal(true);
+    // idle between puts: the thread does not hold the event loop
+    expect(refPorts()).to.equal(portsBefore);
+    await s.shutdown();
+    expect(thread.running).to.equal(false);
+  });
+
+  it('shares one fdatasync among the puts of one turn, and takes those that come during it in the next', async () => {
+    const s = await open();
+    const rs = await Promise.all(Array.from({ length: 64 }, (_, i) => s.putMessage(makeMessage('G', i % 4, `m${i}`))));
+    expect(rs.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
+    expect(s.commitLog.groupCommits).to.equal(1);
+    expect(s.commitLog.flushThread!.syncs).to.equal(1);
+    // a put made while that fdatasync runs waits for the next one, not for a second turn of its own
+    const first = Array.from({ length: 8 }, (_, i) => s.putMessage(makeMessage('G', 0, `a${i}`)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const second = Array.from({ length: 8 }, (_, i) => s.putMessage(makeMessage('G', 0, `b${i}`)));
+    const all = await Promise.all([...first, ...second]);
+    expect(all.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
+    expect(s.commitLog.groupCommits).to.equal(3);
+    expect(s.commitLog.flushThread!.syncs).to.equal(3);
+  });
+
+  it('writes the zeros ahead of the mapped commit log a page per write on the flush thread: a lone put dirties a page or two, not a 64 KiB folio', async function () {
+    const s = await open({ mappedFileSizeCommitLog: 16 * 1024 * 1024 });
+    await s.putMessage(makeMessage('Z', 0, 'first'));
+    if (s.commitLog.writeMode !== 'mapped') this.skip();
+    const thread = s.commitLog.flushThread!;
+    // the blocks ahead were reserved by the thread, none through the threadpool's 64 KiB writes
+    expect(thread.zeroWrites).to.be.greaterThan(0);
+    const body = Buffer.alloc(900, 1);
+    const writeBytes = (): number => Number(/write_bytes:\s+(\d+)/.exec(fs.readFileSync('/proc/self/io', 'utf8'))?.[1] ?? NaN);
+    const before = writeBytes();
+    const zerosBefore = thread.zeroBytes;
+    const puts = 200;
+    for (let i = 0; i < puts; i++) expect((await s.putMessage(makeMessage('Z', 0, body))).putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+    // (the zeros written meanwhile, megabytes ahead, count in write_bytes too: left out)
+    const perPut = (writeBytes() - before - (thread.zeroBytes - zerosBefore)) / puts;
+    if (Number.isNaN(perPut)) this.skip();
+    // a page re-dirtied per fdatasync (two when a record crosses a page) plus the record's share of the zeros: about
+    // 5-7 KB; a 64 KiB folio (zeros written 64 KiB at a time) re-dirties 64 KiB per put
+    expect(perPut).to.be.below(24 * 1024);
+    expect(thread.zeroBytes).to.be.at.least(s.commitLog.getMaxOffset());
+    expect(thread.zeroUnit).to.equal(4096);
+    // many puts per fdatasync: the zeros go 64 KiB per write again
+    for (let round = 0; round < 20; round++) {
+      await Promise.all(Array.from({ length: 128 }, (_, i) => s.putMessage(makeMessage('Z', i % 4, body))));
+    }
+    expect(thread.zeroUnit).to.equal(64 * 1024);
+  });
+
+  it('answers FLUSH_DISK_TIMEOUT when the fdatasync outlasts syncFlushTimeout, and PUT_OK again after it', async () => {
+    let release: (() => void) | null = null;
+    let calls = 0;
+    const slow: DataSyncer = {
+      datasync: () => {
+        calls++;
+        if (calls > 1) return Promise.resolve();
+        return new Promise<void>((resolve) => { release = resolve; });
+      },
+    };
+    const s = await open({ syncFlushTimeout: 100 }, slow);
+    const r = await s.putMessage(makeMessage('T', 0, 'late'));
+    expect(r.putMessageStatus).to.equal(PutMessageStatus.FLUSH_DISK_TIMEOUT);
+    expect(release).to.not.equal(null);
+    release!();
+    const again = await s.putMessage(makeMessage('T', 0, 'next'));
+    expect(again.putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+    expect(calls).to.equal(2);
+  });
+
+  it('reports a failed fdatasync as FlushFailedError with its errno name, and goes through the threadpool once closed', async () => {
+    const thread = new FlushThread(componentLogger('flush-thread-test'));
+    const file = path.join(dir, 'f');
+    const fd = fs.openSync(file, 'w');
+    try {
+      await thread.datasync(fd);
+      expect(thread.syncs).to.equal(1);
+      const err = await thread.datasync(2147483000).then(() => null, (e: unknown) => e);
+      expect(err).to.be.instanceOf(FlushFailedError);
+      expect((err as FlushFailedError).code).to.equal('EBADF');
+      expect((err as FlushFailedError).syscall).to.equal('fdatasync');
+      // the thread goes on after a failed request
+      await thread.datasync(fd);
+      expect(thread.syncs).to.equal(2);
+      await thread.close();
+      await thread.close();
+      expect(thread.running).to.equal(false);
+      await thread.datasync(fd);
+      expect(thread.syncs).to.equal(2);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+
+  it('never keeps a process alive: a SYNC_FLUSH store left open lets its process end', async () => {
+    const storeModule = path.resolve(__dirname, '../../../lib/store/message-store.js');
+    const script = `
+      const { DefaultMessageStore } = require(${JSON.stringify(storeModule)});
+      const store = new DefaultMessageStore({ storePathRootDir: ${JSON.stringify(dir)}, flushDiskType: 'SYNC_FLUSH',
+        mappedFileSizeCommitLog: 1024 * 1024, messageIndexEnable: false });
+      store.start().then(async () => {
+        for (let i = 0; i < 5; i++) {
+          const r = await store.putMessage({ topic: 'K', queueId: 0, flag: 0, body: Buffer.from('x'), propertiesString: '',
+            bornTimestamp: Date.now(), bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0 });
+          if (r.putMessageStatus !== 'PUT_OK') throw new Error(r.putMessageStatus);
+        }
+        if (!store.commitLog.flushThread.running || store.commitLog.flushThread.syncs !== 5) throw new Error('no flush thread');
+        process.stdout.write('PUT\\n');
+      });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    // the process ends by itself (the store's timers are unref'd and so is the idle flush thread)
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(out).to.contain('PUT');
+    expect(code).to.equal(0);
+  });
+});
