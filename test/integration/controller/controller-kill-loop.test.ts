@@ -12,7 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { ControllerManager } from '../../../lib/controller';
-import { freePort } from '../../../lib/cluster';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { DefaultMQProducer } from '../../../lib/index';
 import { SendStatus } from '../../../lib/client/send-result';
@@ -21,6 +20,7 @@ import { decodeMessage } from '../../../protocol/message/message-decoder';
 import { createMessage } from '../../../protocol/message/message';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
+import { startFastControllerAndNamesrv } from '../../helpers/controller-fixture';
 import { type BrokerChild, spawnBrokerChild, stopBrokerChild } from '../../helpers/broker-child-process';
 
 const KILLS = 20;
@@ -62,16 +62,7 @@ describe('controller: kill -9 of the master under a sync producer, 20 times (chi
 
   before(async () => {
     dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'controller-kill-'));
-    namesrv = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
-    await namesrv.start();
-    const port = await freePort();
-    cm = new ControllerManager({
-      controllerDLegerGroup: 'cg', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0', controllerStorePath: path.join(dir, 'controller'),
-      configStorePath: path.join(dir, 'controller.properties'), mappedFileSize: 4 * 1024 * 1024, controllerDLegerHeartBeatTimeIntervalMs: 200,
-      controllerDLegerMinVoteIntervalMs: 20, controllerDLegerMaxVoteIntervalMs: 60, scanNotActiveBrokerInterval: 500, scanInactiveMasterInterval: 500,
-    });
-    await cm.start();
-    await waitFor(() => cm!.isLeaderState, 10_000, 'the controller to lead');
+    ({ namesrv, cm } = await startFastControllerAndNamesrv(dir));
   });
 
   after(async () => {

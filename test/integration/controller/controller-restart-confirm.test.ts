@@ -18,16 +18,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ControllerManager } from '../../../lib/controller';
-import { freePort } from '../../../lib/cluster';
 import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { ConsumeConcurrentlyStatus, DefaultMQAdminExt, DefaultMQProducer, DefaultMQPushConsumer } from '../../../lib/index';
 import { SendStatus } from '../../../lib/client/send-result';
 import { RemotingClient } from '../../../lib/transport/remoting-client';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { decodeMessages } from '../../../protocol/message/message-decoder';
-import { createMessage } from '../../../protocol/message/message';
+import { freePort } from '../../../lib/cluster';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
+import { ackedSender, startFastControllerAndNamesrv } from '../../helpers/controller-fixture';
 import { type BrokerChild, spawnBrokerChild, stopBrokerChild } from '../../helpers/broker-child-process';
 import { pullRequest } from '../broker/broker-helpers';
 
@@ -46,16 +46,7 @@ describe('controller: a restarted replica dispatches no further than the confirm
 
   before(async () => {
     dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'controller-restart-confirm-'));
-    namesrv = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
-    await namesrv.start();
-    const port = await freePort();
-    cm = new ControllerManager({
-      controllerDLegerGroup: 'cg', controllerDLegerPeers: `n0-127.0.0.1:${port}`, controllerDLegerSelfId: 'n0', controllerStorePath: path.join(dir, 'controller'),
-      configStorePath: path.join(dir, 'controller.properties'), mappedFileSize: 4 * 1024 * 1024, controllerDLegerHeartBeatTimeIntervalMs: 200,
-      controllerDLegerMinVoteIntervalMs: 20, controllerDLegerMaxVoteIntervalMs: 60, scanNotActiveBrokerInterval: 500, scanInactiveMasterInterval: 500,
-    });
-    await cm.start();
-    await waitFor(() => cm!.isLeaderState, 10_000, 'the controller to lead');
+    ({ namesrv, cm } = await startFastControllerAndNamesrv(dir));
     admin = new DefaultMQAdminExt({ namesrvAddr: namesrv.address, instanceName: randomName('adm') });
     await admin.start();
   });
@@ -133,16 +124,7 @@ describe('controller: a restarted replica dispatches no further than the confirm
       producerGroup: randomName('PG'), namesrvAddr: namesrv!.address, instanceName: randomName('p'), sendMsgTimeout: 5000, pollNameServerInterval: 200, retryTimesWhenSendFailed: 0,
     });
     await producer.start();
-    const acked: string[] = [];
-    const send = async (body: string): Promise<SendStatus | null> => {
-      try {
-        const r = await producer!.send(createMessage(topic, body));
-        if (r.sendStatus === SendStatus.SEND_OK) acked.push(body);
-        return r.sendStatus;
-      } catch {
-        return null;
-      }
-    };
+    const { acked, send } = ackedSender(producer, topic);
     let n = 0;
     await waitFor(async () => (await send(`a-${n++}`)) === SendStatus.SEND_OK && acked.length >= 20, 60_000, '20 sends acknowledged by both replicas', 50);
     // what both replicas hold is confirmed, and the master's checkpoint says so

@@ -34,6 +34,7 @@ import { decodeTimerMetrics } from '../../../protocol/body/timer-metrics';
 import { dataVersionEquals } from '../../../protocol/body/data-version';
 import { randomName } from '../../helpers/cluster';
 import { waitFor } from '../../helpers/wait-for';
+import { ackedSender } from '../../helpers/controller-fixture';
 
 /** Every message body of `topic` in the store's consume queues, queue by queue, in queue order. */
 async function queueContents(store: DefaultMessageStore, topic: string): Promise<Map<number, string[]>> {
@@ -123,16 +124,7 @@ describe('controller: truncation of a diverged log and dispatch held at the conf
       producerGroup: randomName('PG'), namesrvAddr: namesrv!.address, instanceName: randomName('p'), sendMsgTimeout: 5000, pollNameServerInterval: 200, retryTimesWhenSendFailed: 0,
     });
     await producer.start();
-    const acked: string[] = [];
-    const send = async (body: string): Promise<SendStatus | null> => {
-      try {
-        const r = await producer!.send(createMessage(topic, body));
-        if (r.sendStatus === SendStatus.SEND_OK) acked.push(body);
-        return r.sendStatus;
-      } catch {
-        return null;
-      }
-    };
+    const { acked, send } = ackedSender(producer, topic);
     let n = 0;
     await waitFor(async () => (await send(`a-${n++}`)) === SendStatus.SEND_OK && acked.length >= 20, 60_000, '20 sends acknowledged by both replicas', 50);
     await b1.messageStore.waitReput();
