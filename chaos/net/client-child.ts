@@ -8,7 +8,7 @@
  * - `route { topic }`: `[brokerName, { brokerId: addr }][]` from the name server.
  * - `watchRoute { topic, intervalMs }`: from then on polls the route and keeps a timeline of each broker name's
  *   master address (brokerId 0, or null when the name server has none); `timeline` returns it.
- * - `drain { topic }`: every stored message (chaos/drain.ts drainRecords).
+ * - `drain { topic }`: every stored message (chaos/drain.ts drainRecords), to the masters' ends.
  */
 import { DefaultMQAdminExt } from '../../lib/admin/default-mq-admin-ext';
 import { newTopicConfig } from '../../protocol/body/topic-config';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       return true;
     },
     timeline: async () => timeline,
-    drain: async (a) => drainRecords(namesrv, a.topic as string, (a.deadlineMs as number | undefined) ?? 120_000),
+    drain: async (a) => drainRecords(namesrv, a.topic as string, (a.deadlineMs as number | undefined) ?? 120_000, { fromMaster: true, note: (l) => process.stderr.write(`${l}\n`) }),
   };
 
   process.on('message', (m: { type?: string; id?: number; op?: string; args?: Record<string, unknown> }) => {
