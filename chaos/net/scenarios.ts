@@ -294,7 +294,9 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     let stored: StoredRecord[] = [];
     for (let attempt = 1; ; attempt++) {
       try {
-        stored = await run.ctl.request<StoredRecord[]>('drain', { topic: TOPIC, deadlineMs: 120_000 });
+        // The drain reads some 15-20 thousand messages a second on a busy 2-core machine: a long run's millions
+        // need more than 120 s.
+        stored = await run.ctl.request<StoredRecord[]>('drain', { topic: TOPIC, deadlineMs: Math.max(120_000, acks.length / 5) });
         break;
       } catch (err) {
         if (attempt === 3) throw err;
