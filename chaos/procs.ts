@@ -68,6 +68,13 @@ function waitForLine(child: ChildProcess, re: RegExp, what: string, stderrTail: 
 export interface Placement {
   wrap?: string[];
   host?: string;
+  /**
+   * The program the args follow, instead of `node dist/lib/cli/main.js --log-format json <kind>` (chaos/net runs Java
+   * 4.9.8 brokers as `bash .../broker.sh <conf>`, which execs java in place); its stdout must print the same boot line.
+   */
+  program?: string[];
+  /** Extra environment of the process. */
+  env?: Record<string, string>;
 }
 
 /** A server child (namesrv, broker or controller) that can be killed, paused and started again on the same port and store. */
@@ -91,10 +98,11 @@ export class ServerProcess {
   /** Starts the process (port 0 the first time, then the port it got) and waits for its boot line. */
   async start(): Promise<void> {
     const wrap = this.placement.wrap ?? [];
-    const argv = [process.execPath, CLI, '--log-format', 'json', this.kind, ...this.argsFor(this.port)];
+    const program = this.placement.program ?? [process.execPath, CLI, '--log-format', 'json', this.kind];
+    const argv = [...program, ...this.argsFor(this.port)];
     const child = track(spawn([...wrap, ...argv][0], [...wrap, ...argv].slice(1), {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ROCKETMQ_LOG_FORMAT: 'json' },
+      env: { ...process.env, ROCKETMQ_LOG_FORMAT: 'json', ...this.placement.env },
     }));
     this.child = child;
     this.#stderr = '';

@@ -2,12 +2,13 @@
  * The control client of a network chaos run, forked inside the client host (the orchestrating process sits in the root
  * namespace, which has no route to the hosts): `node dist/chaos/net/client-child.js <namesrv>`. Answers requests
  * (`Worker.request`):
- * - `createTopic { topic, queues, order, brokerAddrs }`: the topic on each broker address given (slaves and DLedger
- *   followers too: their topic tables are not copied at once).
+ * - `createTopic { topic, queues, order, brokerAddrs, skipSlaves }`: the topic on each broker address given (slaves and
+ *   DLedger followers too: their topic tables are not copied at once); `skipSlaves`: a broker refusing it as a slave
+ *   (Java 4.9.8) is passed over.
  * - `route { topic }`: `[brokerName, { brokerId: addr }][]` from the name server.
  * - `watchRoute { topic, intervalMs }`: from then on polls the route and keeps a timeline of each broker name's
  *   master address (brokerId 0, or null when the name server has none); `timeline` returns it.
- * - `drain { topic }`: every stored message (chaos/drain.ts drainRecords).
+ * - `drain { topic }`: every stored message (chaos/drain.ts drainRecords), to the masters' ends.
  */
 import { DefaultMQAdminExt } from '../../lib/admin/default-mq-admin-ext';
 import { newTopicConfig } from '../../protocol/body/topic-config';
@@ -37,7 +38,17 @@ async function main(): Promise<void> {
   const ops: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {
     createTopic: async (a) => {
       const cfg = newTopicConfig(a.topic as string, { readQueueNums: a.queues as number, writeQueueNums: a.queues as number, order: Boolean(a.order) });
-      for (const addr of a.brokerAddrs as string[]) await admin.createAndUpdateTopicConfig(addr, cfg);
+      let created = 0;
+      for (const addr of a.brokerAddrs as string[]) {
+        try {
+          await admin.createAndUpdateTopicConfig(addr, cfg);
+          created++;
+        } catch (err) {
+          // Java 4.9.8 refuses topic changes on a slave (a DLedger follower): it copies them from its master instead.
+          if (!a.skipSlaves || !/from slave broker/.test((err as Error).message)) throw err;
+        }
+      }
+      if (created === 0) throw new Error(`no broker took the topic ${a.topic as string}`);
       return true;
     },
     route: async (a) => route(a.topic as string),
@@ -59,7 +70,7 @@ async function main(): Promise<void> {
       return true;
     },
     timeline: async () => timeline,
-    drain: async (a) => drainRecords(namesrv, a.topic as string, (a.deadlineMs as number | undefined) ?? 120_000),
+    drain: async (a) => drainRecords(namesrv, a.topic as string, (a.deadlineMs as number | undefined) ?? 120_000, { fromMaster: true, note: (l) => process.stderr.write(`${l}\n`) }),
   };
 
   process.on('message', (m: { type?: string; id?: number; op?: string; args?: Record<string, unknown> }) => {

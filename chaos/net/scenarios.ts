@@ -8,6 +8,9 @@
  * (registerNameServerPeriod), DLedger keeps its default timings (heartbeat 2 s, 3 missed), as a Java 4.9.8 group.
  * Controller mode adds host `c0` after `ns` (one controller, :9878) and runs 2 brokers with enableControllerMode,
  * allAckInSyncStateSet and the short timings of startCluster's controller mode (heartbeat timeout 4 s).
+ * DLedger groups have 3 peers, or 5 (the `dledger5-*` scenarios). `java: true` runs the DLedger peers as Java 4.9.8
+ * brokers (../shared/javaref, `bash bin/broker.sh <conf>` inside each host, the same keys and DLedger's same default
+ * timings) against our name server and clients, for the side-by-side comparison of `npm run chaos -- net <s> --java`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -17,6 +20,7 @@ import { type CheckReport, type FaultWindow, check, readAcks, readDeliveries } f
 import type { MasterChange } from './client-child';
 import { NetCluster, type NetFault, netTempPrefix } from './netns';
 import { CONTROLLER_MODE_TEST_TIMINGS } from '../../lib/cluster';
+import { JAVAREF_DIR, javaSkipReason } from '../../test/helpers/javaref';
 
 export type NetMode = 'single' | 'sync' | 'async' | 'dledger' | 'controller';
 
@@ -28,11 +32,15 @@ export interface NetScenarioOptions {
   acks?: number;
   log?: (line: string) => void;
   keep?: boolean;
+  /** DLedger scenarios: the peers are Java 4.9.8 brokers (see javaUnavailable()). */
+  java?: boolean;
 }
 
 export interface NetScenarioResult {
   scenario: string;
   mode: NetMode;
+  /** Whose brokers ran: ours, or Java 4.9.8's. */
+  brokers: 'rocketmq-ts' | 'java-4.9.8';
   report: CheckReport;
   notes: string[];
   /** Loss / slow-link scenarios: what each level's rules did (packets dropped by the loss rules; tbf counters). */
@@ -87,7 +95,8 @@ export class NetRun {
   #open: { label: string; start: number } | null = null;
   acks = 100;
 
-  constructor(readonly net: NetCluster, readonly dir: string, readonly mode: NetMode, readonly orderly: boolean, readonly log: (l: string) => void) {}
+  constructor(readonly net: NetCluster, readonly dir: string, readonly mode: NetMode, readonly orderly: boolean, readonly log: (l: string) => void,
+    readonly java = false) {}
 
   get nsAddr(): string {
     return `${this.net.host('ns').addr}:9876`;
@@ -162,15 +171,50 @@ function brokerArgs(run: NetRun, i: number): string[] {
   return args;
 }
 
+/** The Java 4.9.8 broker script the `java` runs start inside each host. */
+const JAVA_BROKER = path.join(JAVAREF_DIR, '4.9.8', 'bin', 'broker.sh');
+
+/** Why the `java` runs cannot be made here (no `java`, no ../shared/javaref/4.9.8), or null. */
+export function javaUnavailable(): string | null {
+  return javaSkipReason('4.9.8');
+}
+
+/**
+ * A Java 4.9.8 DLedger peer's broker.conf: the keys brokerArgs gives ours (DLedger's timings left at their defaults
+ * in both), its RocketMQ home and logs under `<dir>/java-<host>` (RMQ_RUN).
+ */
+function javaBrokerConf(run: NetRun, i: number): string {
+  const hostName = run.brokerHosts[i];
+  const h = run.net.host(hostName);
+  const store = path.join(run.dir, `store-${hostName}`);
+  const conf: Record<string, string | number | boolean> = {
+    brokerClusterName: 'ChaosNetCluster', brokerName: BROKER_NAME, listenPort: 10911, namesrvAddr: run.nsAddr, brokerIP1: h.addr,
+    storePathRootDir: store, storePathCommitLog: path.join(store, 'commitlog'), flushDiskType: 'ASYNC_FLUSH',
+    mappedFileSizeCommitLog: 16777216, registerNameServerPeriod: 10000, autoCreateTopicEnable: true,
+    enableDLegerCommitLog: true, dLegerGroup: BROKER_NAME, dLegerSelfId: `n${i}`,
+    dLegerPeers: run.brokerHosts.map((b, j) => `n${j}-${run.net.host(b).addr}:40911`).join(';'),
+  };
+  fs.mkdirSync(path.join(run.dir, `java-${hostName}`), { recursive: true });
+  const file = path.join(run.dir, `java-${hostName}`, 'broker.conf');
+  fs.writeFileSync(file, Object.entries(conf).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+  return file;
+}
+
 /** Sets up hosts, servers, topic, producers and consumers; runs `body`; heals, drains and checks. */
 async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, body: (run: NetRun) => Promise<void>,
-  cfg: { orderly?: boolean } = {}): Promise<NetScenarioResult> {
+  cfg: { orderly?: boolean; peers?: number } = {}): Promise<NetScenarioResult> {
   const log = opts.log ?? (() => undefined);
-  const nBrokers = mode === 'single' ? 1 : mode === 'dledger' ? 3 : 2;
+  const java = opts.java === true;
+  if (java && mode !== 'dledger') throw new Error(`${name}: the Java comparison runs DLedger groups only`);
+  if (java) {
+    const why = javaUnavailable();
+    if (why) throw new Error(`${name}: Java 4.9.8 brokers unavailable: ${why}`);
+  }
+  const nBrokers = mode === 'single' ? 1 : mode === 'dledger' ? cfg.peers ?? 3 : 2;
   const brokerHosts = Array.from({ length: nBrokers }, (_, i) => `b${i}`);
   const net = new NetCluster(['ns', ...(mode === 'controller' ? ['c0'] : []), ...brokerHosts, 'cl']);
-  const dir = makeTempDir(netTempPrefix(name));
-  const run = new NetRun(net, dir, mode, cfg.orderly ?? false, log);
+  const dir = makeTempDir(netTempPrefix(java ? `java-${name}` : name));
+  const run = new NetRun(net, dir, mode, cfg.orderly ?? false, log, java);
   run.brokerHosts.push(...brokerHosts);
   run.acks = opts.acks ?? 100;
   try {
@@ -191,7 +235,12 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     }
     for (let i = 0; i < nBrokers; i++) {
       const h = net.host(brokerHosts[i]);
-      const b = new ServerProcess('broker', () => brokerArgs(run, i), path.join(dir, `broker-${h.name}.log`), { wrap: h.wrap, host: h.addr });
+      const b = java
+        ? new ServerProcess('broker', () => [javaBrokerConf(run, i)], path.join(dir, `broker-${h.name}.log`), {
+          wrap: h.wrap, host: h.addr, program: ['bash', JAVA_BROKER],
+          env: { RMQ_RUN: path.join(dir, `java-${h.name}`), BROKER_HEAP: nBrokers > 3 ? '-Xms256m -Xmx384m' : '-Xms384m -Xmx512m' },
+        })
+        : new ServerProcess('broker', () => brokerArgs(run, i), path.join(dir, `broker-${h.name}.log`), { wrap: h.wrap, host: h.addr });
       b.port = 10911;
       run.brokers.push(b);
     }
@@ -202,12 +251,15 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     run.ctl = new Worker<{ ready: number }>('net/client-child.js', [run.nsAddr], cl.wrap);
     await run.ctl.until((p) => p.ready === 1);
     await waitFor(async () => {
-      await run.ctl.request('createTopic', { topic: TOPIC, queues: QUEUES, order: run.orderly, brokerAddrs: run.brokers.map((b) => b.addr) });
+      await run.ctl.request('createTopic', { topic: TOPIC, queues: QUEUES, order: run.orderly, brokerAddrs: run.brokers.map((b) => b.addr), skipSlaves: java });
       const r = await run.route();
       // a controller-mode slave registers with its controller id (2)
       if (mode === 'controller') return r['0'] !== undefined && Object.keys(r).length === 2;
       return r['0'] !== undefined && (mode !== 'sync' && mode !== 'async' ? true : r['1'] !== undefined);
     }, 120_000, 'the topic on every broker and a master in the route');
+    // Java 4.9.8's followers took no topic (a slave refuses it): they copy the master's topic table every 10 s
+    // (SlaveSynchronize), which a follower must have done before it can be elected and take the sends.
+    if (java) await sleep(12_000);
     await run.ctl.request('watchRoute', { topic: TOPIC, intervalMs: 200 });
     const nProducers = opts.producers ?? 2;
     for (let i = 0; i < nProducers; i++) {
@@ -217,7 +269,7 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     run.consumers.push(new Worker<ConsumerProgress>('consumer-child.js',
       [run.nsAddr, TOPIC, 'chaos_net_cg', path.join(dir, 'received-0.txt'), 'c0', run.orderly ? 'orderly' : 'concurrently'], cl.wrap));
     await run.ackedMore(run.acks);
-    log(`${name}: ${mode} cluster up, master ${await run.masterHost()}, load flowing`);
+    log(`${name}: ${mode} cluster${java ? ' (Java 4.9.8 brokers)' : ''} up, master ${await run.masterHost()}, load flowing`);
 
     await body(run);
 
@@ -242,7 +294,9 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     let stored: StoredRecord[] = [];
     for (let attempt = 1; ; attempt++) {
       try {
-        stored = await run.ctl.request<StoredRecord[]>('drain', { topic: TOPIC, deadlineMs: 120_000 });
+        // The drain reads some 15-20 thousand messages a second on a busy 2-core machine: a long run's millions
+        // need more than 120 s.
+        stored = await run.ctl.request<StoredRecord[]>('drain', { topic: TOPIC, deadlineMs: Math.max(120_000, acks.length / 5) });
         break;
       } catch (err) {
         if (attempt === 3) throw err;
@@ -259,7 +313,7 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     const notOk: Record<string, number> = {};
     for (const p of run.producers) for (const [k, v] of Object.entries(p.last?.notOkByStatus ?? {})) notOk[k] = (notOk[k] ?? 0) + v;
     run.notes.push(`send failures ${run.producers.reduce((s, p) => s + (p.last?.failed ?? 0), 0)}, answers not SEND_OK ${JSON.stringify(notOk)}`);
-    return { scenario: name, mode, report, notes: run.notes, levels: run.levels };
+    return { scenario: name, mode, brokers: java ? 'java-4.9.8' : 'rocketmq-ts', report, notes: run.notes, levels: run.levels };
   } finally {
     await killAll();
     net.destroy();
@@ -299,12 +353,16 @@ function masterSlaveCut(mode: 'sync' | 'async') {
   });
 }
 
+/** `dledger-...` for a group of 3, `dledger5-...` for 5. */
+const dledgerName = (peers: number, rest: string): string => `dledger${peers === 3 ? '' : peers}-${rest}`;
+
 /**
- * DLedger 3: the leader cut off from both followers, reachable by clients and the name server. `orderly`: the topic
- * is orderly, each producer sends to one queue through a selector, the consumer is orderly; the checker adds order.
+ * DLedger 3 or 5: the leader cut off from all its followers, reachable by clients and the name server. `orderly`: the
+ * topic is orderly, each producer sends to one queue through a selector, the consumer is orderly; the checker adds
+ * order.
  */
-function dledgerLeaderIsolated(orderly: boolean) {
-  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(orderly ? 'dledger-orderly-leader-isolated' : 'dledger-leader-isolated', 'dledger', opts, async (run) => {
+function dledgerLeaderIsolated(orderly: boolean, peers = 3) {
+  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(dledgerName(peers, orderly ? 'orderly-leader-isolated' : 'leader-isolated'), 'dledger', opts, async (run) => {
     const until = Date.now() + (opts.minutes ?? 0) * 60_000;
     do {
       const leader = await run.masterHost();
@@ -318,12 +376,16 @@ function dledgerLeaderIsolated(orderly: boolean) {
       run.heal();
       await run.ackedMore(Math.ceil(run.acks / 2));
     } while (Date.now() < until);
-  }, { orderly });
+  }, { orderly, peers });
 }
 
-/** DLedger 3: one random peer (minority) or two (majority) off the network, then back. */
-function dledgerIsolate(count: 1 | 2) {
-  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(count === 1 ? 'dledger-minority' : 'dledger-majority', 'dledger', opts, async (run) => {
+/**
+ * DLedger 3 or 5: `count` random peers off the network (link down), then back: a minority (1 of 3, 2 of 5) leaves a
+ * quorum, a majority (2 of 3, 3 of 5) none.
+ */
+function dledgerIsolate(count: number, peers = 3) {
+  const name = dledgerName(peers, count < peers / 2 ? 'minority' : 'majority');
+  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(name, 'dledger', opts, async (run) => {
     const until = Date.now() + (opts.minutes ?? 0) * 60_000;
     do {
       const victims = [...run.brokerHosts].sort(() => Math.random() - 0.5).slice(0, count);
@@ -332,18 +394,20 @@ function dledgerIsolate(count: 1 | 2) {
       run.heal();
       await run.ackedMore(Math.ceil(run.acks / 2));
     } while (Date.now() < until);
-  });
+  }, { peers });
 }
 
 /**
- * Random faults every 10–30 s for --minutes (default 1): a random split of the name server and the brokers into two
- * sides (60 %), a one-way cut between two random hosts (15 %), a SIGSTOP of a broker host (15 %) or a kill -9 and
- * restart of one (10 %); each held 10–30 s, then healed, with a few seconds of calm before the next.
+ * Random faults every 10–30 s for --minutes (default 1): a random split of the name server (and controller mode's
+ * controller) and the brokers into two sides (60 %), a one-way cut between two random hosts (15 %), a SIGSTOP of a
+ * broker host (15 %) or a kill -9 and restart of one (10 %); each held 10–30 s, then healed, with a few seconds of
+ * calm before the next.
  */
-function randomFaults(mode: 'sync' | 'dledger') {
-  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(`${mode}-random`, mode, opts, async (run) => {
+function randomFaults(mode: 'sync' | 'dledger' | 'controller', peers = 3) {
+  const name = mode === 'dledger' ? dledgerName(peers, 'random') : `${mode}-random`;
+  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(name, mode, opts, async (run) => {
     const until = Date.now() + (opts.minutes ?? 1) * 60_000;
-    const all = ['ns', ...run.brokerHosts];
+    const all = ['ns', ...(mode === 'controller' ? ['c0'] : []), ...run.brokerHosts];
     while (Date.now() < until) {
       const dice = Math.random();
       if (dice < 0.6) {
@@ -369,7 +433,7 @@ function randomFaults(mode: 'sync' | 'dledger') {
       run.heal();
       await sleep(5_000);
     }
-  });
+  }, { peers });
 }
 
 /**
@@ -469,7 +533,12 @@ export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise
   'dledger-majority': dledgerIsolate(2),
   'dledger-random': randomFaults('dledger'),
   'sync-random': randomFaults('sync'),
+  'dledger5-leader-isolated': dledgerLeaderIsolated(false, 5),
+  'dledger5-minority': dledgerIsolate(2, 5),
+  'dledger5-majority': dledgerIsolate(3, 5),
+  'dledger5-random': randomFaults('dledger', 5),
   'controller-master-isolated': controllerMasterIsolated,
+  'controller-random': randomFaults('controller'),
   'dledger-loss': lossLevels('dledger'),
   'sync-loss': lossLevels('sync'),
   'dledger-slow-link': dledgerSlowLink,

@@ -19,7 +19,7 @@ import { ConsumerGroupEvent, ConsumerManager } from './client-manager/consumer-m
 import { Broker2Client } from './client-manager/broker2-client';
 import { PullRequestHoldService } from './longpolling/pull-request-hold-service';
 import { BrokerOuterAPI, type RegisterBrokerArgs, type RegisterBrokerResult } from './out/broker-outer-api';
-import { BrokerRegistration } from './out/broker-registration';
+import { BrokerRegistration, REGISTER_RETRY_MAX_DELAY_MILLIS } from './out/broker-registration';
 import type { TopicConfig } from '../../protocol/body/topic-config';
 import type { TopicConfigSerializeWrapper } from '../../protocol/body/topic-config-serialize-wrapper';
 import { BrokerLatencyMetrics, BrokerMetricsService } from './metrics/broker-metrics';
@@ -235,7 +235,7 @@ export class BrokerController {
       api: this.brokerOuterAPI,
       logger: componentLogger('broker-registration', this.logger),
       build: (topics) => this.#buildRegisterArgs(topics),
-      maxRetryDelayMillis: Math.max(10000, Math.min(this.brokerConfig.registerNameServerPeriod, 60000)),
+      maxRetryDelayMillis: REGISTER_RETRY_MAX_DELAY_MILLIS,
       shouldRetry: () => !this.#isolated,
     });
     this.scheduleMessageService = new ScheduleMessageService(

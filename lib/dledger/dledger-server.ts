@@ -329,6 +329,10 @@ export class DLedgerServer {
       if (now - this.#lastLeaderHeartBeatTime > this.config.maxHeartBeatLeak * this.config.heartBeatTimeIntervalMs) {
         this.log.info({ leaderId: this.leaderId, term: this.currTerm }, 'leader heartbeat lost; becoming candidate');
         this.#changeRoleToCandidate(this.currTerm);
+        // It voted for the lost leader in this term, and so did every other follower: a round in it can only be
+        // refused (REJECT_ALREADY_VOTED, a second lost while the lost leader's answer times out). The first round
+        // asks in the next term, as Raft's candidates do.
+        this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
       }
     } else if ((now >= this.#nextTimeToRequestVote || this.#needIncreaseTermImmediately) && !this.#voting) void this.#voteRound();
     if (now - this.#lastFlush >= this.config.flushFileInterval) {
@@ -375,7 +379,7 @@ export class DLedgerServer {
         const req: VoteRequest = { ...this.#base(id), leaderId: this.selfId, term, ledgerEndIndex: endIndex, ledgerEndTerm: endTerm };
         calls.push(id === this.selfId ? Promise.resolve(this.handleVote(req, true)) : this.#invoke(id, DLedgerRequestCode.VOTE, req as VoteRequest & Record<string, unknown>, decodeVoteResponse, 1000));
       }
-      const responses = await Promise.all(calls);
+      const responses = await this.#decidingVotes(calls);
       if (this.#stopped || this.role !== 'CANDIDATE' || this.currTerm !== term) return;
       let knownMaxTerm = -1;
       let alreadyHasLeader = false;
@@ -421,6 +425,35 @@ export class DLedgerServer {
     } finally {
       this.#voting = false;
     }
+  }
+
+  /**
+   * The vote answers, as soon as they decide the round (Java's vote latch counts down then): a quorum accepted, or
+   * accepted plus not ready, or a peer has a leader; else all of them (a cut-off peer's after its 1 s timeout). A
+   * round that has its quorum does not wait for an unreachable peer's timeout.
+   */
+  #decidingVotes(calls: Promise<VoteResponse>[]): Promise<VoteResponse[]> {
+    return new Promise((resolve) => {
+      const got: VoteResponse[] = [];
+      let accept = 0;
+      let notReady = 0;
+      let done = false;
+      for (const call of calls) {
+        void call.then((r) => {
+          if (done) return;
+          got.push(r);
+          if (r.code !== DLedgerResponseCode.NETWORK_ERROR) {
+            if (r.voteResult === 'ACCEPT') accept++;
+            else if (r.voteResult === 'REJECT_TERM_NOT_READY') notReady++;
+          }
+          const hasLeader = r.code !== DLedgerResponseCode.NETWORK_ERROR && r.voteResult === 'REJECT_ALREADY_HAS_LEADER';
+          if (got.length === calls.length || hasLeader || this.#isQuorum(accept) || this.#isQuorum(accept + notReady)) {
+            done = true;
+            resolve(got);
+          }
+        });
+      }
+    });
   }
 
   handleVote(req: VoteRequest, self: boolean): VoteResponse {

@@ -311,6 +311,23 @@ export class Connection extends TypedEmitter<ConnectionEvents> implements Channe
     this.#close(undefined, true);
   }
 
+  /**
+   * Closes the connection as close() does, but with a TCP reset (SO_LINGER 0) instead of a FIN: what is still unsent
+   * or unacknowledged is discarded. For a peer that stopped answering (a request timed out on a silent connection):
+   * a FIN and the request before it are retransmitted until they get through, so after a healed partition the peer
+   * would still read the stale request and then the close; a reset is sent once, and lost on a cut link. Idempotent.
+   */
+  reset(): void {
+    if (this.#active && typeof this.#socket.resetAndDestroy === 'function' && !this.#socket.destroyed) {
+      try {
+        this.#socket.resetAndDestroy();
+      } catch {
+        // Not connected yet (resetAndDestroy needs a TCP handle): the plain destroy in #close does.
+      }
+    }
+    this.#close(undefined, true);
+  }
+
   #enqueue(command: RemotingCommand, onWritten?: (err?: Error | null) => void, options?: EncodeOptions): void {
     this.lastEncodedLength = 0;
     const head = command.encodeHeaderFrame(options);

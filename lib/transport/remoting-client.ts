@@ -201,8 +201,11 @@ export class RemotingClient extends TypedEmitter<RemotingChannelEvents> {
           // timeoutMillis / 4. Java does it for synchronous calls only (its async sends and pulls keep the channel); we
           // close when the peer also stayed silent meanwhile: a half-open connection is dropped, while a busy broker
           // that answers other requests keeps the connection and the requests in flight on it.
+          // The close is a TCP reset: a FIN would be retransmitted until the peer reads it, after the request it timed
+          // out on (a name server would take a broker's stale registration and then drop the broker, see
+          // Connection.reset()).
           const silent = conn.framesReceived === framesBefore;
-          if (this.options.clientCloseSocketIfTimeout && silent && (remaining > 100 || remaining > timeoutMillis / 4)) conn.close();
+          if (this.options.clientCloseSocketIfTimeout && silent && (remaining > 100 || remaining > timeoutMillis / 4)) conn.reset();
           this.#logger.warn({ remoteAddr: addr, code: request.code, timeoutMillis }, 'invoke timeout');
         } else if (err instanceof RemotingSendRequestError) {
           // Requests cut off by our own shutdown (a consumer's long polls) are expected, not worth a warning.

@@ -59,9 +59,10 @@ export interface BrokerRegistrationOptions {
   logger: Logger;
   /**
    * After a failed registration the whole table goes to that name server again after 1 s, doubling up to this
-   * (registerNameServerPeriod), rather than at the next period (Java). A name server that sees a timed-out
-   * connection's close late (after a healed partition) drops the broker registered on that connection, and no
-   * longer one that registered again since, on a new one.
+   * (REGISTER_RETRY_MAX_DELAY_MILLIS for the broker), rather than at the next period (Java). A name server that sees a
+   * timed-out connection's close late (after a healed partition) drops the broker registered on that connection, and
+   * no longer one that registered again since, on a new one; and a master elected while the name server was out of
+   * reach is named by it within this delay (plus the connect timeout of an attempt under way) of the heal.
    */
   maxRetryDelayMillis: number;
   /** Whether a retry may go out now (a controller-mode broker without a role registers nothing). */
@@ -69,6 +70,15 @@ export interface BrokerRegistrationOptions {
   /** The request for `topics` (null: every topic), built at send time. */
   build(topics: ReadonlySet<string> | null): RegisterBrokerArgs;
 }
+
+/**
+ * The broker's longest pause between retries of a failed registration. Each attempt to an unreachable name server
+ * already waits for its connect timeout (3 s), so a short pause costs little, and it bounds how long after a healed
+ * partition the name server may go without the master the broker became meanwhile (at the registration period of
+ * 10-60 s before, which left the route without a master for up to that long: found by `npm run chaos -- net
+ * dledger-random`).
+ */
+export const REGISTER_RETRY_MAX_DELAY_MILLIS = 2000;
 
 export class BrokerRegistration {
   readonly stats: BrokerRegistrationStats = { full: 0, incremental: 0, incrementalTopics: 0, skipped: 0 };

@@ -1,7 +1,8 @@
 /**
  * Short network chaos scenarios across hosts in network namespaces (chaos/net; the long runs are
  * `npm run chaos -- net <scenario> --minutes M`): a DLedger group of 3 with its leader cut off from both followers but
- * reachable by the clients, and a SYNC_MASTER cut off from its slave. The checker's counts are the assertions: nothing
+ * reachable by the clients, and a SYNC_MASTER cut off from its slave; controller mode's master cut off; a DLedger group
+ * of 5 with its leader cut off; controller mode under 20 s of random faults. The checker's counts are the assertions: nothing
  * acknowledged lost, nothing consumed that was never sent, every acknowledged message consumed, no queue offset
  * acknowledged twice (split brain). Needs root and `ip netns`; skipped with a line saying why otherwise. Every
  * namespace and process is removed in the scenario's finally (and by NetCluster.removeLeftovers at the next start).
@@ -59,5 +60,17 @@ describe('chaos-net: faults across hosts in network namespaces', function () {
     const r = await NET_SCENARIOS['controller-master-isolated']({ acks: 40, log: verbose });
     expectClean(r);
     expect(r.report.faults[0].newMasterMs, 'the name server names another master during the cut').to.not.equal(null);
+  });
+
+  it('DLedger 5, leader cut off from its 4 followers (clients reach it): a new leader among the 4, nothing acknowledged lost', async () => {
+    const r = await NET_SCENARIOS['dledger5-leader-isolated']({ acks: 40, log: verbose });
+    expectClean(r);
+    expect(r.report.faults[0].newMasterMs, 'the name server names another master during the cut').to.not.equal(null);
+  });
+
+  it('controller mode, random faults for 20 s (splits with the controller, one-way cuts, SIGSTOP, kill -9): nothing acknowledged lost, no offset acknowledged twice', async () => {
+    const r = await NET_SCENARIOS['controller-random']({ acks: 40, minutes: 1 / 3, log: verbose });
+    expectClean(r);
+    expect(r.report.faults.length, 'at least one fault injected').to.be.greaterThan(0);
   });
 });

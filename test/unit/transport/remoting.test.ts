@@ -126,6 +126,24 @@ describe('lib/transport RemotingClient and RemotingServer', () => {
     expect(conns).to.have.length(2);
   });
 
+  it('closes a connection whose request timed out with a reset, not a FIN (a FIN and the stale request would reach the peer after a healed partition)', async () => {
+    // A raw peer that reads and never answers: it sees how the client closes.
+    const seen: string[] = [];
+    const raw = net.createServer((sock) => {
+      sock.on('data', () => undefined);
+      sock.on('end', () => seen.push('end'));
+      sock.on('error', (e: NodeJS.ErrnoException) => seen.push(e.code ?? e.message));
+      sock.on('close', () => seen.push('close'));
+    });
+    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => new Promise<void>((r) => raw.close(() => r())));
+    const rawAddr = `127.0.0.1:${(raw.address() as net.AddressInfo).port}`;
+    const err = await client.invoke(rawAddr, RemotingCommand.createRequest(ECHO), 200).then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(RemotingTimeoutError);
+    await waitFor(() => seen.includes('close'));
+    expect(seen).to.deep.equal(['ECONNRESET', 'close']);
+  });
+
   it('keeps the connection when a request times out while the peer answers others (a busy broker, not a silent one)', async () => {
     const conns: Channel[] = [];
     client.on('connect', (_a, ch) => conns.push(ch));
