@@ -329,10 +329,6 @@ export class DLedgerServer {
       if (now - this.#lastLeaderHeartBeatTime > this.config.maxHeartBeatLeak * this.config.heartBeatTimeIntervalMs) {
         this.log.info({ leaderId: this.leaderId, term: this.currTerm }, 'leader heartbeat lost; becoming candidate');
         this.#changeRoleToCandidate(this.currTerm);
-        // It voted for the lost leader in this term, and so did every other follower: a round in it can only be
-        // refused (REJECT_ALREADY_VOTED, a second lost while the lost leader's answer times out). The first round
-        // asks in the next term, as Raft's candidates do.
-        this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
       }
     } else if ((now >= this.#nextTimeToRequestVote || this.#needIncreaseTermImmediately) && !this.#voting) void this.#voteRound();
     if (now - this.#lastFlush >= this.config.flushFileInterval) {
