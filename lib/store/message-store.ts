@@ -534,9 +534,14 @@ export class DefaultMessageStore {
       this.#log.warn({ from, pass, queues: [...damaged].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'rebuilding consume queues from the commit log');
       if (from < this.#reads.getMaxOffset()) {
         const pending: Promise<void>[] = [];
-        await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending), this.#reputEndOffset());
+        const end = await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending), this.#reputEndOffset());
         await Promise.all(pending);
         await this.#settleDispatch();
+        // Controller mode: the rebuild stops at the confirm offset, which may lie before where the reput was to
+        // resume (set from the queues as they were before the damaged ones were destroyed): the reput goes on from
+        // the rebuild's end, or the rebuilt queues would lack what lies between (and the next entry would land in an
+        // empty queue as if it began there). The queues that hold those entries skip them.
+        if (end < this.#reputFromOffset) this.#reputFromOffset = end;
       }
       const next = new Set<ConsumeQueue>();
       for (const cq of damaged) {

@@ -234,6 +234,34 @@ describe('store/autoswitch: truncation of a running store and dispatch held at t
     }
   });
 
+  it('a damaged queue rebuilt up to the confirm offset gets the rest once it moves, though another queue went further', async () => {
+    const dir = await tempDir('rmq-confirm-rebuild-');
+    let store = await openConfirmed(dir, false);
+    const ends = await put(store, 0, 10);
+    store.setConfirmOffset(ends[9]);
+    await waitFor(() => dispatched(store) === 10, 5000, 'all dispatched');
+    await store.shutdown();
+    // a clean exit, but queue 0 has a hole (its entry 1 zeroed) and the checkpoint's confirm offset is older
+    const cp = await fs.readFile(path.join(dir, 'checkpoint'));
+    cp.writeBigInt64BE(BigInt(ends[3]), 32);
+    await fs.writeFile(path.join(dir, 'checkpoint'), cp);
+    const q0 = path.join(dir, 'consumequeue', 'TrT', '0', '00000000000000000000');
+    const cq = await fs.readFile(q0);
+    cq.fill(0, 20, 40);
+    await fs.writeFile(q0, cq);
+
+    store = await openConfirmed(dir);
+    expect(store.lastExitOK).to.equal(true);
+    store.setConfirmOffset(ends[9]);
+    await waitFor(() => dispatched(store) === 10, 5000, 'all dispatched again');
+    for (const queueId of [0, 1]) {
+      expect(store.getMinOffsetInQueue('TrT', queueId), `queue ${queueId}`).to.equal(0);
+      const r = await store.getMessage('g', 'TrT', queueId, 0, 32);
+      const bodies = r.messages.map((m) => /m-(\d+)-/.exec(m.toString('latin1'))![1]);
+      expect(bodies, `queue ${queueId}`).to.deep.equal([0, 2, 4, 6, 8].map((i) => String(i + queueId)));
+    }
+  });
+
   it('a confirm offset in the checkpoint beyond the recovered log is brought back to its end', async () => {
     const dir = await tempDir('rmq-confirm-beyond-');
     let store = await openConfirmed(dir, false);
