@@ -260,8 +260,8 @@ export class DefaultMessageStore {
   /** Controller mode: where dispatch stops (Java's CommitLog.getConfirmOffset); null: at the end of the log. */
   #confirmOffsetSource: (() => number) | null = null;
   /**
-   * Controller mode: the confirm offset as last set (Java's CommitLog.confirmOffset), kept in the checkpoint's
-   * confirmPhyOffset and read back by load(): a restarted replica dispatches no further until its role is known.
+   * Controller mode: the confirm offset as last set (Java's CommitLog.confirmOffset), -1 until then; written to the
+   * checkpoint's confirmPhyOffset but not read back (see #startUpDispatchEnd).
    */
   #confirmOffset = -1;
   #reputScheduled = false;
@@ -876,7 +876,7 @@ export class DefaultMessageStore {
     return this.#confirmOffsetSource ? this.#confirmOffsetSource() : this.commitLog.getMaxOffset();
   }
 
-  /** Controller mode: the confirm offset as last set, or as read from the checkpoint (Java's getConfirmOffsetDirectly). */
+  /** Controller mode: the confirm offset as last set, -1 before (Java's getConfirmOffsetDirectly). */
   getConfirmOffsetDirectly(): number {
     return this.#confirmOffset;
   }

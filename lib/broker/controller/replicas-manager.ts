@@ -8,8 +8,8 @@
  *
  * The store's confirm offset is set from here (Java's CommitLog.confirmOffset in controller mode): a master's is what
  * every replica of its SyncStateSet acknowledged (its end with allAckInSyncStateSet off or a set of one), a slave's
- * what its master sent; the store dispatches only up to it, keeps it in its checkpoint and starts from it after a
- * restart, so a replica's unconfirmed tail reaches no consume queue before its role is known. A role change to
+ * what its master sent; the store dispatches only up to it while running and writes it to its checkpoint (a restart
+ * dispatches all the log holds: see DefaultMessageStore's #startUpDispatchEnd). A role change to
  * master cuts a partial record off the log, waits for the dispatch and rebuilds the queue offsets; a slave's HA
  * client truncates to the consistent point.
  *
