@@ -387,15 +387,37 @@ async function until(check: () => boolean, limitMs: number, what: string): Promi
   }
 }
 
-/** A port free on 127.0.0.1 now (DLedger peers must know each other's ports before they start; benches and tests too). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+const handedOutPorts = new Set<number>();
+
+/** Whether freePort() handed out this port before in this process (it may be in use by then, or about to be). */
+export function portHandedOut(port: number): boolean {
+  return handedOutPorts.has(port);
+}
+
+/** Counts a port chosen another way (a neighbour of a freePort() port a process will bind) as handed out. */
+export function markPortHandedOut(port: number): void {
+  handedOutPorts.add(port);
+}
+
+/**
+ * A port free on 127.0.0.1 now (DLedger peers must know each other's ports before they start; benches and tests too),
+ * never one handed out before in this process: a port picked for a peer that has not bound it yet is free to the
+ * kernel, and would otherwise be handed out again, or picked by a check of neighbouring ports, for another process.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.unref();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const { port: p } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(p));
+      });
     });
-  });
+    if (!handedOutPorts.has(port) || attempt >= 100) {
+      handedOutPorts.add(port);
+      return port;
+    }
+  }
 }

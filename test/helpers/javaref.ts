@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../lib/cluster';
+import { freePort, markPortHandedOut, portHandedOut } from '../../lib/cluster';
 
 export type JavaVersion = '4.9.8' | '5.3.3';
 
@@ -40,13 +40,40 @@ export function javaSkipReason(version: JavaVersion = '4.9.8'): string | null {
 export { freePort };
 
 async function portFree(port: number): Promise<boolean> {
-  if (port <= 1024 || port >= 65535) return false;
+  if (port <= 1024 || port >= 65535 || portHandedOut(port)) return false;
   return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
     srv.once('error', () => resolve(false));
     srv.listen(port, '0.0.0.0', () => srv.close(() => resolve(true)));
   });
+}
+
+/** A port held by a listener of ours until release(): no other process, nor an outgoing connection, can take it. */
+export interface HeldPort {
+  readonly port: number;
+  release(): Promise<void>;
+}
+
+/**
+ * A port for a server of ours that Java processes must know before it starts: held until release() (call it just before
+ * our server binds), so that neither a Java process's port checks nor its outgoing connections take it meanwhile.
+ */
+export async function holdPort(): Promise<HeldPort> {
+  // Peers that already know the port connect to it meanwhile: reset them (they retry), so close() has none to wait for.
+  const srv = net.createServer((socket) => socket.resetAndDestroy());
+  srv.unref();
+  await new Promise<void>((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = srv.address() as net.AddressInfo;
+  markPortHandedOut(port);
+  let released: Promise<void> | null = null;
+  return {
+    port,
+    release: () => (released ??= new Promise<void>((resolve) => srv.close(() => resolve()))),
+  };
 }
 
 /**
@@ -58,7 +85,10 @@ export async function freeBrokerPort(extraOffsets: readonly number[] = []): Prom
     const all = [p - 2, p + 1, ...extraOffsets.map((o) => p + o)];
     let ok = true;
     for (const q of all) if (!(await portFree(q))) { ok = false; break; }
-    if (ok) return p;
+    if (ok) {
+      for (const q of all) markPortHandedOut(q);
+      return p;
+    }
   }
   // Neighbours keep being taken (a busy machine's outgoing connections use this range too): take a free port and let
   // startJavaBroker retry if the JVM then finds a neighbour in use.

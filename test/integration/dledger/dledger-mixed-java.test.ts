@@ -10,7 +10,7 @@ import { NamesrvController } from '../../../lib/namesrv/namesrv-controller';
 import { BrokerController } from '../../../lib/broker/broker-controller';
 import { DefaultMQProducer, DefaultLitePullConsumer } from '../../../lib/index';
 import { randomName, sendUntilAccepted, waitFor } from '../../helpers/cluster';
-import { freePort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
+import { freePort, holdPort, type JavaBroker, makeRunDir, skipWithoutJava, startJavaBroker } from '../../helpers/javaref';
 
 const FILE = 16 * 1024 * 1024;
 
@@ -59,7 +59,9 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
     const n = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
     await n.start();
     cleanups.push(() => n.shutdown());
-    const ports = [await freePort(), await freePort(), await freePort()];
+    const ours = await holdPort();
+    cleanups.push(() => ours.release());
+    const ports = [await freePort(), await freePort(), ours.port];
     const dLegerPeers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
     const javas: JavaBroker[] = [];
     for (const i of [0, 1]) {
@@ -78,6 +80,7 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
       messageStoreConfig: { storePathRootDir: storeDir, mappedFileSizeCommitLog: FILE, enableDLegerCommitLog: true, dLegerGroup: 'mix-a', dLegerPeers, dLegerSelfId: 'n2' },
       remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 },
     });
+    await ours.release();
     await b.start();
     cleanups.push(() => b.shutdown());
     const server = b.dledgerCommitLog!.server;
@@ -129,7 +132,9 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
     const n = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(dir, 'kv.json'), configStorePath: path.join(dir, 'ns.properties') });
     await n.start();
     cleanups.push(() => n.shutdown());
-    const ports = [await freePort(), await freePort(), await freePort()];
+    const ours = await holdPort();
+    cleanups.push(() => ours.release());
+    const ports = [await freePort(), await freePort(), ours.port];
     const dLegerPeers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
     for (const i of [0, 1]) {
       const runDir = path.join(dir, `j${i}`);
@@ -146,6 +151,7 @@ describe('dledger: a mixed group of 2 Java 4.9.8 peers and 1 of ours', function 
       messageStoreConfig: { storePathRootDir: storeDir, mappedFileSizeCommitLog: FILE, enableDLegerCommitLog: true, dLegerGroup: 'mix-b', dLegerPeers, dLegerSelfId: 'n2', preferredLeaderId: 'n2' },
       remotingServerConfig: { bindAddress: '127.0.0.1', listenPort: 0 },
     });
+    await ours.release();
     await b.start();
     cleanups.push(() => b.shutdown());
     const server = b.dledgerCommitLog!.server;
