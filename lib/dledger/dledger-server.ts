@@ -370,6 +370,7 @@ export class DLedgerServer {
       } else term = this.currTerm;
       const endIndex = this.store.ledgerEndIndex;
       const endTerm = this.store.ledgerEndTerm;
+      const startedAt = this.#now();
       const calls: Promise<VoteResponse>[] = [];
       for (const id of this.peers.keys()) {
         const req: VoteRequest = { ...this.#base(id), leaderId: this.selfId, term, ledgerEndIndex: endIndex, ledgerEndTerm: endTerm };
@@ -403,11 +404,15 @@ export class DLedgerServer {
         this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
         this.#changeRoleToCandidate(knownMaxTerm);
       } else if (alreadyHasLeader) {
-        this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
+        this.#lastParseResult = 'WAIT_TO_REVOTE';
         this.#nextTimeToRequestVote = now + this.#randomVoteInterval() + this.config.heartBeatTimeIntervalMs * this.config.maxHeartBeatLeak;
-      } else if (!this.#isQuorum(valid) || !this.#isQuorum(valid - biggerLedger)) {
+      } else if (!this.#isQuorum(valid)) {
         this.#lastParseResult = 'WAIT_TO_REVOTE';
         this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
+      } else if (!this.#isQuorum(valid - biggerLedger)) {
+        // A peer holds more of the log: it asks first (Java waits maxVoteIntervalMs longer here).
+        this.#lastParseResult = 'WAIT_TO_REVOTE';
+        this.#nextTimeToRequestVote = now + this.#randomVoteInterval() + this.config.maxVoteIntervalMs;
       } else if (this.#isQuorum(accept)) {
         this.#lastParseResult = 'PASSED';
       } else if (this.#isQuorum(accept + notReady)) {
@@ -417,6 +422,10 @@ export class DLedgerServer {
         this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
         this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
       }
+      this.log.info({
+        term, costMs: now - startedAt, answered: responses.length, valid, accept, notReady, biggerLedger, alreadyHasLeader, knownMaxTerm,
+        result: this.#lastParseResult, nextInMs: this.#lastParseResult === 'PASSED' ? 0 : this.#nextTimeToRequestVote - now,
+      }, 'vote round');
       if (this.#lastParseResult === 'PASSED') this.#changeToLeader(term);
     } finally {
       this.#voting = false;
