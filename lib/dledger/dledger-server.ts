@@ -31,6 +31,12 @@ import {
 
 export const TERM_PERSIST_FILE = 'currterm';
 
+/**
+ * How long a vote round waits for answers, connecting included (Java's round waits for its vote latch 2-3 s); a
+ * round decided before (a quorum accepted, a peer has a leader) ends at once.
+ */
+const VOTE_TIMEOUT_MILLIS = 1000;
+
 /** Entries waiting to be pushed that send a second push beside one in flight (see #pushEntries). */
 export const PIPELINE_MIN_ENTRIES = 32;
 
@@ -374,9 +380,9 @@ export class DLedgerServer {
       const calls: Promise<VoteResponse>[] = [];
       for (const id of this.peers.keys()) {
         const req: VoteRequest = { ...this.#base(id), leaderId: this.selfId, term, ledgerEndIndex: endIndex, ledgerEndTerm: endTerm };
-        calls.push(id === this.selfId ? Promise.resolve(this.handleVote(req, true)) : this.#invoke(id, DLedgerRequestCode.VOTE, req as VoteRequest & Record<string, unknown>, decodeVoteResponse, 1000));
+        calls.push(id === this.selfId ? Promise.resolve(this.handleVote(req, true)) : this.#invoke(id, DLedgerRequestCode.VOTE, req as VoteRequest & Record<string, unknown>, decodeVoteResponse, VOTE_TIMEOUT_MILLIS));
       }
-      const responses = await this.#decidingVotes(calls);
+      const responses = await this.#decidingVotes(calls, VOTE_TIMEOUT_MILLIS);
       if (this.#stopped || this.role !== 'CANDIDATE' || this.currTerm !== term) return;
       let knownMaxTerm = -1;
       let alreadyHasLeader = false;
@@ -434,15 +440,22 @@ export class DLedgerServer {
 
   /**
    * The vote answers, as soon as they decide the round (Java's vote latch counts down then): a quorum accepted, or
-   * accepted plus not ready, or a peer has a leader; else all of them (a cut-off peer's after its 1 s timeout). A
-   * round that has its quorum does not wait for an unreachable peer's timeout.
+   * accepted plus not ready, or a peer has a leader; else all of them, or those in by `deadlineMs` (Java's latch
+   * wait): a peer cut off before the round had no connection to it yet, and connecting to it fails only after the
+   * client's 3 s connect timeout, which the request's own timeout does not cover. A round that has its quorum does not
+   * wait for an unreachable peer.
    */
-  #decidingVotes(calls: Promise<VoteResponse>[]): Promise<VoteResponse[]> {
+  #decidingVotes(calls: Promise<VoteResponse>[], deadlineMs: number): Promise<VoteResponse[]> {
     return new Promise((resolve) => {
       const got: VoteResponse[] = [];
       let accept = 0;
       let notReady = 0;
       let done = false;
+      const timer = setTimeout(() => {
+        done = true;
+        resolve(got);
+      }, deadlineMs);
+      timer.unref();
       for (const call of calls) {
         void call.then((r) => {
           if (done) return;
@@ -454,6 +467,7 @@ export class DLedgerServer {
           const hasLeader = r.code !== DLedgerResponseCode.NETWORK_ERROR && r.voteResult === 'REJECT_ALREADY_HAS_LEADER';
           if (got.length === calls.length || hasLeader || this.#isQuorum(accept) || this.#isQuorum(accept + notReady)) {
             done = true;
+            clearTimeout(timer);
             resolve(got);
           }
         });
