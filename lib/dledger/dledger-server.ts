@@ -335,6 +335,9 @@ export class DLedgerServer {
       if (now - this.#lastLeaderHeartBeatTime > this.config.maxHeartBeatLeak * this.config.heartBeatTimeIntervalMs) {
         this.log.info({ leaderId: this.leaderId, term: this.currTerm }, 'leader heartbeat lost; becoming candidate');
         this.#changeRoleToCandidate(this.currTerm);
+        // Its first round at once, in the lost leader's term (Java's changeRoleToCandidate leaves the time of the next
+        // round as it was, long past): the random pauses come between rounds.
+        this.#nextTimeToRequestVote = now;
       }
     } else if ((now >= this.#nextTimeToRequestVote || this.#needIncreaseTermImmediately) && !this.#voting) void this.#voteRound();
     if (now - this.#lastFlush >= this.config.flushFileInterval) {
