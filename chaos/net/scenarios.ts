@@ -353,6 +353,50 @@ function masterSlaveCut(mode: 'sync' | 'async') {
   });
 }
 
+/**
+ * SYNC_MASTER / ASYNC_MASTER + SLAVE: the slave cut off from its master for 15 s under load (it falls behind: the
+ * master stores what it is sent meanwhile), then, 0.3-0.8 s into its catch-up after the heal, cut off again for 10 s;
+ * --minutes repeats the pair.
+ */
+function slaveCatchUpCut(mode: 'sync' | 'async') {
+  return (opts: NetScenarioOptions): Promise<NetScenarioResult> => runNet(`${mode}-slave-catchup-cut`, mode, opts, async (run) => {
+    const until = Date.now() + (opts.minutes ?? 0) * 60_000;
+    do {
+      run.fault('b1|b0 (behind)', () => run.net.partition(['b1'], ['b0']));
+      await sleep(15_000);
+      run.heal();
+      await sleep(rand(300, 800));
+      run.fault('b1|b0 (mid catch-up)', () => run.net.partition(['b1'], ['b0']));
+      await sleep(10_000);
+      run.heal();
+      await run.ackedMore(Math.ceil(run.acks / 2));
+    } while (Date.now() < until);
+  });
+}
+
+/**
+ * DLedger 5, a bridge partition: the leader and one follower on one side, two followers on the other, the fifth peer
+ * (the bridge) reaching both sides; clients and the name server reach everyone. Each side can make a quorum with the
+ * bridge. 20 s, or faults of 10-30 s with a new bridge each for --minutes.
+ */
+function dledgerBridge(opts: NetScenarioOptions): Promise<NetScenarioResult> {
+  return runNet('dledger5-bridge', 'dledger', opts, async (run) => {
+    const until = Date.now() + (opts.minutes ?? 0) * 60_000;
+    do {
+      const leader = await run.masterHost();
+      const others = run.brokerHosts.filter((h) => h !== leader).sort(() => Math.random() - 0.5);
+      const bridge = others[0];
+      const a = [...(leader ? [leader] : []), others[1]];
+      const b = others.slice(2);
+      run.fault(`${a.join(',')}|${b.join(',')} (bridge ${bridge})`, () => run.net.partition(a, b));
+      await sleep(opts.minutes ? rand(10_000, 30_000) : 20_000);
+      run.notes.push(`bridge ${bridge}: master ${(await run.masterHost()) ?? 'none'} at the end of the fault`);
+      run.heal();
+      await run.ackedMore(Math.ceil(run.acks / 2));
+    } while (Date.now() < until);
+  }, { peers: 5 });
+}
+
 /** `dledger-...` for a group of 3, `dledger5-...` for 5. */
 const dledgerName = (peers: number, rest: string): string => `dledger${peers === 3 ? '' : peers}-${rest}`;
 
@@ -537,6 +581,9 @@ export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise
   'dledger5-minority': dledgerIsolate(2, 5),
   'dledger5-majority': dledgerIsolate(3, 5),
   'dledger5-random': randomFaults('dledger', 5),
+  'dledger5-bridge': dledgerBridge,
+  'sync-slave-catchup-cut': slaveCatchUpCut('sync'),
+  'async-slave-catchup-cut': slaveCatchUpCut('async'),
   'controller-master-isolated': controllerMasterIsolated,
   'controller-random': randomFaults('controller'),
   'dledger-loss': lossLevels('dledger'),
