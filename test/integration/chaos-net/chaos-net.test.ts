@@ -2,7 +2,8 @@
  * Short network chaos scenarios across hosts in network namespaces (chaos/net; the long runs are
  * `npm run chaos -- net <scenario> --minutes M`): a DLedger group of 3 with its leader cut off from both followers but
  * reachable by the clients, and a SYNC_MASTER cut off from its slave; controller mode's master cut off; a DLedger group
- * of 5 with its leader cut off; controller mode under 20 s of random faults. The checker's counts are the assertions: nothing
+ * of 5 with its leader cut off, and split by a bridge partition; a slave cut off again mid catch-up; controller mode
+ * under 20 s of random faults. The checker's counts are the assertions: nothing
  * acknowledged lost, nothing consumed that was never sent, every acknowledged message consumed, no queue offset
  * acknowledged twice (split brain). Needs root and `ip netns`; skipped with a line saying why otherwise. Every
  * namespace and process is removed in the scenario's finally (and by NetCluster.removeLeftovers at the next start).
@@ -66,6 +67,18 @@ describe('chaos-net: faults across hosts in network namespaces', function () {
     const r = await NET_SCENARIOS['dledger5-leader-isolated']({ acks: 40, log: verbose });
     expectClean(r);
     expect(r.report.faults[0].newMasterMs, 'the name server names another master during the cut').to.not.equal(null);
+  });
+
+  it('DLedger 5, bridge partition (leader and a follower | two followers, the fifth peer reaching both): nothing acknowledged lost, no offset acknowledged twice', async () => {
+    const r = await NET_SCENARIOS['dledger5-bridge']({ acks: 40, log: verbose });
+    expectClean(r);
+    expect(r.report.faults[0].masterMissingAfterHealMs, 'the name server keeps a master after the heal').to.equal(0);
+  });
+
+  it('SYNC_MASTER, the slave cut off for 15 s under load, then again mid catch-up: nothing acknowledged lost', async () => {
+    const r = await NET_SCENARIOS['sync-slave-catchup-cut']({ acks: 40, log: verbose });
+    expectClean(r);
+    expect(r.report.faults.map((f) => f.label)).to.deep.equal(['b1|b0 (behind)', 'b1|b0 (mid catch-up)']);
   });
 
   it('controller mode, random faults for 20 s (splits with the controller, one-way cuts, SIGSTOP, kill -9): nothing acknowledged lost, no offset acknowledged twice', async () => {
