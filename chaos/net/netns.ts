@@ -210,6 +210,7 @@ export class NetCluster {
     for (const name of fs.readdirSync(os.tmpdir())) {
       const m = name.match(dirRe);
       if (!m || pidAlive(Number(m[1]))) continue;
+      unmountUnder(path.join(os.tmpdir(), name));
       fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
       removed.push(path.join(os.tmpdir(), name));
     }
@@ -432,6 +433,26 @@ export class NetCluster {
     for (const line of ip(['netns', 'list'], true).split('\n')) {
       const ns = line.split(' ')[0];
       if (ns.startsWith(`${this.id}-`)) killNamespace(ns);
+    }
+  }
+}
+
+/** Lazily unmounts what is mounted under `dir` (a killed run's tmpfs disks, see scenarios.ts fillDisk). */
+function unmountUnder(dir: string): void {
+  let mounts = '';
+  try {
+    mounts = fs.readFileSync('/proc/mounts', 'utf8');
+  } catch {
+    return;
+  }
+  for (const line of mounts.split('\n')) {
+    const at = line.split(' ')[1];
+    if (at && (at === dir || at.startsWith(`${dir}/`))) {
+      try {
+        execFileSync('umount', ['-l', at], { stdio: 'ignore' });
+      } catch {
+        // gone meanwhile
+      }
     }
   }
 }

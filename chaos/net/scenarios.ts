@@ -12,6 +12,7 @@
  * brokers (../shared/javaref, `bash bin/broker.sh <conf>` inside each host, the same keys and DLedger's same default
  * timings) against our name server and clients, for the side-by-side comparison of `npm run chaos -- net <s> --java`.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from '../procs';
@@ -94,6 +95,10 @@ export class NetRun {
   readonly levels: LevelCounters[] = [];
   #open: { label: string; start: number } | null = null;
   acks = 100;
+  /** Store dirs with a tmpfs of their own (cfg.diskMiB), unmounted at the end. */
+  readonly mounts: string[] = [];
+  /** Files filling a host's disk (fillDisk), removed by heal(). */
+  readonly #fillers: string[] = [];
 
   constructor(readonly net: NetCluster, readonly dir: string, readonly mode: NetMode, readonly orderly: boolean, readonly log: (l: string) => void,
     readonly java = false) {}
@@ -137,7 +142,37 @@ export class NetRun {
     this.log(`fault ${label}: ${this.net.cuts.join(', ') || 'processes'} (acked ${this.acked()})`);
   }
 
+  /** The store dir of a broker host. */
+  storeDir(host: string): string {
+    return path.join(this.dir, `store-${host}`);
+  }
+
+  /**
+   * Fills the disk of `host` (its store's tmpfs, cfg.diskMiB) but for 64-128 KiB, until heal() removes the fillers.
+   */
+  fillDisk(host: string): void {
+    const dir = this.storeDir(host);
+    if (!this.mounts.includes(dir)) throw new Error(`fillDisk: ${host} has no disk of its own (cfg.diskMiB)`);
+    // The broker writes meanwhile: fill with as many files as it takes, each as large as still fits.
+    let want = 0;
+    for (let i = 0; i < 40; i++) {
+      const st = fs.statfsSync(dir);
+      const free = st.bavail * st.bsize - 64 * 1024;
+      if (free <= 64 * 1024) return;
+      if (want <= 0 || want > free) want = free;
+      const file = path.join(dir, `chaos-filler-${this.#fillers.length}`);
+      try {
+        execFileSync('fallocate', ['-l', String(want), file], { stdio: 'ignore' });
+        this.#fillers.push(file);
+      } catch {
+        fs.rmSync(file, { force: true });
+        want = Math.floor(want / 2);
+      }
+    }
+  }
+
   heal(): void {
+    for (const f of this.#fillers.splice(0)) fs.rmSync(f, { force: true });
     this.net.heal();
     for (const h of this.brokerHosts) this.net.signal(h, 'SIGCONT');
     if (this.#open) {
@@ -202,7 +237,7 @@ function javaBrokerConf(run: NetRun, i: number): string {
 
 /** Sets up hosts, servers, topic, producers and consumers; runs `body`; heals, drains and checks. */
 async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, body: (run: NetRun) => Promise<void>,
-  cfg: { orderly?: boolean; peers?: number } = {}): Promise<NetScenarioResult> {
+  cfg: { orderly?: boolean; peers?: number; diskMiB?: number } = {}): Promise<NetScenarioResult> {
   const log = opts.log ?? (() => undefined);
   const java = opts.java === true;
   if (java && mode !== 'dledger') throw new Error(`${name}: the Java comparison runs DLedger groups only`);
@@ -232,6 +267,15 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
       ], path.join(dir, 'controller.log'), { wrap: c0.wrap, host: c0.addr });
       run.controller.port = 9878;
       await run.controller.start();
+    }
+    if (cfg.diskMiB) {
+      // Each broker host's store on a disk of its own: a tmpfs of diskMiB (fillDisk fills it).
+      for (const h of brokerHosts) {
+        const d = run.storeDir(h);
+        fs.mkdirSync(d, { recursive: true });
+        execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${cfg.diskMiB}m`, 'tmpfs', d]);
+        run.mounts.push(d);
+      }
     }
     for (let i = 0; i < nBrokers; i++) {
       const h = net.host(brokerHosts[i]);
@@ -317,6 +361,13 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
   } finally {
     await killAll();
     net.destroy();
+    for (const m of run.mounts) {
+      try {
+        execFileSync('umount', ['-l', m]);
+      } catch (err) {
+        log(`umount ${m} failed: ${(err as Error).message.split('\n')[0]}`);
+      }
+    }
     if (opts.keep) {
       // Out of the prefix the next run's removeLeftovers clears.
       const kept = path.join(path.dirname(dir), path.basename(dir).replace(netTempPrefix(''), 'net-kept-'));
@@ -395,6 +446,31 @@ function dledgerBridge(opts: NetScenarioOptions): Promise<NetScenarioResult> {
       await run.ackedMore(Math.ceil(run.acks / 2));
     } while (Date.now() < until);
   }, { peers: 5 });
+}
+
+/**
+ * DLedger 3, each peer's store on a 512 MiB disk of its own: a follower's disk full for 20 s, healed, then the
+ * leader's for 20 s (--minutes repeats the pair).
+ */
+function dledgerDiskFull(opts: NetScenarioOptions): Promise<NetScenarioResult> {
+  return runNet('dledger-disk-full', 'dledger', opts, async (run) => {
+    const until = Date.now() + (opts.minutes ?? 0) * 60_000;
+    do {
+      const leader = await run.masterHost();
+      const follower = run.brokerHosts.find((h) => h !== leader)!;
+      run.fault(`${follower} disk full (follower)`, () => run.fillDisk(follower));
+      await sleep(20_000);
+      run.heal();
+      await run.ackedMore(Math.ceil(run.acks / 2));
+      const l2 = await run.masterHost();
+      if (!l2) throw new Error('no master after the follower\'s disk was freed');
+      run.fault(`${l2} disk full (leader)`, () => run.fillDisk(l2));
+      await sleep(20_000);
+      run.notes.push(`the leader's disk full: master ${(await run.masterHost()) ?? 'none'} at the end`);
+      run.heal();
+      await run.ackedMore(Math.ceil(run.acks / 2));
+    } while (Date.now() < until);
+  }, { diskMiB: 512 });
 }
 
 /** `dledger-...` for a group of 3, `dledger5-...` for 5. */
@@ -582,6 +658,7 @@ export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise
   'dledger5-majority': dledgerIsolate(3, 5),
   'dledger5-random': randomFaults('dledger', 5),
   'dledger5-bridge': dledgerBridge,
+  'dledger-disk-full': dledgerDiskFull,
   'sync-slave-catchup-cut': slaveCatchUpCut('sync'),
   'async-slave-catchup-cut': slaveCatchUpCut('async'),
   'controller-master-isolated': controllerMasterIsolated,

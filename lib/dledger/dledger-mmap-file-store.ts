@@ -359,6 +359,29 @@ export class DLedgerMmapFileStore {
     this.log.info({ ledgerBeginIndex: begin, ledgerEndIndex: lastIndex, ledgerEndTerm: lastTerm, writePos: pos }, 'dledger store recovered');
   }
 
+  /** Set by shutdown(): a write that keeps failing gives up (the entries it held are lost here, not at followers). */
+  #closing = false;
+
+  /**
+   * Runs `write` (appended entries, at their places) until it succeeds: an entry's index and place are taken when it
+   * is appended, before it is written, so a failed write (a full disk) is tried again every 100 ms rather than
+   * dropped, which would leave a hole that the next entries and a restart's recovery would stop at. The chain waits
+   * meanwhile; the server refuses new appends once it sees the disk full.
+   */
+  async #writeRetrying(write: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await write();
+        if (attempt > 0) this.log.warn({ attempts: attempt + 1 }, 'dledger entries written after failed attempts');
+        return;
+      } catch (err) {
+        if (this.#closing) throw err;
+        if (attempt % 50 === 0) this.log.error({ err, attempt: attempt + 1 }, 'dledger entries write failed; trying again');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
   #serial<T>(fn: () => Promise<T>): Promise<T> {
     this.#links++;
     const run = this.#chain.then(fn, fn).finally(() => {
@@ -431,7 +454,9 @@ export class DLedgerMmapFileStore {
         this.writesNow++;
         return Promise.resolve();
       } catch (err) {
-        return Promise.reject(err);
+        // A full disk (ENOSPC) or another write error: the entry is ours already (its index, its place, maybe pushed
+        // to followers); the chain below writes it again until it is in the files, so that the log never has a hole.
+        this.log.error({ err, index: entry.index }, 'dledger entry write failed; writing it again until it succeeds');
       }
     }
     // Else the appends made while the chain is busy are written together by the next link: one write per run of
@@ -441,8 +466,10 @@ export class DLedgerMmapFileStore {
       const b: WriteBatch = { data: [], index: [], done: Promise.resolve() };
       b.done = this.#serial(async () => {
         if (this.#batch === b) this.#batch = null;
-        for (const r of runsOf(b.data)) await this.dataFileList.write(r.at, r.buf);
-        for (const r of runsOf(b.index)) await this.indexFileList.write(r.at, r.buf);
+        await this.#writeRetrying(async () => {
+          for (const r of runsOf(b.data)) await this.dataFileList.write(r.at, r.buf);
+          for (const r of runsOf(b.index)) await this.indexFileList.write(r.at, r.buf);
+        });
       });
       batch = this.#batch = b;
     }
@@ -633,6 +660,7 @@ export class DLedgerMmapFileStore {
   }
 
   async shutdown(): Promise<void> {
+    this.#closing = true;
     await this.#chain;
     while (this.#flushing) await this.#flushing.catch(() => undefined);
     this.#dirty = true;
