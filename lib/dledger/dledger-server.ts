@@ -412,15 +412,12 @@ export class DLedgerServer {
         this.#lastParseResult = 'WAIT_TO_VOTE_NEXT';
         this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
         this.#changeRoleToCandidate(knownMaxTerm);
-      } else if (alreadyHasLeader) {
-        // Java waits maxHeartBeatLeak heartbeats more here (6 s by default). A peer that still follows the lost leader
-        // is most often one whose own count of missed heartbeats ends a few ms after ours: with 6 s more, the group's
-        // failover took 6 s longer whenever the follower that asked first was refused so (Java 4.9.8's 15.7 s run in
-        // docs/chaos.md). Asking again sooner in the same term cannot depose a leader that is alive: a peer that
-        // follows it refuses the same term again.
-        this.#lastParseResult = 'WAIT_TO_REVOTE';
-        this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
-      } else if (!this.#isQuorum(valid)) {
+      } else if (alreadyHasLeader || !this.#isQuorum(valid)) {
+        // A peer that has a leader: Java waits maxHeartBeatLeak heartbeats more (6 s by default). A peer that still
+        // follows the lost leader is most often one whose own count of missed heartbeats ends a few ms after ours:
+        // with 6 s more, the group's failover took 6 s longer whenever the follower that asked first was refused so
+        // (Java 4.9.8's 15.7 s run in docs/chaos.md). Asking again sooner in the same term cannot depose a leader
+        // that is alive: a peer that follows it refuses the same term again.
         this.#lastParseResult = 'WAIT_TO_REVOTE';
         this.#nextTimeToRequestVote = now + this.#randomVoteInterval();
       } else if (!this.#isQuorum(valid - biggerLedger)) {
