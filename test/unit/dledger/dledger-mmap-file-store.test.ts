@@ -61,6 +61,40 @@ describe('dledger: DLedgerMmapFileStore writes (at once, or batched behind the w
     await again.shutdown();
   });
 
+  it('a write that fails (ENOSPC) is made again until it succeeds: no hole, every entry in its place after a reopen', async () => {
+    const s = await open();
+    await s.appendAsLeader(Buffer.from('first'), 1).written; // creates the files
+    const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    // At once: the positional write fails once; the entry goes through the chain instead.
+    const origNow = s.dataFileList.writeNow.bind(s.dataFileList);
+    let nowFailures = 1;
+    s.dataFileList.writeNow = (offset: number, data: Buffer) => {
+      if (nowFailures-- > 0) throw enospc();
+      return origNow(offset, data);
+    };
+    // Through the chain: the first two attempts fail.
+    const origWrite = s.dataFileList.write.bind(s.dataFileList);
+    let chainFailures = 2;
+    let chainAttempts = 0;
+    s.dataFileList.write = (offset: number, data: Buffer) => {
+      chainAttempts++;
+      if (chainFailures-- > 0) return Promise.reject(enospc());
+      return origWrite(offset, data);
+    };
+    await s.appendAsLeader(Buffer.from('second'), 1).written;
+    expect(chainAttempts).to.equal(3);
+    // The next appends follow it, at once again.
+    const before = s.writesNow;
+    for (let i = 2; i < 5; i++) await s.appendAsLeader(Buffer.from(`m${i}`), 1).written;
+    expect(s.writesNow - before).to.equal(3);
+    await s.shutdown();
+    const again = await open();
+    expect(again.ledgerEndIndex).to.equal(4);
+    expect((await again.get(1)).body.toString()).to.equal('second');
+    for (let i = 2; i < 5; i++) expect((await again.get(i)).body.toString()).to.equal(`m${i}`);
+    await again.shutdown();
+  });
+
   it('a truncation between batched appends: the appends after it are written after it, not before', async () => {
     const s = await open();
     for (let i = 0; i < 10; i++) await s.appendAsLeader(Buffer.from(`a${i}`), 1).written;
