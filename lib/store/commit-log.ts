@@ -210,6 +210,7 @@ export class CommitLog {
     this.mappedFileQueue.syncer = this.flushThread;
     this.#defaultStoreHost = socketAddressBytes(storeHost);
     this.#commitLeastBytes = Math.max(0, config.commitCommitLogLeastPages) * OS_PAGE_SIZE;
+    this.mappedFileQueue.copyIntoMapMax = this.#commitLeastBytes;
     this.delayLevelTable = parseDelayLevel(config.messageDelayLevel);
     this.maxDelayLevel = Math.max(0, ...this.delayLevelTable.keys());
   }
@@ -695,12 +696,6 @@ export class CommitLog {
    */
   #waitCommit(offset: number): Promise<void> {
     if (this.mappedFileQueue.getCommittedWhere() >= offset) return Promise.resolve();
-    if (this.mappedFileQueue.mapped && this.mappedFileQueue.commitMapped() >= offset) {
-      // Stored into the map: in the page cache already. Replication and waiting pulls hear of it once per turn.
-      this.#uncommittedBytes = 0;
-      if (this.onCommitted && !this.#committedNotify) this.#committedNotify = setImmediate(this.#notifyCommitted);
-      return Promise.resolve();
-    }
     let next = this.#nextCommit;
     if (!next) {
       let resolve!: () => void;
@@ -727,13 +722,6 @@ export class CommitLog {
     this.#commitScheduled = true;
     setImmediate(this.#onCommitTimer);
   }
-
-  /** Mapped files: the once-per-turn onCommitted call of the puts stored this turn. */
-  #committedNotify: NodeJS.Immediate | null = null;
-  readonly #notifyCommitted = (): void => {
-    this.#committedNotify = null;
-    this.onCommitted?.();
-  };
 
   readonly #onCommitTimer = (): void => {
     this.#commitScheduled = false;
@@ -1037,8 +1025,6 @@ export class CommitLog {
   async shutdown(): Promise<void> {
     await this.#appendChain;
     // flush() tells onCommitted itself
-    if (this.#committedNotify) clearImmediate(this.#committedNotify);
-    this.#committedNotify = null;
     await this.flush();
     const waiters = this.#flushWaiters;
     this.#nextCommit?.resolve();

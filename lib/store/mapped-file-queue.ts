@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MessageStoreError } from '../errors';
 import type { DataSyncer } from './flush-thread';
-import { MappedFile, offsetToFileName } from './mapped-file';
+import { MappedFile, OS_PAGE_SIZE, offsetToFileName } from './mapped-file';
 
 export class MappedFileQueue {
   files: MappedFile[] = [];
@@ -15,6 +15,8 @@ export class MappedFileQueue {
   shortFilesOnLoad: string[] = [];
   /** Where the files' fdatasyncs go (a flush thread), else libuv's threadpool. */
   syncer: DataSyncer | null = null;
+  /** Mapped files: MappedFile.copyIntoMapMax of each file. */
+  copyIntoMapMax = 4 * OS_PAGE_SIZE;
 
   /**
    * `mapped`: appends go through each file's memory map (MappedFile.ensureWritable maps a file before its first
@@ -45,6 +47,7 @@ export class MappedFileQueue {
       }
       const mf = new MappedFile(p, this.mappedFileSize, this.segmentSize);
       mf.wantMap = this.mapped;
+      mf.copyIntoMapMax = this.copyIntoMapMax;
       mf.syncer = this.syncer;
       mf.setPositions(this.mappedFileSize);
       files.push(mf);
@@ -68,6 +71,7 @@ export class MappedFileQueue {
     await fs.mkdir(this.storePath, { recursive: true });
     const mf = await MappedFile.create(path.join(this.storePath, offsetToFileName(createOffset)), this.mappedFileSize, this.segmentSize);
     mf.wantMap = this.mapped;
+    mf.copyIntoMapMax = this.copyIntoMapMax;
     mf.syncer = this.syncer;
     if (this.files.length === 0) mf.firstCreateInQueue = true;
     this.files.push(mf);
@@ -125,20 +129,6 @@ export class MappedFileQueue {
 
   unflushedFiles(): MappedFile[] {
     return this.files.filter((f) => f.flushedPosition < f.wrotePosition);
-  }
-
-  /**
-   * Marks what was stored into mapped files as committed (it is in the page cache already) and returns the committed
-   * position: short of the end while a file written through segments still has bytes to hand to the OS.
-   */
-  commitMapped(): number {
-    // Only the last file and the one before it (ended with a blank filler when the last was created) are written to.
-    const files = this.files;
-    for (let i = Math.max(0, files.length - 2); i < files.length; i++) {
-      const f = files[i];
-      if (f.mapped && f.committedPosition < f.wrotePosition) f.committedPosition = f.wrotePosition;
-    }
-    return this.getCommittedWhere();
   }
 
   async commit(): Promise<void> {
