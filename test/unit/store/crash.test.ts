@@ -161,6 +161,9 @@ describe('store: crash safety', function () {
     const x1 = rounds.map((rows) => rows.find((r) => r.inFlight === 1)!.writeBytesPerPut!);
     // A fresh store: one 64 KiB folio per put at most (ZERO_WRITE), and the journal's blocks.
     expect(x1[0]).to.be.within(1024, 2 * ZERO_WRITE);
-    for (const after of x1.slice(1)) expect(after, `bytes per put: fresh ${x1[0]}, after kill -9 ${after}`).to.be.at.most(x1[0] * 1.5);
+    // Up to 3x the fresh store: the figures move with the machine's load (fresh 5,079 against 8,221 after a restart in
+    // one run at load 5; 6,824 against 6,829 when quiet), while the faults this catches write 61 KB (64 KiB folios)
+    // and 2.1 MB (a 2 MiB folio) per put.
+    for (const after of x1.slice(1)) expect(after, `bytes per put: fresh ${x1[0]}, after kill -9 ${after}`).to.be.at.most(x1[0] * 3);
   });
 });
