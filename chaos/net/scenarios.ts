@@ -363,6 +363,8 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     net.destroy();
     for (const m of run.mounts) {
       try {
+        // --keep: the store on the host's own disk (a tmpfs, gone with the mount) copied beside it first.
+        if (opts.keep) execFileSync('cp', ['-a', m, `${m}-kept`]);
         execFileSync('umount', ['-l', m]);
       } catch (err) {
         log(`umount ${m} failed: ${(err as Error).message.split('\n')[0]}`);
