@@ -123,13 +123,19 @@ export class ConsumeQueue {
   refuseGaps = false;
   gapDetected = false;
 
-  /** Drops entries pointing at or beyond commit-log offset `phyOffset` (Java's truncateDirtyLogicFiles). */
+  /**
+   * Drops entries pointing at or beyond commit-log offset `phyOffset` (Java's truncateDirtyLogicFiles). The queue
+   * then ends where its last entry kept ends, or nowhere (-1) when it keeps none: no file, every entry beyond the
+   * cut, or only the blank entries ahead of a queue that starts later. (Java sets `phyOffset` first and keeps it when
+   * no entry is left; a record below the cut that the reput had not reached yet, as on a replica restarted with its
+   * dispatch held at the confirm offset, was then skipped as already there and the queue began after it.)
+   */
   async truncateDirtyLogicFiles(phyOffset: number): Promise<void> {
     // Cutting a file writes its pending entries first: the earlier files' go before them, so that no later file
     // reaches the disk ahead of an earlier one's tail (a kill -9 would leave a hole recovery cannot see).
     await this.mappedFileQueue.commit();
     const files = this.mappedFileQueue.files;
-    this.maxPhysicOffset = phyOffset;
+    this.maxPhysicOffset = -1;
     for (let i = files.length - 1; i >= 0; i--) {
       const mf = files[i];
       const buf = await mf.read(0, mf.wrotePosition);
@@ -153,7 +159,6 @@ export class ConsumeQueue {
       }
       if (keep < mf.wrotePosition) await mf.truncateTo(keep);
       if (lastEnd >= 0) this.maxPhysicOffset = lastEnd;
-      else if (keep === 0) this.maxPhysicOffset = -1;
       if (keep > 0 || i === 0) break;
     }
   }

@@ -260,8 +260,8 @@ export class DefaultMessageStore {
   /** Controller mode: where dispatch stops (Java's CommitLog.getConfirmOffset); null: at the end of the log. */
   #confirmOffsetSource: (() => number) | null = null;
   /**
-   * Controller mode: the confirm offset as last set (Java's CommitLog.confirmOffset), -1 until then; written to the
-   * checkpoint's confirmPhyOffset but not read back (see #startUpDispatchEnd).
+   * Controller mode: the confirm offset as last set (Java's CommitLog.confirmOffset), kept in the checkpoint's
+   * confirmPhyOffset and read back by load(): a restarted replica dispatches no further until its role is known.
    */
   #confirmOffset = -1;
   #reputScheduled = false;
@@ -299,7 +299,7 @@ export class DefaultMessageStore {
     await fs.mkdir(root, { recursive: true });
     this.lastExitOK = !(await exists(StorePath.abort(root)));
     await this.checkpoint.load();
-    // The checkpoint's confirmPhyOffset is kept as Java writes it but not read back: see #startUpDispatchEnd.
+    this.#confirmOffset = this.checkpoint.confirmPhyOffset;
     // DLedger: the log's files first (the consume queues are checked against them).
     if (this.#replicated) await this.#replicated.load();
     await this.commitLog.load();
@@ -402,12 +402,33 @@ export class DefaultMessageStore {
         }
       }
       const pending: Promise<void>[] = [];
-      // Everything is dispatched, in controller mode too (see #startUpDispatchEnd).
+      // Controller mode (Java's recoverAbnormally): only what was confirmed is dispatched; the rest stays in the
+      // commit log until the role is known (a slave's handshake may cut it off).
+      const bounded = this.#confirmOffsetSource !== null && !this.config.readUnCommitted;
+      const confirm = bounded ? this.getConfirmOffset() : -1;
+      let lastConfirmValid = files[startIdx].fileFromOffset;
       processOffset = await this.commitLog.scan(files[startIdx].fileFromOffset, this.config.checkCRCOnRecover,
-        lastExitOK ? null : (r) => this.#dispatch(r, pending, false));
+        lastExitOK ? null : (r) => {
+          if (bounded) {
+            if (r.commitLogOffset + r.msgSize > confirm) return;
+            lastConfirmValid = r.commitLogOffset + r.msgSize;
+          }
+          this.#dispatch(r, pending, false);
+        });
       await Promise.all(pending);
       await this.#settleDispatch();
-      if (!lastExitOK) this.#log.warn({ processOffset }, 'recovered commit log after abnormal exit');
+      if (!lastExitOK) this.#log.warn({ processOffset, confirmOffset: confirm, lastConfirmValid: bounded ? lastConfirmValid : undefined }, 'recovered commit log after abnormal exit');
+      if (this.#confirmOffsetSource) this.#correctConfirmOffset(lastExitOK ? processOffset : lastConfirmValid);
+      if (bounded && !lastExitOK) {
+        // The consume queues' write segments lost their unwritten tails with the process, each queue its own: one
+        // may end short of the confirm offset while another holds entries beyond it, and a dispatch starting after
+        // the furthest would leave the first a hole (Java's queues, written through maps, keep what the process
+        // wrote). Every queue is cut at the confirmed end, and what lies beyond is dispatched again once confirmed.
+        const cut = Math.max(0, Math.min(lastConfirmValid, this.#confirmOffset));
+        for (const cq of this.#allConsumeQueues()) {
+          if (cq.maxPhysicOffset > cut) await cq.truncateDirtyLogicFiles(cut);
+        }
+      }
     }
     for (const cq of this.#allConsumeQueues()) if (cq.gapDetected) this.#damagedQueues.add(cq);
     this.#setRefuseGaps(false);
@@ -424,6 +445,22 @@ export class DefaultMessageStore {
       this.#log.warn({ queues: [...this.#damagedQueues].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'consume queues lost entries');
     }
     await this.#recoverTopicQueueTable();
+  }
+
+  /**
+   * Controller mode, after recovery (Java's recoverNormally / recoverAbnormally): the confirm offset read from the
+   * checkpoint is moved into the log, not below its first record nor beyond `limit` (the end of the log after a
+   * clean exit; after a crash, the end of the last record it covered).
+   */
+  #correctConfirmOffset(limit: number): void {
+    const min = this.commitLog.getMinOffset();
+    if (this.#confirmOffset < min) {
+      this.#log.error({ confirmOffset: this.#confirmOffset, minPhyOffset: min }, 'confirmOffset is less than minPhyOffset, correct confirmOffset to minPhyOffset');
+      this.setConfirmOffset(min);
+    } else if (this.#confirmOffset > limit) {
+      this.#log.error({ confirmOffset: this.#confirmOffset, limit }, 'confirmOffset is larger than the recovered log, correct confirmOffset to it');
+      this.setConfirmOffset(limit);
+    }
   }
 
   /**
@@ -497,7 +534,7 @@ export class DefaultMessageStore {
       this.#log.warn({ from, pass, queues: [...damaged].map((cq) => `${cq.topic}-${cq.queueId}`) }, 'rebuilding consume queues from the commit log');
       if (from < this.#reads.getMaxOffset()) {
         const pending: Promise<void>[] = [];
-        const end = await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending), this.#startUpDispatchEnd());
+        const end = await this.commitLog.scan(from, false, (r) => this.#dispatchRebuild(r, damaged, pending), this.#reputEndOffset());
         await Promise.all(pending);
         await this.#settleDispatch();
         // Controller mode: the rebuild stops at the confirm offset, which may lie before where the reput was to
@@ -602,24 +639,12 @@ export class DefaultMessageStore {
    * queues. In controller mode only up to the confirm offset (Java starts the reput there): what lies beyond is
    * dispatched once the role is known and the offset moves.
    */
-  /**
-   * Where the start-up dispatch (recovery, catch-up, rebuilds) ends: the end of the log, also in controller mode.
-   * Java's controller-mode store stops it at the confirm offset kept in the checkpoint, so that a restarted replica's
-   * unconfirmed tail reaches no consume queue before its role is known; ours did too for a while, and the kill -9
-   * loop (test/integration/controller/controller-kill-loop.test.ts) then lost acknowledged messages in about one run
-   * in ten (after the fixes of compensateForHA, the crash cut and the rebuild's end, the cause of the rest not found),
-   * so it is off: until the HA handshake truncates it, such a tail is in the restarted replica's consume queues.
-   */
-  #startUpDispatchEnd(): number {
-    return this.#reads.getMaxOffset();
-  }
-
   async #catchUpDispatch(): Promise<void> {
     let from = this.#reads.getMinOffset();
     for (const cq of this.#allConsumeQueues()) if (cq.maxPhysicOffset > from) from = cq.maxPhysicOffset;
     if (from < 0) from = 0;
     const damaged = new Set(this.#damagedQueues);
-    const end = this.#startUpDispatchEnd();
+    const end = this.#reputEndOffset();
     this.#reputFromOffset = Math.max(from, end);
     if (from < end) {
       // A queue handed an entry beyond its end here lost entries before `from`: it is rebuilt below.
@@ -633,6 +658,9 @@ export class DefaultMessageStore {
     }
     if (damaged.size > 0) await this.#rebuildConsumeQueues(damaged);
     if (from < end || damaged.size > 0) await this.#recoverTopicQueueTable();
+    if (this.#confirmOffsetSource) {
+      this.#log.info({ confirmOffset: this.#confirmOffset, reputFromOffset: this.#reputFromOffset, maxPhyOffset: this.commitLog.getMaxOffset(), lastExitOK: this.lastExitOK }, 'start-up dispatch done');
+    }
   }
 
   /** Flushes everything, closes files and removes the abort file. Idempotent. */
@@ -876,7 +904,7 @@ export class DefaultMessageStore {
     return this.#confirmOffsetSource ? this.#confirmOffsetSource() : this.commitLog.getMaxOffset();
   }
 
-  /** Controller mode: the confirm offset as last set, -1 before (Java's getConfirmOffsetDirectly). */
+  /** Controller mode: the confirm offset as last set, or as read from the checkpoint (Java's getConfirmOffsetDirectly). */
   getConfirmOffsetDirectly(): number {
     return this.#confirmOffset;
   }
@@ -957,7 +985,7 @@ export class DefaultMessageStore {
   /** Java's truncateDirtyFiles: consume queues, index and commit log cut back to `offset`; the reput goes on from there. */
   async truncateDirtyFiles(offset: number): Promise<void> {
     if (offset >= this.getMaxPhyOffset()) return;
-    this.#log.warn({ offset, maxPhyOffset: this.getMaxPhyOffset(), reputFromOffset: this.#reputFromOffset }, 'truncate dirty files');
+    this.#log.warn({ offset, maxPhyOffset: this.getMaxPhyOffset(), reputFromOffset: this.#reputFromOffset, confirmOffset: this.#confirmOffset }, 'truncate dirty files');
     this.#reputHeld = true;
     // no flush or cleanup writes to a file while it is cut (a write under way could bring cut bytes back)
     while (this.#flushing || this.#cqFlushing || this.#cleaning) await new Promise<void>((resolve) => setTimeout(resolve, 5).unref());

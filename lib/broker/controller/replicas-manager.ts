@@ -8,8 +8,8 @@
  *
  * The store's confirm offset is set from here (Java's CommitLog.confirmOffset in controller mode): a master's is what
  * every replica of its SyncStateSet acknowledged (its end with allAckInSyncStateSet off or a set of one), a slave's
- * what its master sent; the store dispatches only up to it while running and writes it to its checkpoint (a restart
- * dispatches all the log holds: see DefaultMessageStore's #startUpDispatchEnd). A role change to
+ * what its master sent; the store dispatches only up to it, keeps it in its checkpoint and starts from it after a
+ * restart, so a replica's unconfirmed tail reaches no consume queue before its role is known. A role change to
  * master cuts a partial record off the log, waits for the dispatch and rebuilds the queue offsets; a slave's HA
  * client truncates to the consistent point.
  *
@@ -681,7 +681,7 @@ export class ReplicasManager {
   changeToMaster(newMasterEpoch: number, syncStateSetEpoch: number, syncStateSet: number[]): Promise<void> {
     return this.#serialized(async () => {
       if (newMasterEpoch <= this.#masterEpoch || this.#state === ReplicasManagerState.SHUTDOWN) return;
-      this.#log.info({ brokerName: this.broker.brokerConfig.brokerName, newMasterEpoch }, 'changing to master');
+      this.#log.info({ brokerName: this.broker.brokerConfig.brokerName, newMasterEpoch, syncStateSet, confirmOffset: this.broker.messageStore.getConfirmOffsetDirectly(), reputFromOffset: this.broker.messageStore.reputFromOffset, maxPhyOffset: this.broker.messageStore.getMaxPhyOffset() }, 'changing to master');
       if (newMasterEpoch < this.epochCache.lastEpoch()) {
         this.#log.warn({ newMasterEpoch, lastEpoch: this.epochCache.lastEpoch() }, 'the new master epoch is below the epoch file\'s last: not changing to master');
         return;
@@ -721,7 +721,7 @@ export class ReplicasManager {
       // what the old master confirmed reaches the consume queues, and the queue offsets go on from there
       await store.waitDispatchCaughtUp();
       await store.recoverTopicQueueTable();
-      this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset }, 'change ha to master');
+      this.#log.info({ confirmOffset: this.getConfirmOffset(), maxPhyOffset: store.getMaxPhyOffset(), reputFromOffset: store.reputFromOffset, syncStateSet: [...this.#syncStateSet] }, 'change ha to master');
       this.#handleSlaveSynchronize(BrokerRole.SYNC_MASTER);
       this.broker.brokerConfig.brokerId = 0;
       this.broker.setBrokerRole(BrokerRole.SYNC_MASTER);
@@ -738,7 +738,8 @@ export class ReplicasManager {
   changeToSlave(newMasterAddress: string, newMasterEpoch: number, newMasterBrokerId: number): Promise<void> {
     return this.#serialized(async () => {
       if (newMasterEpoch <= this.#masterEpoch || this.#state === ReplicasManagerState.SHUTDOWN) return;
-      this.#log.info({ brokerName: this.broker.brokerConfig.brokerName, brokerControllerId: this.#brokerControllerId, newMasterBrokerId, newMasterAddress, newMasterEpoch }, 'changing to slave');
+      this.#log.info({ brokerName: this.broker.brokerConfig.brokerName, brokerControllerId: this.#brokerControllerId, newMasterBrokerId, newMasterAddress, newMasterEpoch,
+        confirmOffset: this.broker.messageStore.getConfirmOffsetDirectly(), reputFromOffset: this.broker.messageStore.reputFromOffset, maxPhyOffset: this.broker.messageStore.getMaxPhyOffset() }, 'changing to slave');
       this.#masterEpoch = newMasterEpoch;
       // The master is the same broker (at a new epoch) and this one already follows it.
       const sameMaster = newMasterBrokerId === this.#masterBrokerId && this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE;
@@ -784,7 +785,7 @@ export class ReplicasManager {
 
   #changeSyncStateSet(set: number[], epoch: number): void {
     if (epoch <= this.#syncStateSetEpoch) return;
-    this.#log.info({ from: [...this.#syncStateSet], to: set, epoch }, 'SyncStateSet changed');
+    this.#log.info({ from: [...this.#syncStateSet], to: set, epoch, confirmOffset: this.broker.messageStore.getConfirmOffsetDirectly() }, 'SyncStateSet changed');
     this.#syncStateSetEpoch = epoch;
     this.#syncStateSet = new Set(set);
     this.#remoteSyncStateSet = null;

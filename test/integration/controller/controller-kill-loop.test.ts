@@ -5,6 +5,9 @@
  * elect the other and for a SEND_OK from it, and restarts the killed one on its store (it comes back as a slave,
  * truncates what it held beyond the consistent point, catches up and rejoins the set). At the end both replicas hold
  * the same consume queues and every acknowledged message is in them: 0 acknowledged messages lost.
+ *
+ * Each broker's log goes to <store dir>/a.log and b.log (level KILL_LOOP_LOG_LEVEL, warn unless told), the rounds to
+ * test.log; KEEP=1 keeps the directory for a look after a failure.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -90,7 +93,11 @@ describe('controller: kill -9 of the master under a sync producer, 20 times (chi
       },
       replicasManager: { retryIntervalMillis: 300, initialDelayMillis: 200 },
     };
-    const c = await spawnBrokerChild(opts, { logLevel: 'warn' });
+    const c = await spawnBrokerChild(opts, { logLevel: process.env.KILL_LOOP_LOG_LEVEL ?? 'warn' });
+    const logPath = path.join(dir, `${name}.log`);
+    fs.appendFileSync(logPath, c.output());
+    c.child.stdout!.on('data', (d) => fs.appendFileSync(logPath, d));
+    c.child.stderr?.on('data', (d) => fs.appendFileSync(logPath, d));
     children.set(name, c);
     return c;
   };
@@ -139,12 +146,14 @@ describe('controller: kill -9 of the master under a sync producer, 20 times (chi
         const masterId = info()!.masterBrokerId!;
         const masterName = ids.get(masterId)!;
         const otherId = [...ids.keys()].find((id) => id !== masterId)!;
+        fs.appendFileSync(path.join(dir, 'test.log'), `${new Date().toISOString()} round ${k} kill ${masterName} (id ${masterId}) acked ${acked.length} last ${acked[acked.length - 1]}\n`);
         await kill(children.get(masterName)!, 'SIGKILL');
         const t0 = Date.now();
         const afterKill = acked.length;
         await waitFor(() => info()?.masterBrokerId === otherId, 30_000, `round ${k}: ${ids.get(otherId)} elected`);
         await waitFor(() => acked.length > afterKill, 60_000, `round ${k}: a SEND_OK from the new master`);
         failovers.push(Date.now() - t0);
+        fs.appendFileSync(path.join(dir, 'test.log'), `${new Date().toISOString()} round ${k} ${ids.get(otherId)} elected, SEND_OK after ${failovers[failovers.length - 1]} ms; restart ${masterName}\n`);
         await startChild(masterName, brokerName);
       }
       await waitFor(() => info()?.syncStateSet.size === 2 && acked.length >= 10, 60_000, 'both replicas in the SyncStateSet at the end');
@@ -164,6 +173,7 @@ describe('controller: kill -9 of the master under a sync producer, 20 times (chi
     const lost = acked.filter((b) => !all.has(b));
     console.log(`      ${KILLS} kills: ${acked.length} acknowledged, ${failed} failed or unknown, ${lost.length} acknowledged lost, `
       + `${[...onMaster.values()].flat().length - all.size} duplicates; kill -> first SEND_OK p50 ${failovers.sort((x, y) => x - y)[failovers.length >> 1]} ms, max ${failovers[failovers.length - 1]} ms`);
+    if (lost.length) console.log(`      store ${dir} (KEEP=1 keeps it), topic ${topic}, lost: ${lost.slice(0, 100).join(' ')}`);
     expect(lost).to.deep.equal([]);
     expect(onSlave).to.deep.equal(onMaster);
   });

@@ -153,6 +153,32 @@ describe('store: damaged consume queues are rebuilt from the commit log', functi
       await cq.close();
     });
 
+    it('a cut that leaves no entry (no file, every entry beyond it, only blank head entries) leaves no commit-log end, so the records below it are taken again', async () => {
+      // no file at all (a damaged queue destroyed for its rebuild, with nothing below the confirm offset to rebuild)
+      const empty = newQueue();
+      await empty.truncateDirtyLogicFiles(5000);
+      expect(empty.maxPhysicOffset).to.equal(-1);
+      await empty.putMessagePositionInfo(1000, 100, 0, 0);
+      await empty.settled();
+      expect(empty.getMaxOffsetInQueue()).to.equal(1);
+      expect(await empty.getEntry(0)).to.deep.equal({ offset: 1000, size: 100, tagsCode: 0 });
+      await empty.destroy();
+      // every entry beyond the cut
+      const beyond = newQueue();
+      for (let i = 0; i < 3; i++) await beyond.putMessagePositionInfo(6000 + i * 100, 100, 0, i);
+      await beyond.truncateDirtyLogicFiles(5000);
+      expect(beyond.maxPhysicOffset).to.equal(-1);
+      expect(beyond.getMaxOffsetInQueue()).to.equal(0);
+      await beyond.destroy();
+      // a queue that starts at offset 3 (blank head entries), its only entry beyond the cut
+      const later = newQueue();
+      await later.putMessagePositionInfo(6000, 100, 0, 3);
+      await later.truncateDirtyLogicFiles(5000);
+      expect(later.maxPhysicOffset).to.equal(-1);
+      expect(later.getMaxOffsetInQueue()).to.equal(3);
+      await later.destroy();
+    });
+
     it('skips an entry whose commit-log end is not past the queue, and one whose queue offset is below its max', async () => {
       const cq = newQueue();
       for (let i = 0; i < 3; i++) await cq.putMessagePositionInfo(1000 + i * 100, 100, i, i);

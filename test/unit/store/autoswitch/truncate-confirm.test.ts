@@ -140,30 +140,101 @@ describe('store/autoswitch: truncation of a running store and dispatch held at t
   const dispatched = (store: DefaultMessageStore): number => store.getMaxOffsetInQueue('TrT', 0) + store.getMaxOffsetInQueue('TrT', 1);
   const checkpointConfirm = async (dir: string): Promise<number> => Number((await fs.readFile(path.join(dir, 'checkpoint'))).readBigInt64BE(32));
 
-  it('a replica turned master while records beyond its confirm offset are held gives new messages queue offsets past them (Java\'s compensateForHA)', async () => {
+  it('a restarted store dispatches no further than the confirm offset of its checkpoint, after a clean exit and after a crash', async () => {
+    const dir = await tempDir('rmq-confirm-restart-');
+    let store = await openConfirmed(dir, false);
+    const ends = await put(store, 0, 10);
+    expect(dispatched(store)).to.equal(0);
+    store.setConfirmOffset(ends[5]);
+    await waitFor(() => dispatched(store) === 6, 5000, 'six dispatched');
+    await store.shutdown();
+    // Java's StoreCheckpoint: confirmPhyOffset at byte 32
+    expect(await checkpointConfirm(dir)).to.equal(ends[5]);
+
+    // a clean restart: the consume queues as they were, nothing beyond the confirm offset dispatched
+    store = await openConfirmed(dir, false);
+    expect(store.getConfirmOffsetDirectly()).to.equal(ends[5]);
+    expect(store.getMaxPhyOffset()).to.equal(ends[9]);
+    expect(dispatched(store)).to.equal(6);
+    expect(store.reputFromOffset).to.equal(ends[5]);
+    expect((await store.getMessage('g', 'TrT', 0, 3, 32)).status).to.not.equal('FOUND');
+    await store.shutdown();
+
+    // a crash (abort file left) with the consume queues lost: recovery re-dispatches what was confirmed only
+    await fs.writeFile(path.join(dir, 'abort'), '');
+    await fs.rm(path.join(dir, 'consumequeue'), { recursive: true, force: true });
+    store = await openConfirmed(dir);
+    expect(store.lastExitOK).to.equal(false);
+    expect(store.getMaxPhyOffset()).to.equal(ends[9]);
+    expect(dispatched(store)).to.equal(6);
+    expect(store.reputFromOffset).to.equal(ends[5]);
+    // the offset moves (a master's frame, or this replica elected): the rest follows
+    store.setConfirmOffset(ends[9]);
+    await waitFor(() => dispatched(store) === 10, 5000, 'all dispatched');
+    // a truncation below it takes the confirm offset back with it (Java's truncateDirtyFiles)
+    expect(await store.truncateFiles(ends[7])).to.equal(true);
+    expect(store.getConfirmOffsetDirectly()).to.equal(ends[7]);
+    await store.flushConsumeQueues();
+    expect(await checkpointConfirm(dir)).to.equal(ends[7]);
+  });
+
+  it('a replica restarted with records beyond its confirm offset gives new messages queue offsets past them (Java\'s compensateForHA)', async () => {
     const dir = await tempDir('rmq-confirm-compensate-');
-    const store = await openConfirmed(dir);
+    let store = await openConfirmed(dir, false);
     const ends = await put(store, 0, 10);
     store.setConfirmOffset(ends[3]);
     await waitFor(() => dispatched(store) === 4, 5000, 'four dispatched');
-    // records 4..9 are held but not dispatched; their queue offsets are taken all the same
-    await store.recoverTopicQueueTable();
+    await store.shutdown();
+    // restarted: records 4..9 are held but not dispatched; their queue offsets are taken all the same
+    store = await openConfirmed(dir);
+    expect(dispatched(store)).to.equal(4);
     expect(store.getNextQueueOffset('TrT', 0)).to.equal(5);
     expect(store.getNextQueueOffset('TrT', 1)).to.equal(5);
+    // turned master (the replica's table as a master rebuilds it after its dispatch): the same
+    await store.recoverTopicQueueTable();
+    expect(store.getNextQueueOffset('TrT', 0)).to.equal(5);
     // new messages after them, and once the confirm offset covers all, every queue offset holds its own message
     const more = await put(store, 10, 4);
     store.setConfirmOffset(more[3]);
     await waitFor(() => dispatched(store) === 14, 5000, 'all fourteen dispatched');
-    // the confirm offset goes to the checkpoint where Java keeps it (confirmPhyOffset, byte 32)
-    await store.flushConsumeQueues();
-    expect(await checkpointConfirm(dir)).to.equal(more[3]);
     for (const queueId of [0, 1]) {
       const r = await store.getMessage('g', 'TrT', queueId, 0, 32);
       const bodies = r.messages.map((m) => /m-(\d+)-/.exec(m.toString('latin1'))![1]);
       expect(bodies).to.deep.equal([0, 2, 4, 6, 8, 10, 12].map((i) => String(i + queueId)));
     }
   });
-  it('a damaged queue is rebuilt whole at start while another went further, and the rest follows the confirm offset', async () => {
+
+  it('after a crash that lost one queue\'s tail but not another\'s, the queues are cut at the confirm offset and refilled in order', async () => {
+    const dir = await tempDir('rmq-confirm-uneven-');
+    let store = await openConfirmed(dir, false);
+    const ends = await put(store, 0, 10);
+    store.setConfirmOffset(ends[9]);
+    await waitFor(() => dispatched(store) === 10, 5000, 'all dispatched');
+    await store.shutdown();
+    // as a kill -9 leaves it: the checkpoint's confirm offset older than the dispatch, queue 1's last three entries
+    // never written (its write segment lost), queue 0's all there
+    const cp = await fs.readFile(path.join(dir, 'checkpoint'));
+    cp.writeBigInt64BE(BigInt(ends[3]), 32);
+    await fs.writeFile(path.join(dir, 'checkpoint'), cp);
+    await fs.writeFile(path.join(dir, 'abort'), '');
+    const q1 = path.join(dir, 'consumequeue', 'TrT', '1', '00000000000000000000');
+    const cq = await fs.readFile(q1);
+    cq.fill(0, 2 * 20);
+    await fs.writeFile(q1, cq);
+
+    store = await openConfirmed(dir);
+    expect(store.lastExitOK).to.equal(false);
+    expect(dispatched(store)).to.equal(4);
+    store.setConfirmOffset(ends[9]);
+    await waitFor(() => dispatched(store) === 10, 5000, 'all dispatched again');
+    for (const queueId of [0, 1]) {
+      const r = await store.getMessage('g', 'TrT', queueId, 0, 32);
+      const bodies = r.messages.map((m) => /m-(\d+)-/.exec(m.toString('latin1'))![1]);
+      expect(bodies, `queue ${queueId}`).to.deep.equal([0, 2, 4, 6, 8].map((i) => String(i + queueId)));
+    }
+  });
+
+  it('a damaged queue rebuilt up to the confirm offset gets the rest once it moves, though another queue went further', async () => {
     const dir = await tempDir('rmq-confirm-rebuild-');
     let store = await openConfirmed(dir, false);
     const ends = await put(store, 0, 10);
@@ -189,6 +260,55 @@ describe('store/autoswitch: truncation of a running store and dispatch held at t
       const bodies = r.messages.map((m) => /m-(\d+)-/.exec(m.toString('latin1'))![1]);
       expect(bodies, `queue ${queueId}`).to.deep.equal([0, 2, 4, 6, 8].map((i) => String(i + queueId)));
     }
+  });
+
+  it('a queue emptied for its rebuild at start, nothing below the confirm offset to rebuild, gets every record again after a handshake truncation', async () => {
+    // the kill -9 loop's first restart: a master killed about a second after its first sends (its consume-queue
+    // entries never reached the file), the checkpoint's confirm offset 0, and the log beyond the new master's
+    const dir = await tempDir('rmq-confirm-emptied-');
+    let store = await openConfirmed(dir, false);
+    const ends = await put(store, 0, 10);
+    store.setConfirmOffset(ends[9]);
+    await waitFor(() => dispatched(store) === 10, 5000, 'all dispatched');
+    await store.shutdown();
+    const cp = await fs.readFile(path.join(dir, 'checkpoint'));
+    cp.writeBigInt64BE(0n, 32);
+    await fs.writeFile(path.join(dir, 'checkpoint'), cp);
+    await fs.writeFile(path.join(dir, 'abort'), '');
+    for (const queueId of [0, 1]) {
+      const file = path.join(dir, 'consumequeue', 'TrT', String(queueId), '00000000000000000000');
+      await fs.writeFile(file, Buffer.alloc((await fs.stat(file)).size));
+    }
+
+    store = await openConfirmed(dir);
+    expect(store.lastExitOK).to.equal(false);
+    expect(dispatched(store)).to.equal(0);
+    expect(store.reputFromOffset).to.equal(0);
+    // the handshake: the new master's log ends after record 7
+    expect(await store.truncateFiles(ends[7])).to.equal(true);
+    expect(store.findConsumeQueue('TrT', 0)!.maxPhysicOffset).to.equal(-1);
+    // as a slave turned master would, before its first put
+    store.setConfirmOffset(ends[7]);
+    await store.waitDispatchCaughtUp();
+    await store.recoverTopicQueueTable();
+    for (const queueId of [0, 1]) {
+      expect(store.getMinOffsetInQueue('TrT', queueId), `queue ${queueId}`).to.equal(0);
+      const r = await store.getMessage('g', 'TrT', queueId, 0, 32);
+      const bodies = r.messages.map((m) => /m-(\d+)-/.exec(m.toString('latin1'))![1]);
+      expect(bodies, `queue ${queueId}`).to.deep.equal([0, 2, 4, 6].map((i) => String(i + queueId)));
+      expect(store.getNextQueueOffset('TrT', queueId)).to.equal(4);
+    }
+  });
+
+  it('a confirm offset in the checkpoint beyond the recovered log is brought back to its end', async () => {
+    const dir = await tempDir('rmq-confirm-beyond-');
+    let store = await openConfirmed(dir, false);
+    const ends = await put(store, 0, 4);
+    store.setConfirmOffset(ends[3] + 1000);
+    await store.shutdown();
+    store = await openConfirmed(dir);
+    expect(store.getConfirmOffsetDirectly()).to.equal(ends[3]);
+    expect(dispatched(store)).to.equal(4);
   });
 
   it('a SYNC_MASTER whose replicas in sync are fewer than minInSyncReplicas refuses a put that waits for the store (IN_SYNC_REPLICAS_NOT_ENOUGH)', async () => {
