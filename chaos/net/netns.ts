@@ -462,7 +462,12 @@ export function netTempPrefix(name: string): string {
   return `${NS_PREFIX}${process.pid}-${name}`;
 }
 
-/** Destroys every cluster of this process (for SIGINT / SIGTERM handlers). */
+/**
+ * Destroys every cluster of this process and unmounts the disks (tmpfs) of its runs' temp dirs, which the run's own
+ * cleanup would have unmounted (for SIGINT / SIGTERM handlers; the dirs stay for removeLeftovers or a reader).
+ */
 export function destroyAllNetClusters(): void {
   for (const c of [...live]) c.destroy();
+  const own = `rmq-chaos-${NS_PREFIX}${process.pid}-`;
+  for (const name of fs.readdirSync(os.tmpdir())) if (name.startsWith(own)) unmountUnder(path.join(os.tmpdir(), name));
 }

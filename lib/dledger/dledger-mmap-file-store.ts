@@ -11,11 +11,11 @@
  * @see io.openmessaging.storage.dledger.store.file.DLedgerMmapFileStore
  * @see io.openmessaging.storage.dledger.store.file.MmapFileList
  */
-import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger';
 import { MessageStoreError } from '../errors';
+import { writeFully, writeFullySync } from '../util/write-fully';
 import { INDEX_UNIT_SIZE, dataStorePath, defaultPath, indexStorePath, type DLedgerConfig } from './dledger-config';
 import {
   BLANK_MAGIC_CODE, BODY_OFFSET, CURRENT_MAGIC, MAGIC_1, MIN_BLANK_LEN, decodeEntry, encodeEntry, encodeIndexUnit,
@@ -92,7 +92,7 @@ class FileList {
       const f = (await this.fileAt(offset + done, true))!;
       const at = offset + done - f.from;
       const n = Math.min(data.length - done, this.fileSize - at);
-      await f.handle.write(data, done, n, at);
+      await writeFully(f.handle, data, done, n, at);
       done += n;
     }
   }
@@ -113,7 +113,7 @@ class FileList {
       done += n;
     }
     for (const p of pieces) {
-      for (let w = 0; w < p.n;) w += fsSync.writeSync(p.f.handle.fd, data, p.done + w, p.n - w, p.at + w);
+      writeFullySync(p.f.handle.fd, data, p.done, p.n, p.at);
     }
     return true;
   }
@@ -152,7 +152,7 @@ class FileList {
     const f = await this.fileAt(offset, false);
     if (f) {
       const stop = Math.min(end, f.from + this.fileSize);
-      if (stop > offset) await f.handle.write(Buffer.alloc(stop - offset), 0, stop - offset, offset - f.from);
+      if (stop > offset) await writeFully(f.handle, Buffer.alloc(stop - offset), 0, stop - offset, offset - f.from);
     }
   }
 

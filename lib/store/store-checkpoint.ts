@@ -8,6 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readI64, writeI64 } from './stored-record';
+import { writeFully } from '../util/write-fully';
 
 /** The bytes of the page that hold fields. */
 const CHECKPOINT_BYTES = 40;
@@ -65,7 +66,7 @@ export class StoreCheckpoint {
       writeI64(buf, this.indexMsgTimestamp, 16);
       writeI64(buf, this.masterFlushedOffset, 24);
       writeI64(buf, this.confirmPhyOffset, 32);
-      await this.#fh.write(buf, 0, CHECKPOINT_BYTES, 0);
+      await writeFully(this.#fh, buf, 0, CHECKPOINT_BYTES, 0);
       await this.#fh.datasync();
     });
     this.#writing = next.catch(() => undefined);

@@ -23,6 +23,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger';
+import { appendFully } from '../../util/write-fully';
 
 export interface PopCheckPoint {
   readonly group: string;
@@ -295,7 +296,7 @@ export class PopCheckPointStore {
     this.#pending = [];
     this.#chain = this.#chain.then(async () => {
       if (!this.#fh) this.#fh = await fsp.open(this.#file, 'a');
-      await this.#fh.write(lines.join('\n') + '\n');
+      await appendFully(this.#fh, Buffer.from(lines.join('\n') + '\n'));
       if (this.#linesSinceCompaction > 10_000 && this.#linesSinceCompaction > 4 * this.#table.size) await this.#compactNow();
     }).catch((err: unknown) => this.#log.error({ err, file: this.#file }, 'checkpoint.log write failed'));
     return this.#chain;

@@ -19,6 +19,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { writeFully } from '../../util/write-fully';
 
 export const UNIT_SIZE = 52;
 /** Java's TimerLog.BLANK_MAGIC_CODE (0xBBCCDDEE ^ 1880681586 + 8, with Java's precedence: + first). */
@@ -158,7 +159,7 @@ export class TimerLog {
     this.#pending = [];
     for (const c of pending) {
       const f = await this.#fileFor(c.pos, true);
-      await f!.fh.write(c.bytes, 0, c.len, c.pos - f!.from);
+      await writeFully(f!.fh, c.bytes, 0, c.len, c.pos - f!.from);
     }
   }
 

@@ -10,6 +10,7 @@
  * @see org.apache.rocketmq.store.timer.TimerWheel, org.apache.rocketmq.store.timer.Slot (5.3.3)
  */
 import fsp from 'node:fs/promises';
+import { writeFully } from '../../util/write-fully';
 
 export const SLOT_SIZE = 32;
 
@@ -74,7 +75,7 @@ export class TimerWheel {
     if (this.#dirty.size === 0 || !this.#fh) return;
     const offsets = [...this.#dirty];
     this.#dirty.clear();
-    await Promise.all(offsets.map((o) => this.#fh!.write(Buffer.from(this.#buf!.subarray(o, o + SLOT_SIZE)), 0, SLOT_SIZE, o)));
+    await Promise.all(offsets.map((o) => writeFully(this.#fh!, Buffer.from(this.#buf!.subarray(o, o + SLOT_SIZE)), 0, SLOT_SIZE, o)));
   }
 
   #index(timeMs: number): number {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,6 +93,46 @@ describe('dledger: DLedgerMmapFileStore writes (at once, or batched behind the w
     expect(again.ledgerEndIndex).to.equal(4);
     expect((await again.get(1)).body.toString()).to.equal('second');
     for (let i = 2; i < 5; i++) expect((await again.get(i)).body.toString()).to.equal(`m${i}`);
+    await again.shutdown();
+  });
+
+  it('a short write (a nearly full disk writes the pages that fit and returns their count) is finished, not taken for the whole', async () => {
+    const s = await open();
+    await s.appendAsLeader(Buffer.from('first'), 1).written; // creates the files
+    // Every positional write of a file handle, and every synchronous one, writes at most 100 bytes and says so.
+    const probe = await fs.open(path.join(root, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (this: unknown, buf: unknown, offset: number, length: number, position: number) => Promise<{ bytesWritten: number }> };
+    await probe.close();
+    const origWrite = proto.write;
+    const origSync = fsSync.writeSync;
+    let short = 0;
+    proto.write = function (this: unknown, buf: unknown, offset: number, length: number, position: number) {
+      if (Buffer.isBuffer(buf) && typeof length === 'number' && length > 100) {
+        short++;
+        return origWrite.call(this, buf, offset, 100, position);
+      }
+      return origWrite.call(this, buf, offset, length, position);
+    };
+    (fsSync as { writeSync: unknown }).writeSync = (fd: number, buf: Buffer, offset: number, length: number, position: number) => {
+      if (length > 100) short++;
+      return origSync(fd, buf, offset, Math.min(length, 100), position);
+    };
+    try {
+      // 60 at once (synchronous writes) fill most of the first 64 KiB file; then 20 in one tick: the one that needs
+      // the next file goes through the chain (which creates it), those after it wait behind it and go out together.
+      for (let i = 1; i <= 60; i++) await s.appendAsLeader(Buffer.alloc(1000, i), 1).written;
+      const chain = countChainWrites(s);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => s.appendAsLeader(Buffer.alloc(1000, 61 + i), 1).written));
+      expect(chain.writes, 'writes through the chain').to.be.greaterThan(0);
+    } finally {
+      proto.write = origWrite;
+      (fsSync as { writeSync: unknown }).writeSync = origSync;
+    }
+    expect(short, 'writes cut short').to.be.greaterThan(2);
+    await s.shutdown();
+    const again = await open();
+    expect(again.ledgerEndIndex).to.equal(80);
+    for (let i = 1; i <= 80; i++) expect((await again.get(i)).body.equals(Buffer.alloc(1000, i)), `entry ${i}`).to.equal(true);
     await again.shutdown();
   });
 
