@@ -205,7 +205,7 @@ export class DLedgerMmapFileStore {
   readonly indexFileList: FileList;
   ledgerBeginIndex = -1;
   ledgerEndIndex = -1;
-  /** The disk is above the full ratio (set by cleanSpace): the leader refuses appends with DISK_FULL (Java's isDiskFull). */
+  /** The disk is above the full ratio (set by checkDiskFull): the leader refuses appends with DISK_FULL (Java's isDiskFull). */
   isDiskFull = false;
   ledgerEndTerm = -1;
   committedIndex = -1;
@@ -563,8 +563,7 @@ export class DLedgerMmapFileStore {
    */
   async cleanSpace(now: number, appliedIndex: number, diskRatio = diskPartitionSpaceUsedPercent): Promise<CleanSpaceResult> {
     const c = this.config;
-    const storeBaseRatio = await diskRatio(c.storeBaseDir);
-    const dataRatio = await diskRatio(dataStorePath(c));
+    const { storeBaseRatio, dataRatio, forceClean } = await this.checkDiskFull(diskRatio);
     let reserved = c.fileReservedHours * HOUR_MS;
     if (reserved < HOUR_MS) {
       this.log.warn({ fileReservedTimeMs: reserved, hourOfMs: HOUR_MS }, 'fileReservedTimeMs is smaller than an hour');
@@ -572,13 +571,6 @@ export class DLedgerMmapFileStore {
     }
     const timeUp = isItTimeToDo(c.deleteWhen, now);
     const checkExpired = storeBaseRatio > c.diskSpaceRatioToCheckExpired || dataRatio > c.diskSpaceRatioToCheckExpired;
-    const forceRatio = Math.max(0.5, c.diskSpaceRatioToForceClean);
-    const forceClean = storeBaseRatio > forceRatio || dataRatio > forceRatio;
-    // Java's getDiskFullRatio: the force-clean ratio + 0.05, at most 0.95; above it the leader refuses appends.
-    const fullRatio = Math.min(0.95, forceRatio + 0.05);
-    const wasFull = this.isDiskFull;
-    this.isDiskFull = storeBaseRatio > fullRatio || dataRatio > fullRatio;
-    if (this.isDiskFull !== wasFull) this.log[this.isDiskFull ? 'error' : 'info']({ storeBaseRatio, dataRatio, fullRatio }, this.isDiskFull ? 'disk full: appends refused' : 'disk space ok again');
     let count = 0;
     if (timeUp || checkExpired) {
       count = await this.deleteExpiredFileByTime(reserved, now, forceClean && c.enableDiskForceClean, Math.min(appliedIndex, this.committedIndex));
@@ -588,6 +580,24 @@ export class DLedgerMmapFileStore {
       }
     }
     return { count, timeUp, checkExpired, forceClean, storeBaseRatio, dataRatio };
+  }
+
+  /**
+   * Sets isDiskFull from the used ratios of the store's disk and the data files' disk: above the force-clean ratio +
+   * 0.05 (Java's getDiskFullRatio, at most 0.95) the leader refuses appends. Java's CleanSpaceService does this every
+   * 100 ms (the server's maintain loop calls it as often), so appends resume within that of space coming back.
+   */
+  async checkDiskFull(diskRatio = diskPartitionSpaceUsedPercent): Promise<{ storeBaseRatio: number; dataRatio: number; forceClean: boolean }> {
+    const c = this.config;
+    const storeBaseRatio = await diskRatio(c.storeBaseDir);
+    const dataRatio = await diskRatio(dataStorePath(c));
+    const forceRatio = Math.max(0.5, c.diskSpaceRatioToForceClean);
+    const forceClean = storeBaseRatio > forceRatio || dataRatio > forceRatio;
+    const fullRatio = Math.min(0.95, forceRatio + 0.05);
+    const wasFull = this.isDiskFull;
+    this.isDiskFull = storeBaseRatio > fullRatio || dataRatio > fullRatio;
+    if (this.isDiskFull !== wasFull) this.log[this.isDiskFull ? 'error' : 'info']({ storeBaseRatio, dataRatio, fullRatio }, this.isDiskFull ? 'disk full: appends refused' : 'disk space ok again');
+    return { storeBaseRatio, dataRatio, forceClean };
   }
 
   /**

@@ -37,6 +37,9 @@ export const TERM_PERSIST_FILE = 'currterm';
  */
 const VOTE_TIMEOUT_MILLIS = 1000;
 
+/** How often the disk's fill is checked (Java's CleanSpaceService runs every 100 ms): appends stop and resume with it. */
+export const DISK_CHECK_INTERVAL_MS = 100;
+
 /** Entries waiting to be pushed that send a second push beside one in flight (see #pushEntries). */
 export const PIPELINE_MIN_ENTRIES = 32;
 
@@ -141,6 +144,8 @@ export class DLedgerServer {
   #roleListeners = new Set<(role: Role, term: number, leaderId: string | null) => void>();
   #lastCheckPoint = 0;
   #lastFlush = 0;
+  #lastDiskCheck = 0;
+  #diskChecking = false;
   #takingLeadership = false;
   #transferring: string | null = null;
   #stateMachine: StateMachine | null;
@@ -343,6 +348,13 @@ export class DLedgerServer {
     if (now - this.#lastFlush >= this.config.flushFileInterval) {
       this.#lastFlush = now;
       void this.store.flush().catch((err) => this.log.error({ err }, 'dledger flush failed'));
+    }
+    if (now - this.#lastDiskCheck >= DISK_CHECK_INTERVAL_MS && !this.#diskChecking) {
+      this.#lastDiskCheck = now;
+      this.#diskChecking = true;
+      void this.store.checkDiskFull().catch((err) => this.log.error({ err }, 'dledger disk check failed')).finally(() => {
+        this.#diskChecking = false;
+      });
     }
     if (now - this.#lastCheckPoint >= this.config.checkPointInterval) {
       this.#lastCheckPoint = now;

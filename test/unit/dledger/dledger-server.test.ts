@@ -258,6 +258,28 @@ describe('dledger: the entry pusher is woken by the leader\'s write, pipelines a
     expect(l.isLeader).to.equal(true);
   });
 
+  it('a leader refuses appends while its disk is full (DISK_FULL) and takes them again once space is back, without a cleanup run', async () => {
+    const l = await start();
+    await l.append(Buffer.from('before'));
+    // The disk of every peer reads full; the maintain loop's disk check (every 100 ms, Java's CleanSpaceService) sees it.
+    let full = true;
+    const statfs = fs.statfs;
+    const fake = mock.method(fs, 'statfs', async (p: string) => {
+      const st = await statfs(p);
+      return full ? { ...st, bfree: 0, bavail: 0 } : st;
+    });
+    try {
+      await waitFor(async () => {
+        const e = await l.append(Buffer.from('x')).then(() => null, (err: unknown) => err);
+        return (e as DLedgerError | null)?.code === DLedgerResponseCode.DISK_FULL;
+      }, 10000, 'appends refused with DISK_FULL');
+      full = false;
+      await waitFor(async () => (await l.append(Buffer.from('after')).then(() => true, () => false)), 10000, 'appends taken again');
+    } finally {
+      fake.mock.restore();
+    }
+  });
+
   it('pipelines pushes up to maxInflightPushNum and batches what piles up behind them; every entry goes out once', async () => {
     const l = await start({ maxInflightPushNum: 4 });
     const N = 600;
