@@ -15,6 +15,7 @@ import { expectNothingLost } from './expect-checked';
 import { NS_PREFIX, destroyAllNetClusters, netnsUnavailable } from '../../../chaos/net/netns';
 import { killAll } from '../../../chaos/procs';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 const verbose = process.env.ROCKETMQ_CHAOS_VERBOSE === '1' ? (l: string) => process.stderr.write(`${l}\n`) : undefined;
 
@@ -79,6 +80,14 @@ describe('chaos-net: faults across hosts in network namespaces', function () {
     const r = await NET_SCENARIOS['sync-slave-catchup-cut']({ acks: 40, log: verbose });
     expectClean(r);
     expect(r.report.faults.map((f) => f.label)).to.deep.equal(['b1|b0 (behind)', 'b1|b0 (mid catch-up)']);
+  });
+
+  it('DLedger 3, a follower\'s disk full for 20 s, then the leader\'s: nothing acknowledged lost, everything stored consumed, the disks unmounted', async () => {
+    const r = await NET_SCENARIOS['dledger-disk-full']({ acks: 40, log: verbose });
+    expectClean(r);
+    expect(r.report.faults.map((f) => f.label.replace(/^b\d /, ''))).to.deep.equal(['disk full (follower)', 'disk full (leader)']);
+    const mounts = readFileSync('/proc/mounts', 'utf8').split('\n').filter((l) => l.includes(`rmq-chaos-${NS_PREFIX}${process.pid}-`));
+    expect(mounts).to.deep.equal([]);
   });
 
   it('controller mode, random faults for 20 s (splits with the controller, one-way cuts, SIGSTOP, kill -9): nothing acknowledged lost, no offset acknowledged twice', async () => {
