@@ -111,7 +111,8 @@ export class ServerProcess {
       this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-4000);
       log?.write(chunk);
     });
-    child.once('exit', () => log?.end());
+    // The exit goes into the log too: a process that died mid-run says so (and how) beside its last lines.
+    child.once('exit', (code, signal) => log?.end(`${JSON.stringify({ time: Date.now(), chaos: 'process exited', pid: child.pid, code, signal })}\n`));
     const re = this.kind === 'broker' ? /The broker\[[^,]*, [^\]]*:(\d+)\] boot success/ : /address=[^\s:]+:(\d+)/;
     const m = await waitForLine(child, re, this.kind, () => this.#stderr);
     this.port = Number(m[1]);

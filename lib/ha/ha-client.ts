@@ -9,10 +9,11 @@
  *
  * @see org.apache.rocketmq.store.ha.HAService.HAClient
  */
-import net from 'node:net';
+import type net from 'node:net';
 import type { Logger } from '../logger';
 import type { DefaultMessageStore } from '../store/message-store';
 import { HATransferDecoder, encodeHASlaveReport, type HATransfer } from '../../protocol/ha/ha-codec';
+import { HA_CONNECT_TIMEOUT_MILLIS, connectToMaster } from './ha-connect';
 
 /** Pause reading while this many received bytes wait to be appended. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
@@ -26,11 +27,15 @@ export class HAClient {
   #processing: Promise<void> | null = null;
   #currentReportedOffset = 0;
   #lastWriteTimestamp = 0;
+  /** When the master last sent anything (a transfer or its heartbeat): the housekeeping's clock, as Java 5.x's. */
+  #lastReadTimestamp = 0;
   #timer: NodeJS.Timeout | null = null;
   #running = false;
   #connecting = false;
   /** Connections opened so far (tests and runtime info). */
   connectCount = 0;
+  /** Connect attempts given up after HA_CONNECT_TIMEOUT_MILLIS. */
+  connectTimeouts = 0;
 
   constructor(private readonly store: DefaultMessageStore, private readonly log: Logger) {}
 
@@ -89,8 +94,11 @@ export class HAClient {
     if (this.#connecting) return;
     const now = this.store.now();
     if (now - this.#lastWriteTimestamp > this.store.config.haSendHeartbeatInterval) this.#report(this.#currentReportedOffset);
-    if (this.store.now() - this.#lastWriteTimestamp > this.store.config.haHousekeepingInterval) {
-      this.log.warn({ masterAddress: this.#masterAddress }, 'HAClient, master not response some time, so close connection');
+    // Nothing read for haHousekeepingInterval, though the master sends a heartbeat every haSendHeartbeatInterval:
+    // the link is cut (Java 5.x's lastReadTimestamp; 4.9.8 timed its own reports, which go out every 5 s whatever
+    // happens to them, so a cut link was never noticed and the slave came back only when a late reset reached it).
+    if (now - this.#lastReadTimestamp > this.store.config.haHousekeepingInterval) {
+      this.log.warn({ masterAddress: this.#masterAddress, sinceLastReadMillis: now - this.#lastReadTimestamp }, 'HAClient, master not response some time, so close connection');
       this.closeMaster();
     }
   }
@@ -105,7 +113,10 @@ export class HAClient {
       this.log.error({ addr }, 'bad master HA address');
       return;
     }
-    const socket = net.connect({ host, port });
+    const socket = connectToMaster(host, port, () => {
+      this.connectTimeouts++;
+      this.log.warn({ masterAddress: addr, timeoutMillis: HA_CONNECT_TIMEOUT_MILLIS }, 'HAClient connect to master timed out');
+    });
     this.#socket = socket;
     this.#connecting = true;
     this.#decoder = new HATransferDecoder();
@@ -114,6 +125,7 @@ export class HAClient {
       if (this.#socket !== socket) return;
       this.#connecting = false;
       this.connectCount++;
+      this.#lastReadTimestamp = this.store.now();
       this.#currentReportedOffset = this.store.getMaxPhyOffset();
       this.log.info({ masterAddress: addr, offset: this.#currentReportedOffset }, 'HAClient connected to master');
       this.#report(this.#currentReportedOffset);
@@ -127,6 +139,7 @@ export class HAClient {
 
   #onData(socket: net.Socket, chunk: Buffer): void {
     if (this.#socket !== socket || !this.#decoder) return;
+    this.#lastReadTimestamp = this.store.now();
     let transfers: HATransfer[];
     try {
       transfers = this.#decoder.push(chunk);
@@ -202,6 +215,7 @@ export class HAClient {
     this.#queue = [];
     this.#queuedBytes = 0;
     this.#lastWriteTimestamp = 0;
+    this.#lastReadTimestamp = 0;
     s.destroy();
   }
 }

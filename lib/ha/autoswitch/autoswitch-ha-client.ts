@@ -11,8 +11,9 @@
  *
  * @see org.apache.rocketmq.store.ha.autoswitch.AutoSwitchHAClient
  */
-import net from 'node:net';
+import type net from 'node:net';
 import type { Logger } from '../../logger';
+import { HA_CONNECT_TIMEOUT_MILLIS, connectToMaster } from '../ha-connect';
 import type { DefaultMessageStore } from '../../store/message-store';
 import { EpochFileCache } from '../../store/autoswitch/epoch-file-cache';
 import {
@@ -126,9 +127,10 @@ export class AutoSwitchHAClient {
       this.#connectTask = task;
       return;
     }
-    if (this.#state !== HAConnectionState.TRANSFER) return;
+    // Connected: the handshake's answer or the transfers (a heartbeat at least every haSendHeartbeatInterval) must come.
+    if (this.#state !== HAConnectionState.TRANSFER && this.#state !== HAConnectionState.HANDSHAKE) return;
     const now = Date.now();
-    if (now - this.#lastWriteTimestamp > this.#config().haSendHeartbeatInterval) this.#reportMaxOffset();
+    if (this.#state === HAConnectionState.TRANSFER && now - this.#lastWriteTimestamp > this.#config().haSendHeartbeatInterval) this.#reportMaxOffset();
     if (now - this.#lastReadTimestamp > this.#config().haHousekeepingInterval) {
       this.options.logger.warn({ haMasterAddress: this.#haMasterAddress }, 'AutoSwitchHAClient, master not response some time, so close connection');
       this.closeMaster();
@@ -158,7 +160,9 @@ export class AutoSwitchHAClient {
       this.options.logger.error({ addr }, 'bad master HA address');
       return;
     }
-    const socket = net.connect({ host, port });
+    const socket = connectToMaster(host, port, () => {
+      this.options.logger.warn({ haMasterAddress: addr, timeoutMillis: HA_CONNECT_TIMEOUT_MILLIS }, 'AutoSwitchHAClient connect to master timed out');
+    });
     this.#socket = socket;
     this.#decoder = new AutoSwitchMasterFrameDecoder();
     this.#queue = [];

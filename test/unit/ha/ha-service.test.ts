@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { PutMessageStatus } from '../../../lib/store/store-status';
 import { BrokerRole } from '../../../lib/store/message-store-config';
@@ -188,6 +189,54 @@ describe('ha: HAService / HAConnection / HAClient over real sockets and files', 
       expect(slave.store.getMaxPhyOffset()).to.equal(8);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('a slave drops a master it has read nothing from for haHousekeepingInterval, though its own reports still go out, and connects again', async () => {
+    const slave = await node({ brokerRole: BrokerRole.SLAVE, haSendHeartbeatInterval: 100, haHousekeepingInterval: 400 });
+    // A master that takes the connection and the reports and never answers (the link back to the slave is cut).
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const accepted: net.Socket[] = [];
+    let reports = 0;
+    server.on('connection', (sock) => {
+      accepted.push(sock);
+      sock.on('data', (d) => { reports += d.length / 8; });
+    });
+    try {
+      slave.ha.updateMasterAddress(`127.0.0.1:${(server.address() as net.AddressInfo).port}`);
+      await waitFor(() => accepted.length >= 2, 15000, 'the slave gives up on the silent master and connects again');
+      expect(reports, 'reports sent meanwhile').to.be.at.least(2);
+    } finally {
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      for (const s of accepted) s.destroy();
+      await closed;
+    }
+  });
+
+  it('a connect to the master that hangs (its SYN unanswered) is given up after 5 s, as Java\'s, and made again', async function () {
+    // A listener whose accept queue is full: the kernel drops further SYNs, so a connect hangs as on a cut link.
+    const py = spawnSync('python3', ['--version']);
+    if (py.status !== 0) {
+      process.stdout.write('      skipped: python3 is not here (it holds a listener that never accepts)\n');
+      this.skip();
+    }
+    const holder = spawn('python3', ['-c', 'import socket,sys,time\ns=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(0)\nprint(s.getsockname()[1], flush=True)\nsys.stdin.read()'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<number>((resolve) => holder.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+      // Fill the accept queue (a backlog of 0 holds one; a few more to be sure), then the slave's connect hangs.
+      for (let i = 0; i < 4; i++) {
+        const c = net.connect({ host: '127.0.0.1', port });
+        c.on('error', () => undefined);
+        sockets.push(c);
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      const slave = await node({ brokerRole: BrokerRole.SLAVE, haSendHeartbeatInterval: 100 });
+      slave.ha.updateMasterAddress(`127.0.0.1:${port}`);
+      await waitFor(() => slave.ha.haClient.connectTimeouts >= 2, 20000, 'two connect attempts given up');
+      expect(slave.ha.haClient.connected).to.equal(false);
+    } finally {
+      holder.kill('SIGKILL');
     }
   });
 
