@@ -27,6 +27,8 @@ export class HAClient {
   #processing: Promise<void> | null = null;
   #currentReportedOffset = 0;
   #lastWriteTimestamp = 0;
+  /** When the last reconnect right after a close was made. */
+  #lastQuickReconnect = 0;
   /** When the master last sent anything (a transfer or its heartbeat): the housekeeping's clock, as Java 5.x's. */
   #lastReadTimestamp = 0;
   #timer: NodeJS.Timeout | null = null;
@@ -133,7 +135,17 @@ export class HAClient {
     socket.on('data', (chunk: Buffer) => this.#onData(socket, chunk));
     socket.on('error', (err) => this.log.info({ err, masterAddress: addr }, 'HAClient connection error'));
     socket.on('close', () => {
-      if (this.#socket === socket) this.closeMaster();
+      if (this.#socket !== socket) return;
+      const wasConnected = !this.#connecting;
+      this.closeMaster();
+      // The master closed an established connection (it restarted, or dropped a slave it had not heard from while
+      // this process was stopped): connect again at once, as Java 4.9.8's loop does, rather than at the next tick up
+      // to 5 s later; at most once per tick interval, so a master that closes every connection is not hammered.
+      const now = this.store.now();
+      if (wasConnected && this.#running && now - this.#lastQuickReconnect >= this.#interval()) {
+        this.#lastQuickReconnect = now;
+        this.#connect();
+      }
     });
   }
 
