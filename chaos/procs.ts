@@ -100,8 +100,14 @@ export class ServerProcess {
     const wrap = this.placement.wrap ?? [];
     const program = this.placement.program ?? [process.execPath, CLI, '--log-format', 'json', this.kind];
     const argv = [...program, ...this.argsFor(this.port)];
+    // A session (and process group) of its own. Twice a broker stopped by a SIGSTOP fault died of SIGHUP half a
+    // second later, in runs started in the background of a shell whose job had ended (the kernel sends SIGHUP, then
+    // SIGCONT, to a process group with a stopped member when an exit leaves the group orphaned; a server has no
+    // SIGHUP handler), and the run went on without it (a SYNC_MASTER refused sends for minutes, its slave gone).
+    // Alone in a session of its own, what happens to the runner's process group does not reach it.
     const child = track(spawn([...wrap, ...argv][0], [...wrap, ...argv].slice(1), {
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
       env: { ...process.env, ROCKETMQ_LOG_FORMAT: 'json', ...this.placement.env },
     }));
     this.child = child;

@@ -318,6 +318,11 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     await body(run);
 
     run.heal();
+    // Every server still running (a kill -9 fault restarts its broker): one that died on its own is a failure.
+    const servers: Array<[string, ServerProcess | null]> = [['name server', run.namesrv], ['controller', run.controller],
+      ...run.brokers.map((b, i): [string, ServerProcess] => [`broker ${run.brokerHosts[i]}`, b])];
+    const died = servers.filter(([, p]) => p !== null && !p.alive)
+      .map(([what, p]) => `${what} exited (${p!.child?.signalCode ?? `code ${p!.child?.exitCode}`})`);
     // Writes come back after the heal (the promise of every mode here).
     await run.ackedMore(run.acks, 180_000);
     await Promise.all(run.producers.map((p) => p.finish()));
@@ -354,6 +359,7 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
       acks, deliveries: [readDeliveries(recvFile)], stored, sent, promise: mode === 'async' ? 'async' : 'sync',
       orderly: run.orderly, faults: run.faults, timeline, brokerName: BROKER_NAME, endMs,
     });
+    report.failures.push(...died);
     const notOk: Record<string, number> = {};
     for (const p of run.producers) for (const [k, v] of Object.entries(p.last?.notOkByStatus ?? {})) notOk[k] = (notOk[k] ?? 0) + v;
     run.notes.push(`send failures ${run.producers.reduce((s, p) => s + (p.last?.failed ?? 0), 0)}, answers not SEND_OK ${JSON.stringify(notOk)}`);
@@ -583,6 +589,24 @@ function controllerMasterIsolated(opts: NetScenarioOptions): Promise<NetScenario
   });
 }
 
+/**
+ * SYNC_MASTER + SLAVE: the slave's processes stopped (SIGSTOP) for 25 s as soon as the load flows, longer than the
+ * master's haHousekeepingInterval (20 s), then resumed. The master answers SLAVE_NOT_AVAILABLE once it drops the
+ * silent slave; sends are acknowledged again once the resumed slave connects and catches up; nothing acknowledged is
+ * lost and every server is still running at the end.
+ */
+function syncSlaveStopped(opts: NetScenarioOptions): Promise<NetScenarioResult> {
+  return runNet('sync-slave-stopped', 'sync', opts, async (run) => {
+    const until = Date.now() + (opts.minutes ?? 0) * 60_000;
+    do {
+      run.fault('b1 SIGSTOP', () => { run.net.signal('b1', 'SIGSTOP'); });
+      await sleep(25_000);
+      run.heal();
+      await run.ackedMore(Math.ceil(run.acks / 2));
+    } while (Date.now() < until);
+  });
+}
+
 /** The loss levels of the loss scenarios, in turn. */
 export const LOSS_LEVELS = [5, 15, 30];
 /** The slow-link scenario's caps of the leader's link, in turn, kbit/s. */
@@ -662,6 +686,7 @@ export const NET_SCENARIOS: Record<string, (opts: NetScenarioOptions) => Promise
   'dledger5-bridge': dledgerBridge,
   'dledger-disk-full': dledgerDiskFull,
   'sync-slave-catchup-cut': slaveCatchUpCut('sync'),
+  'sync-slave-stopped': syncSlaveStopped,
   'async-slave-catchup-cut': slaveCatchUpCut('async'),
   'controller-master-isolated': controllerMasterIsolated,
   'controller-random': randomFaults('controller'),
