@@ -41,7 +41,7 @@ import type { BenchResult } from './bench-util';
 import type { StoreBenchRow } from './store';
 import { type Latency, drainAliOns, drainOurs, latencyRun, preload } from './consumer';
 import {
-  type BenchClient, type BrokerProcess, type Scenario, SCENARIOS, aliOnsClient, createTopic, ourClient, readCpuMicros, readRss, runScenario, startBrokerProcess,
+  type BenchClient, type BrokerProcess, type Scenario, SCENARIOS, aliOnsClient, createTopic, ourClient, readCpuMicros, rssPeakSampler, runScenario, startBrokerProcess, type RssParts,
 } from './producer';
 
 type ServerName = 'java' | 'ours';
@@ -95,8 +95,8 @@ const THROUGH: Record<ServerName, string> = { java: 'the Java 4.9.8 broker', our
 
 interface Server {
   namesrvAddr: string;
-  /** Peak RSS of the broker process so far (sampled every 100 ms), bytes; NaN when unknown. */
-  peakRssBytes(): number;
+  /** Peak RSS of the broker process so far (sampled every 100 ms), bytes, with its parts; null when unknown. */
+  peakRss(): RssParts | null;
   /** CPU time (user + system) the broker process has used so far, µs; NaN when unknown. */
   cpuMicros(): number;
   stop(): Promise<void>;
@@ -115,12 +115,8 @@ function findPid(needle: string): number | undefined {
 }
 
 /** Samples a process's RSS every 100 ms; peak() is the highest seen. */
-function rssSampler(pid: number | undefined): { peak(): number; stop(): void } {
-  if (pid === undefined) return { peak: () => Number.NaN, stop: () => undefined };
-  let peak = readRss(pid);
-  const timer = setInterval(() => { peak = Math.max(peak, readRss(pid)); }, 100);
-  timer.unref();
-  return { peak: () => Math.max(peak, readRss(pid)), stop: () => clearInterval(timer) };
+function rssSampler(pid: number | undefined): { peak(): RssParts | null; stop(): void } {
+  return pid === undefined ? { peak: () => null, stop: () => undefined } : rssPeakSampler(pid);
 }
 
 /** Starts a name server and broker; `conf`: broker.conf keys beside the defaults (both brokers read Java's names). */
@@ -133,7 +129,7 @@ async function startServer(name: ServerName, conf: Record<string, string> = {}):
     }
     const b: BrokerProcess = await startBrokerProcess({ confFile });
     return {
-      namesrvAddr: b.namesrvAddr, peakRssBytes: () => b.peakRssBytes(), cpuMicros: () => b.cpuMicros(),
+      namesrvAddr: b.namesrvAddr, peakRss: () => b.peakRssParts(), cpuMicros: () => b.cpuMicros(),
       async stop() {
         await b.stop();
         if (confFile) fs.rmSync(path.dirname(confFile), { recursive: true, force: true });
@@ -163,7 +159,7 @@ async function startServer(name: ServerName, conf: Record<string, string> = {}):
   const rss = rssSampler(pid);
   return {
     namesrvAddr: ns.addr,
-    peakRssBytes: () => rss.peak(),
+    peakRss: () => rss.peak(),
     cpuMicros: () => (pid === undefined ? Number.NaN : readCpuMicros(pid)),
     async stop() {
       rss.stop();
@@ -204,7 +200,7 @@ type Results = Map<ServerName, Map<string, Map<ClientName, number>>>;
 /** Everything one run measured besides the rates: broker RSS, end-to-end latency, the store's append ratio. */
 export interface MatrixExtras {
   /** Peak RSS of each broker process, bytes. */
-  rss: Map<ServerName, number>;
+  rss: Map<ServerName, RssParts | null>;
   /** End-to-end latency (store timestamp to listener) of our client at `latencyRate` msg/s, per server. */
   latency: Map<ServerName, Latency>;
   /** Broker CPU time per message sent, µs: server -> scenario -> client (the in-process clients' median turn). */
@@ -387,7 +383,7 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
       }
     }
   }
-  for (const [name, srv] of servers) extras.rss.set(name, srv.peakRssBytes());
+  for (const [name, srv] of servers) extras.rss.set(name, srv.peakRss());
 }
 
 function median(values: readonly number[]): number {
@@ -451,7 +447,11 @@ export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'serv
       }
       lines.push('', ...align(cpuRows));
     }
-    if (extras.rss.size > 0) lines.push('', `broker peak RSS: ${o.servers.map((s) => `${SERVER_TITLE[s]} ${mb(extras.rss.get(s))}`).join(', ')}`);
+    if (extras.rss.size > 0) {
+      // Anonymous: the process's own memory; file-backed: the binary and the mapped store files' pages (page cache).
+      const parts = (r: RssParts | null | undefined): string => (r ? `${mb(r.rss)} (own ${mb(r.anon)}, mapped files ${mb(r.file)})` : '-');
+      lines.push('', `broker peak RSS: ${o.servers.map((s) => `${SERVER_TITLE[s]} ${parts(extras.rss.get(s))}`).join(', ')}`);
+    }
     for (const [s, l] of extras.latency) {
       lines.push(`end-to-end latency, our client at ${o.latencyRate} msg/s through ${THROUGH[s]} (store timestamp -> listener): p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.n} messages)`);
     }
@@ -515,7 +515,7 @@ export function checkTargets(results: Results, extras: MatrixExtras): string[] {
     if (figs.length > 0) out.push(verdict(figs.every(([, r]) => r >= 1.0), 'our broker >= 1.0x the Java broker for the same client', figs.map(([n, r]) => `${n} ${r.toFixed(2)}x`).join(', ')));
   }
   const rss = extras.rss.get('ours');
-  if (rss !== undefined && Number.isFinite(rss)) out.push(verdict(rss < 250 * 1048576, 'our broker RSS < 250 MB', `${(rss / 1048576).toFixed(0)} MB`));
+  if (rss) out.push(verdict(rss.rss < 250 * 1048576, 'our broker RSS < 250 MB', `${(rss.rss / 1048576).toFixed(0)} MB (own ${(rss.anon / 1048576).toFixed(0)} MB, mapped files ${(rss.file / 1048576).toFixed(0)} MB)`));
   // the default way of writing only (the write-segment row is printed beside it for comparison)
   for (const st of extras.store.filter((x) => !x.scenario.includes('(write segments)'))) {
     out.push(verdict(st.share >= 0.8, `${st.scenario} >= 80 % of the raw write`, `${(st.share * 100).toFixed(0)} %`));

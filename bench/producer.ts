@@ -152,6 +152,8 @@ export interface BrokerProcess {
   namesrvAddr: string;
   child: ChildProcess;
   peakRssBytes(): number;
+  /** The peak's parts: the process's own memory and the mapped files' pages. */
+  peakRssParts(): RssParts;
   /** CPU time (user + system) the broker process has used so far, in µs. */
   cpuMicros(): number;
   stop(): Promise<void>;
@@ -172,12 +174,37 @@ export function readCpuMicros(pid: number): number {
 
 /** VmRSS of a process, bytes (0 where /proc is missing). */
 export function readRss(pid: number): number {
+  return readRssParts(pid).rss;
+}
+
+/**
+ * A process's resident memory, bytes (0s where /proc is missing): all of it (VmRSS), its own (RssAnon: heap, stacks,
+ * buffers) and the pages of mapped files (RssFile: the binary's code and, for a broker, the store's files it maps,
+ * which are page cache shared with the OS).
+ */
+export interface RssParts { rss: number; anon: number; file: number }
+
+export function readRssParts(pid: number): RssParts {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
+    const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
   } catch {
-    return 0;
+    return { rss: 0, anon: 0, file: 0 };
   }
+}
+
+/** Samples a process's resident memory every 100 ms; peak() is the sample with the largest VmRSS. */
+export function rssPeakSampler(pid: number): { peak(): RssParts; stop(): void } {
+  let peak = readRssParts(pid);
+  const sample = (): RssParts => {
+    const now = readRssParts(pid);
+    if (now.rss > peak.rss) peak = now;
+    return peak;
+  };
+  const timer = setInterval(sample, 100);
+  timer.unref();
+  return { peak: sample, stop: () => clearInterval(timer) };
 }
 
 /** `rocketmq-ts start` in a child process on free ports with a temp store (and HOME, for the name server's kv file). */
@@ -206,16 +233,15 @@ export async function startBrokerProcess(opts: { confFile?: string } = {}): Prom
   });
   child.removeAllListeners('exit');
   child.stdout!.resume();
-  let peak = readRss(child.pid!);
-  const sampler = setInterval(() => { peak = Math.max(peak, readRss(child.pid!)); }, 100);
-  sampler.unref();
+  const sampler = rssPeakSampler(child.pid!);
   return {
     namesrvAddr: `127.0.0.1:${namesrvPort}`,
     child,
-    peakRssBytes: () => Math.max(peak, readRss(child.pid!)),
+    peakRssBytes: () => sampler.peak().rss,
+    peakRssParts: () => sampler.peak(),
     cpuMicros: () => readCpuMicros(child.pid!),
     async stop() {
-      clearInterval(sampler);
+      sampler.stop();
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
