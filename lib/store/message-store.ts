@@ -775,7 +775,7 @@ export class DefaultMessageStore {
     const replica = this.#submitReplica(end, msg.propertiesString);
     return put.then(async (result) => {
       if (pending.length) await Promise.all(pending);
-      return this.#handleHA(result, msg.propertiesString, replica);
+      return this.#handleHA(result, msg.propertiesString, replica, true);
     });
   }
 
@@ -846,6 +846,7 @@ export class DefaultMessageStore {
     if (bad) return { putMessageStatus: bad, appendMessageResult: null };
     if (Buffer.byteLength(batch.topic) > 127) return { putMessageStatus: PutMessageStatus.MESSAGE_ILLEGAL, appendMessageResult: null };
     if (this.#logReplicator) return this.#replicateBatch(batch);
+    const syncMaster = this.config.brokerRole === BrokerRole.SYNC_MASTER;
     const pending: Promise<void>[] = [];
     let end = -1;
     const put = this.commitLog.putMessages(batch, (r) => {
@@ -855,7 +856,7 @@ export class DefaultMessageStore {
     const replica = this.#submitReplica(end, batch.propertiesString);
     const result = await put;
     if (pending.length) await Promise.all(pending);
-    return this.#handleHA(result, batch.propertiesString, replica);
+    return this.#handleHA(result, batch.propertiesString, replica, syncMaster);
   }
 
   /**
@@ -1039,10 +1040,16 @@ export class DefaultMessageStore {
    * FLUSH_SLAVE_TIMEOUT after syncFlushTimeout, or SLAVE_NOT_AVAILABLE at once when no slave is close enough
    * (Java's CommitLog.submitReplicaRequest).
    */
-  async #handleHA(result: PutMessageResult, propertiesString: string | undefined, early: Promise<PutMessageStatus> | null): Promise<PutMessageResult> {
+  async #handleHA(result: PutMessageResult, propertiesString: string | undefined, early: Promise<PutMessageStatus> | null,
+    syncMasterAtPut: boolean): Promise<PutMessageResult> {
     const r = result.appendMessageResult;
-    if (this.config.brokerRole !== BrokerRole.SYNC_MASTER || !r || !isWaitStoreMsgOK(propertiesString)) return result;
+    // The role when the put began decides: a SYNC_MASTER that became a slave while its put was under way (a
+    // controller-mode election) must not answer PUT_OK for a record no replica confirmed, which the new master's
+    // handshake will truncate (chaos net controller-random: an old master acknowledged a send 50 ms after it changed
+    // to slave, and the new master acknowledged another at the same queue offset).
+    if (!syncMasterAtPut || !r || !isWaitStoreMsgOK(propertiesString)) return result;
     if (result.putMessageStatus !== PutMessageStatus.PUT_OK && result.putMessageStatus !== PutMessageStatus.FLUSH_DISK_TIMEOUT) return result;
+    if (!early && this.config.brokerRole !== BrokerRole.SYNC_MASTER) return { ...result, putMessageStatus: PutMessageStatus.FLUSH_SLAVE_TIMEOUT };
     // Appended after a file was created (not synchronously): start now.
     const status = await (early ?? this.#submitReplica(r.wroteOffset + r.wroteBytes, propertiesString)!);
     return status === PutMessageStatus.PUT_OK ? result : { ...result, putMessageStatus: status };

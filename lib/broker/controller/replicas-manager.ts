@@ -744,8 +744,10 @@ export class ReplicasManager {
       // The master is the same broker (at a new epoch) and this one already follows it.
       const sameMaster = newMasterBrokerId === this.#masterBrokerId && this.broker.messageStoreConfig.brokerRole === BrokerRole.SLAVE;
       if (!sameMaster) {
-        await this.#stopLoop('CheckSyncStateSet');
+        // Before anything awaits: the puts waiting for their replicas end now, not acknowledged.
         this.broker.setBrokerRole(BrokerRole.SLAVE);
+        this.haService.failAckWaiters();
+        await this.#stopLoop('CheckSyncStateSet');
         await this.broker.changeSpecialServiceStatus(false);
         this.broker.brokerConfig.brokerId = this.#brokerControllerId!;
         this.#masterAddress = newMasterAddress;

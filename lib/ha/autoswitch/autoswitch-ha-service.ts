@@ -316,6 +316,17 @@ export class AutoSwitchHAService {
   }
 
   /**
+   * Ends every wait with false (FLUSH_SLAVE_TIMEOUT for its put): this broker stops being the master, so nothing it
+   * appended and no replica confirmed may be answered PUT_OK, not even by a SyncStateSet that changes afterwards.
+   */
+  failAckWaiters(): void {
+    for (const w of this.#ackWaiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.resolve(false);
+    }
+  }
+
+  /**
    * Resolves true once `need` replicas (the master included) hold `offset` (ALL_ACK_IN_SYNC_STATE_SET: every
    * replica of the SyncStateSet as it is when they do), false after `timeoutMillis`.
    */
@@ -339,10 +350,7 @@ export class AutoSwitchHAService {
     this.#removeAppendListener?.();
     this.#removeAppendListener = null;
     this.destroyConnections();
-    for (const w of this.#ackWaiters.splice(0)) {
-      clearTimeout(w.timer);
-      w.resolve(false);
-    }
+    this.failAckWaiters();
     const s = this.#server;
     this.#server = null;
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));

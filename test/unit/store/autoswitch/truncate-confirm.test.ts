@@ -9,6 +9,7 @@ import { DefaultMessageStore } from '../../../../lib/store/message-store';
 import { BrokerRole } from '../../../../lib/store/message-store-config';
 import { PutMessageStatus } from '../../../../lib/store/store-status';
 import { SMALL, makeMessage, tempDir } from '../store-test-util';
+import { encodeBatchBody } from '../../../../protocol/message/batch';
 import { rmDir, silent } from '../../ha/ha-test-util';
 import { waitFor } from '../../../helpers/wait-for';
 
@@ -309,6 +310,31 @@ describe('store/autoswitch: truncation of a running store and dispatch held at t
     store = await openConfirmed(dir);
     expect(store.getConfirmOffsetDirectly()).to.equal(ends[3]);
     expect(dispatched(store)).to.equal(4);
+  });
+
+  it('a SYNC_MASTER that becomes a slave while its puts wait for their replicas answers them not PUT_OK (single and batch)', async () => {
+    const master = await open();
+    const waits: Array<(ok: boolean) => void> = [];
+    master.setReplicaWaiter({ isSlaveOK: () => true, waitTransfer: () => new Promise<boolean>((r) => { waits.push(r); }) });
+    master.config.brokerRole = BrokerRole.SYNC_MASTER;
+    // The files exist: the next appends happen at once and their waits start at once.
+    const first = master.putMessage(makeMessage('TrT', 0, 'first'));
+    await waitFor(() => waits.length === 1, 5000, 'the first put waiting');
+    waits.shift()!(true);
+    expect((await first).putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+    const single = master.putMessage(makeMessage('TrT', 0, 'unconfirmed'));
+    const batch = master.putMessages({
+      topic: 'TrT', queueId: 1, body: encodeBatchBody([{ body: Buffer.from('b1') }, { body: Buffer.from('b2') }]),
+      bornTimestamp: 1, bornHost: { host: '127.0.0.1', port: 2 }, sysFlag: 0,
+    });
+    // An election made another replica master while both were appended but not yet handed to the OS: this one is a
+    // slave now, and their waits end unconfirmed.
+    // The single put waits for its replicas already; the batch's wait starts once its append is done.
+    expect(waits.length, 'the single put waiting for its replicas').to.equal(1);
+    master.config.brokerRole = BrokerRole.SLAVE;
+    setTimeout(() => { for (const w of waits) w(false); }, 50).unref();
+    expect((await single).putMessageStatus).to.equal(PutMessageStatus.FLUSH_SLAVE_TIMEOUT);
+    expect((await batch).putMessageStatus).to.equal(PutMessageStatus.FLUSH_SLAVE_TIMEOUT);
   });
 
   it('a SYNC_MASTER whose replicas in sync are fewer than minInSyncReplicas refuses a put that waits for the store (IN_SYNC_REPLICAS_NOT_ENOUGH)', async () => {
