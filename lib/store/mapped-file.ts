@@ -23,6 +23,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DataSyncer } from './flush-thread';
 import { mapFile, pagesResident, releasePages } from './mmap';
+import { writeFully } from '../util/write-fully';
 
 /**
  * A region of the file's tail in memory: `[start, start + len)` appended, of which `[start, start + committed)` has
@@ -368,13 +369,12 @@ export class MappedFile {
     const first = segs[0].start + segs[0].committed;
     let pos = first;
     const end = segs[segs.length - 1].start + ends[ends.length - 1];
-    let { bytesWritten } = bufs.length === 1 ? await fh.write(bufs[0], 0, bufs[0].length, pos) : await fh.writev(bufs, pos);
+    const { bytesWritten } = bufs.length === 1 ? await fh.write(bufs[0], 0, bufs[0].length, pos) : await fh.writev(bufs, pos);
     pos += bytesWritten;
-    while (pos < end) {
+    if (pos < end) {
       // A short write: finish with plain writes.
       const rest = Buffer.concat(bufs).subarray(pos - first);
-      ({ bytesWritten } = await fh.write(rest, 0, rest.length, pos));
-      pos += bytesWritten;
+      await writeFully(fh, rest, 0, rest.length, pos);
     }
     for (let i = 0; i < segs.length; i++) segs[i].committed = ends[i];
     this.committedPosition = end;
@@ -609,12 +609,7 @@ export class MappedFile {
 
   /** Writes `data` at file position `pos` directly (regions outside the appended tail, such as index slots). */
   async writeAt(data: Buffer, pos: number): Promise<void> {
-    const fh = await this.#handle();
-    let done = 0;
-    while (done < data.length) {
-      const { bytesWritten } = await fh.write(data, done, data.length - done, pos + done);
-      done += bytesWritten;
-    }
+    await writeFully(await this.#handle(), data, 0, data.length, pos);
   }
 
   async datasync(): Promise<void> {

@@ -9,11 +9,14 @@ import * as fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { MessageStoreError } from '../errors';
 
-/** Writes `length` bytes of `data` from `offset` at file position `position`, continuing after short writes. */
-export async function writeFully(fh: FileHandle, data: Buffer, offset: number, length: number, position: number): Promise<void> {
+/**
+ * Writes `length` bytes of `data` from `offset` at file position `position` (null: at the end of a file opened for
+ * appending), continuing after short writes.
+ */
+export async function writeFully(fh: FileHandle, data: Buffer, offset: number, length: number, position: number | null): Promise<void> {
   for (let done = 0; done < length;) {
-    const { bytesWritten } = await fh.write(data, offset + done, length - done, position + done);
-    if (bytesWritten <= 0) throw new MessageStoreError(`write at ${position + done} wrote nothing of ${length - done} bytes`);
+    const { bytesWritten } = await fh.write(data, offset + done, length - done, position === null ? null : position + done);
+    if (bytesWritten <= 0) throw new MessageStoreError(`write at ${position === null ? 'the end' : position + done} wrote nothing of ${length - done} bytes`);
     done += bytesWritten;
   }
 }
@@ -24,14 +27,5 @@ export function writeFullySync(fd: number, data: Buffer, offset: number, length:
     const n = fs.writeSync(fd, data, offset + done, length - done, position + done);
     if (n <= 0) throw new MessageStoreError(`write at ${position + done} wrote nothing of ${length - done} bytes`);
     done += n;
-  }
-}
-
-/** Writes all of `data` at the end of a file opened for appending (`'a'`), continuing after short writes. */
-export async function appendFully(fh: FileHandle, data: Buffer): Promise<void> {
-  for (let done = 0; done < data.length;) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done, null);
-    if (bytesWritten <= 0) throw new MessageStoreError(`append wrote nothing of ${data.length - done} bytes`);
-    done += bytesWritten;
   }
 }

@@ -23,7 +23,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger';
-import { appendFully } from '../../util/write-fully';
+import { writeFully } from '../../util/write-fully';
 
 export interface PopCheckPoint {
   readonly group: string;
@@ -296,7 +296,8 @@ export class PopCheckPointStore {
     this.#pending = [];
     this.#chain = this.#chain.then(async () => {
       if (!this.#fh) this.#fh = await fsp.open(this.#file, 'a');
-      await appendFully(this.#fh, Buffer.from(lines.join('\n') + '\n'));
+      const text = Buffer.from(lines.join('\n') + '\n');
+      await writeFully(this.#fh, text, 0, text.length, null);
       if (this.#linesSinceCompaction > 10_000 && this.#linesSinceCompaction > 4 * this.#table.size) await this.#compactNow();
     }).catch((err: unknown) => this.#log.error({ err, file: this.#file }, 'checkpoint.log write failed'));
     return this.#chain;
