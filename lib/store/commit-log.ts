@@ -216,6 +216,8 @@ export class CommitLog {
   }
 
   async load(): Promise<void> {
+    // SYNC_FLUSH: the flush thread boots now, beside the recovery, not inside the first put's wait (tens of ms).
+    this.flushThread?.start();
     await this.mappedFileQueue.load();
   }
 

@@ -75,7 +75,12 @@ export class FlushThread implements DataSyncer {
 
   constructor(private readonly log: Logger) {}
 
-  /** True while the worker runs (started by the first request). */
+  /** Starts the worker ahead of the first request (which would start it otherwise). Idempotent; no-op once closed. */
+  start(): void {
+    if (!this.#closed && waitAsync) this.#start();
+  }
+
+  /** True while the worker runs (started by start() or the first request). */
   get running(): boolean {
     return this.#worker !== null;
   }

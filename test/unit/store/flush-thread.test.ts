@@ -143,6 +143,24 @@ describe('store: the SYNC_FLUSH flush thread', function () {
     }
   });
 
+  it('starts ahead of the first request once asked, once, and not after close()', async () => {
+    const thread = new FlushThread(componentLogger('flush-thread-test'));
+    expect(thread.running).to.equal(false);
+    thread.start();
+    thread.start();
+    expect(thread.running).to.equal(true);
+    const fd = fs.openSync(path.join(dir, 'g'), 'w');
+    try {
+      await thread.datasync(fd);
+      expect(thread.syncs).to.equal(1);
+    } finally {
+      fs.closeSync(fd);
+    }
+    await thread.close();
+    thread.start();
+    expect(thread.running).to.equal(false);
+  });
+
   it('never keeps a process alive: a SYNC_FLUSH store left open lets its process end', async () => {
     const storeModule = path.resolve(__dirname, '../../../lib/store/message-store.js');
     const script = `
@@ -150,6 +168,8 @@ describe('store: the SYNC_FLUSH flush thread', function () {
       const store = new DefaultMessageStore({ storePathRootDir: ${JSON.stringify(dir)}, flushDiskType: 'SYNC_FLUSH',
         mappedFileSizeCommitLog: 1024 * 1024, messageIndexEnable: false });
       store.start().then(async () => {
+        // started with the store, before the first put
+        if (!store.commitLog.flushThread.running) throw new Error('the flush thread did not start with the store');
         for (let i = 0; i < 5; i++) {
           const r = await store.putMessage({ topic: 'K', queueId: 0, flag: 0, body: Buffer.from('x'), propertiesString: '',
             bornTimestamp: Date.now(), bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0 });
