@@ -112,27 +112,91 @@ export interface CheckInput {
   endMs: number;
 }
 
+const TAIL_CHUNK = 16 * 1024 * 1024;
+
+/**
+ * The complete lines appended to a file since the last call, at most TAIL_CHUNK bytes of them a call (call again
+ * until none come). A long run's files hold millions of lines: polling them this way reads each byte once, and no
+ * whole file becomes one string (V8's strings end at 512 MiB).
+ */
+export class FileTail {
+  #pos = 0;
+  #partial = '';
+
+  constructor(readonly file: string) {}
+
+  newLines(): string[] {
+    if (!fs.existsSync(this.file)) return [];
+    const fd = fs.openSync(this.file, 'r');
+    try {
+      const chunks: string[] = [this.#partial];
+      const buf = Buffer.allocUnsafe(TAIL_CHUNK);
+      const n = fs.readSync(fd, buf, 0, buf.length, this.#pos);
+      this.#pos += n;
+      chunks.push(buf.toString('utf8', 0, n));
+      const lines = chunks.join('').split('\n');
+      this.#partial = lines.pop() ?? '';
+      return lines;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/** The same string for each broker name (millions of records name a few brokers). */
+function interner(): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    const got = seen.get(s);
+    if (got !== undefined) return got;
+    seen.set(s, s);
+    return s;
+  };
+}
+
+/** Each line of a file, a file at a time (not the whole file split at once). */
+function forEachLine(file: string, f: (line: string) => void): void {
+  const tail = new FileTail(file);
+  let lines = tail.newLines();
+  while (lines.length > 0) {
+    for (const line of lines) f(line);
+    lines = tail.newLines();
+  }
+}
+
 export function readAcks(files: string[]): AckRecord[] {
   const out: AckRecord[] = [];
+  const name = interner();
   for (const f of files) {
-    if (!fs.existsSync(f)) continue;
-    for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
+    forEachLine(f, (line) => {
       const p = line.split('\t');
-      if (p.length < 6) continue;
-      out.push({ key: p[0], brokerName: p[1], queueId: Number(p[2]), queueOffset: Number(p[3]), ackMs: Number(p[4]), sentMs: Number(p[5]) });
-    }
+      if (p.length < 6) return;
+      out.push({ key: p[0], brokerName: name(p[1]), queueId: Number(p[2]), queueOffset: Number(p[3]), ackMs: Number(p[4]), sentMs: Number(p[5]) });
+    });
   }
   return out;
 }
 
-export function readDeliveries(file: string): Delivery[] {
-  if (!fs.existsSync(file)) return [];
-  const out: Delivery[] = [];
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+/** What a drain wrote with `file` (chaos/net/client-child.ts): key, broker name, queue, queue offset a line. */
+export function readStored(file: string): StoredRecord[] {
+  const out: StoredRecord[] = [];
+  const name = interner();
+  forEachLine(file, (line) => {
     const p = line.split('\t');
-    if (p.length < 5) continue;
-    out.push({ key: p[0], brokerName: p[1], queueId: Number(p[2]), queueOffset: Number(p[3]), ms: Number(p[4]) });
-  }
+    if (p.length < 4) return;
+    out.push({ key: p[0], brokerName: name(p[1]), queueId: Number(p[2]), queueOffset: Number(p[3]) });
+  });
+  return out;
+}
+
+export function readDeliveries(file: string): Delivery[] {
+  const out: Delivery[] = [];
+  const name = interner();
+  forEachLine(file, (line) => {
+    const p = line.split('\t');
+    if (p.length < 5) return;
+    out.push({ key: p[0], brokerName: name(p[1]), queueId: Number(p[2]), queueOffset: Number(p[3]), ms: Number(p[4]) });
+  });
   return out;
 }
 

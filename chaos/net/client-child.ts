@@ -8,8 +8,10 @@
  * - `route { topic }`: `[brokerName, { brokerId: addr }][]` from the name server.
  * - `watchRoute { topic, intervalMs }`: from then on polls the route and keeps a timeline of each broker name's
  *   master address (brokerId 0, or null when the name server has none); `timeline` returns it.
- * - `drain { topic }`: every stored message (chaos/drain.ts drainRecords), to the masters' ends.
+ * - `drain { topic, file }`: every stored message (chaos/drain.ts drainRecords), to the masters' ends; with `file`,
+ *   written there a line each (see readStored in chaos/net/checker.ts) and answered with their count.
  */
+import * as fs from 'node:fs';
 import { DefaultMQAdminExt } from '../../lib/admin/default-mq-admin-ext';
 import { newTopicConfig } from '../../protocol/body/topic-config';
 import { drainRecords } from '../drain';
@@ -70,7 +72,20 @@ async function main(): Promise<void> {
       return true;
     },
     timeline: async () => timeline,
-    drain: async (a) => drainRecords(namesrv, a.topic as string, (a.deadlineMs as number | undefined) ?? 120_000, { fromMaster: true, note: (l) => process.stderr.write(`${l}\n`) }),
+    drain: async (a) => {
+      const records = await drainRecords(namesrv, a.topic as string, (a.deadlineMs as number | undefined) ?? 120_000, { fromMaster: true, note: (l) => process.stderr.write(`${l}\n`) });
+      if (typeof a.file !== 'string') return records;
+      // A long run's millions of records go through a file (key, broker, queue, offset a line), not one IPC message.
+      const fd = fs.openSync(a.file, 'w');
+      try {
+        for (let i = 0; i < records.length; i += 65536) {
+          fs.writeSync(fd, records.slice(i, i + 65536).map((r) => `${r.key}\t${r.brokerName}\t${r.queueId}\t${r.queueOffset}\n`).join(''));
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+      return records.length;
+    },
   };
 
   process.on('message', (m: { type?: string; id?: number; op?: string; args?: Record<string, unknown> }) => {

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from '../procs';
 import type { StoredRecord } from '../drain';
-import { type CheckReport, type FaultWindow, check, readAcks, readDeliveries } from './checker';
+import { type CheckReport, FileTail, type FaultWindow, check, readAcks, readDeliveries, readStored } from './checker';
 import type { MasterChange } from './client-child';
 import { NetCluster, type NetFault, netTempPrefix } from './netns';
 import { CONTROLLER_MODE_TEST_TIMINGS } from '../../lib/cluster';
@@ -329,12 +329,17 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
     const endMs = Date.now();
     const acks = readAcks(run.ackFiles);
     const recvFile = path.join(dir, 'received-0.txt');
-    // Let the group consume everything acknowledged that is stored (the checker reports what it never got).
-    const ackedKeys = new Set(acks.map((a) => a.key));
+    // Let the group consume everything acknowledged that is stored (the checker reports what it never got). The
+    // deliveries file is read on from where the last poll stopped: a long run's millions of lines are read once.
+    const waiting = new Set(acks.map((a) => a.key));
+    const tail = new FileTail(recvFile);
     await waitFor(() => {
-      const got = new Set(readDeliveries(recvFile).map((d) => d.key));
-      return [...ackedKeys].every((k) => got.has(k));
+      for (let lines = tail.newLines(); lines.length > 0; lines = tail.newLines()) {
+        for (const line of lines) waiting.delete(line.slice(0, line.indexOf('\t')));
+      }
+      return waiting.size === 0;
     }, 90_000, 'the group consuming every acknowledged message').catch((err: Error) => run.notes.push(err.message));
+    waiting.clear();
     await Promise.all(run.consumers.map((c) => c.finish()));
     // The name server may have dropped the brokers after the heal (a connection closed during the cut, its close
     // arriving late: see docs/chaos.md); the checker reports that from the timeline, the drain waits for the route.
@@ -345,7 +350,9 @@ async function runNet(name: string, mode: NetMode, opts: NetScenarioOptions, bod
       try {
         // The drain reads some 15-20 thousand messages a second on a busy 2-core machine: a long run's millions
         // need more than 120 s.
-        stored = await run.ctl.request<StoredRecord[]>('drain', { topic: TOPIC, deadlineMs: Math.max(120_000, acks.length / 5) });
+        const file = path.join(dir, 'stored.txt');
+        await run.ctl.request<number>('drain', { topic: TOPIC, deadlineMs: Math.max(120_000, acks.length / 5), file });
+        stored = readStored(file);
         break;
       } catch (err) {
         if (attempt === 3) throw err;

@@ -2,8 +2,11 @@
  * The network chaos checker (chaos/net/checker.ts) on hand-made records: each kind of failure it promises to find is
  * found, a clean run passes, and the availability figures come from the acknowledgement times and the route timeline.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { expect } from 'chai';
-import { type AckRecord, type CheckInput, type Delivery, check } from '../../../chaos/net/checker';
+import { type AckRecord, type CheckInput, type Delivery, FileTail, check, readAcks, readStored } from '../../../chaos/net/checker';
 import type { StoredRecord } from '../../../chaos/drain';
 
 const B = 'b';
@@ -120,5 +123,34 @@ describe('chaos/net checker', () => {
       timeline: [{ t: 0, brokerName: B, master: 'A' }, { t: 350, brokerName: B, master: 'C' }],
     }));
     expect(r.faults.map((f) => f.newMasterMs)).to.deep.equal([null, 50]);
+  });
+
+  it('reads files a chunk at a time: each appended line once, a line cut by the writer only once it is whole', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmq-net-checker-'));
+    try {
+      const file = path.join(dir, 'acked.txt');
+      const tail = new FileTail(file);
+      expect(tail.newLines()).to.deep.equal([]);
+      fs.writeFileSync(file, 'p0-0\tb\t1\t7\t1000\t995\np0-1\tb\t2');
+      expect(tail.newLines()).to.deep.equal(['p0-0\tb\t1\t7\t1000\t995']);
+      fs.appendFileSync(file, '\t3\t1100\t1090\n');
+      expect(tail.newLines()).to.deep.equal(['p0-1\tb\t2\t3\t1100\t1090']);
+      expect(tail.newLines()).to.deep.equal([]);
+      const acks = readAcks([file, path.join(dir, 'absent.txt')]);
+      expect(acks.map((a) => [a.key, a.queueId, a.queueOffset, a.ackMs, a.sentMs])).to.deep.equal([['p0-0', 1, 7, 1000, 995], ['p0-1', 2, 3, 1100, 1090]]);
+      // more lines than one chunk (16 MiB): every one read, none twice
+      const big = path.join(dir, 'stored.txt');
+      const n = 400_000;
+      const lines: string[] = [];
+      for (let i = 0; i < n; i++) lines.push(`p1-${i}\tbroker-a\t${i % 8}\t${Math.floor(i / 8)}\t${'x'.repeat(20)}`);
+      fs.writeFileSync(big, `${lines.join('\n')}\n`);
+      expect(fs.statSync(big).size).to.be.greaterThan(16 * 1024 * 1024);
+      const got = readStored(big);
+      expect(got.length).to.equal(n);
+      expect(new Set(got.map((r) => r.key)).size).to.equal(n);
+      expect(got[n - 1]).to.deep.equal({ key: `p1-${n - 1}`, brokerName: 'broker-a', queueId: (n - 1) % 8, queueOffset: Math.floor((n - 1) / 8) });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
