@@ -15,6 +15,14 @@
  * process alive) and ref'd while a request is out (Atomics.waitAsync alone does not keep the event loop alive). When
  * the thread cannot start or dies, both go through the threadpool.
  *
+ * **Inline syncs.** A small fdatasync (a lone put's, up to INLINE_MAX_BYTES) runs on the event loop itself while the
+ * disk answers fast: every one of the last INLINE_STREAK fdatasyncs took at most INLINE_FAST_MICROS, none is out on
+ * the thread, and no zeros were written since the last one (their pages would go with it). On this project's 2-core
+ * VMs waking another thread and being woken back costs about as much as the fdatasync itself (a lone put: 80 µs on the
+ * loop against 170 µs through the thread, and 40 % less CPU). As Redis's `appendfsync always`, the loop waits for the
+ * disk meanwhile, a lone put's worth; a slower answer ends inline syncs until the disk has been fast again for a
+ * streak, so a disk that stalls holds the loop for at most the one fdatasync that met the stall.
+ *
  * @see org.apache.rocketmq.store.CommitLog.GroupCommitService
  */
 import fs from 'node:fs';
@@ -29,6 +37,13 @@ import { FLUSH_SLOTS, FlushSlot, ZERO_CHUNK, ZERO_PAGE } from './flush-thread-sl
 type WaitAsync = (ta: Int32Array, index: number, value: number) =>
   { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
 const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
+
+/** Syncs of at most this many appended bytes may run inline (a lone 1 KiB put, or a few). */
+export const INLINE_MAX_BYTES = 16 * 1024;
+/** An fdatasync that took longer than this (µs, through the thread: post to answer) ends the fast streak. */
+export const INLINE_FAST_MICROS = 1000;
+/** Fast fdatasyncs in a row before they may run inline (again). */
+export const INLINE_STREAK = 16;
 
 /** fdatasync or a write of zeros failed on the flush thread: `code` is the errno's name (EIO, ENOSPC, ...). */
 export class FlushFailedError extends MessageStoreError {
@@ -69,6 +84,12 @@ export class FlushThread implements DataSyncer {
   failure: Error | null = null;
   /** fdatasyncs done by the thread (tests count them). */
   syncs = 0;
+  /** fdatasyncs done inline, on the event loop (tests count them). */
+  inlineSyncs = 0;
+  /** fdatasyncs in a row that took at most INLINE_FAST_MICROS. */
+  #fastStreak = 0;
+  /** Zeros were written since the last fdatasync (their dirty pages go with the next one). */
+  #zerosSinceSync = false;
   /** Zero-write requests done by the thread, and the bytes they wrote (tests count them). */
   zeroWrites = 0;
   zeroBytes = 0;
@@ -101,13 +122,46 @@ export class FlushThread implements DataSyncer {
   datasync(fd: number, bytes = 0): Promise<void> {
     this.#bytesPerSync += (bytes - this.#bytesPerSync) / 8;
     if (this.#closed || this.failure || !waitAsync) return poolDatasync(fd);
-    return this.#enqueue(this.#flush, () => this.#postSync(fd));
+    if (bytes <= INLINE_MAX_BYTES && this.#fastStreak >= INLINE_STREAK && !this.#zerosSinceSync && this.#flush.tail === null) {
+      return this.#inlineSync(fd);
+    }
+    const t0 = performance.now();
+    return this.#enqueue(this.#flush, () => this.#postSync(fd)).then(() => this.#timed(t0), (err: unknown) => {
+      this.#fastStreak = 0;
+      throw err;
+    });
+  }
+
+  /** fdatasync on the event loop (see the inline syncs above). */
+  #inlineSync(fd: number): Promise<void> {
+    const t0 = performance.now();
+    try {
+      fs.fdatasyncSync(fd);
+    } catch (e) {
+      this.#fastStreak = 0;
+      const err = e as NodeJS.ErrnoException;
+      return Promise.reject(new FlushFailedError('fdatasync', err.code ?? 'EIO', err.errno ?? -5));
+    }
+    this.inlineSyncs++;
+    this.#timed(t0);
+    return Promise.resolve();
+  }
+
+  /** Counts a successful fdatasync begun at `t0` into the fast streak. */
+  #timed(t0: number): void {
+    // It wrote the zeros' pages, unless more are still being written.
+    if (this.#alloc.tail === null) this.#zerosSinceSync = false;
+    if ((performance.now() - t0) * 1000 <= INLINE_FAST_MICROS) this.#fastStreak++;
+    else this.#fastStreak = 0;
   }
 
   /** Zeros into `[from, to)` of `fd`, in writes of zeroUnit; `fd` must stay open until this settles. */
   writeZeros(fd: number, from: number, to: number): Promise<number> {
+    this.#zerosSinceSync = true;
     if (this.#closed || this.failure || !waitAsync) return poolWriteZeros(fd, from, to);
-    return this.#enqueue(this.#alloc, () => this.#postZeros(fd, from, to));
+    return this.#enqueue(this.#alloc, () => this.#postZeros(fd, from, to)).finally(() => {
+      this.#zerosSinceSync = true;
+    });
   }
 
   #enqueue<T>(ch: Channel, post: () => Promise<T>): Promise<T> {

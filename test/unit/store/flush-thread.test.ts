@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { componentLogger } from '../../../lib/logger';
-import { FlushFailedError, FlushThread } from '../../../lib/store/flush-thread';
+import { FlushFailedError, FlushThread, INLINE_FAST_MICROS, INLINE_MAX_BYTES, INLINE_STREAK } from '../../../lib/store/flush-thread';
 import type { DataSyncer } from '../../../lib/store/flush-thread';
 import { DefaultMessageStore } from '../../../lib/store/message-store';
 import { PutMessageStatus } from '../../../lib/store/store-status';
@@ -33,7 +33,7 @@ describe('store: the SYNC_FLUSH flush thread', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers each lone put after exactly one fdatasync, run on the flush thread, covering its bytes', async () => {
+  it('answers each lone put after exactly one fdatasync, run on the flush thread or inline, covering its bytes', async () => {
     const s = await open();
     const thread = s.commitLog.flushThread!;
     expect(thread).to.not.equal(null);
@@ -44,9 +44,10 @@ describe('store: the SYNC_FLUSH flush thread', function () {
       const end = r.appendMessageResult!.wroteOffset + r.appendMessageResult!.wroteBytes;
       expect(s.commitLog.mappedFileQueue.getFlushedWhere()).to.be.at.least(end);
     }
-    // one group commit and one fdatasync per put, every fdatasync on the thread (none through the threadpool)
+    // one group commit and one fdatasync per put, every fdatasync on the thread or inline (none through the threadpool)
     expect(s.commitLog.groupCommits).to.equal(40);
-    expect(thread.syncs).to.equal(40);
+    expect(thread.syncs + thread.inlineSyncs).to.equal(40);
+    expect(thread.syncs).to.be.at.least(INLINE_STREAK);
     expect(thread.failure).to.equal(null);
     expect(thread.running).to.equal(true);
     // idle between puts: the thread does not hold the event loop
@@ -60,7 +61,7 @@ describe('store: the SYNC_FLUSH flush thread', function () {
     const rs = await Promise.all(Array.from({ length: 64 }, (_, i) => s.putMessage(makeMessage('G', i % 4, `m${i}`))));
     expect(rs.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
     expect(s.commitLog.groupCommits).to.equal(1);
-    expect(s.commitLog.flushThread!.syncs).to.equal(1);
+    expect(s.commitLog.flushThread!.syncs + s.commitLog.flushThread!.inlineSyncs).to.equal(1);
     // a put made while that fdatasync runs waits for the next one, not for a second turn of its own
     const first = Array.from({ length: 8 }, (_, i) => s.putMessage(makeMessage('G', 0, `a${i}`)));
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -68,7 +69,7 @@ describe('store: the SYNC_FLUSH flush thread', function () {
     const all = await Promise.all([...first, ...second]);
     expect(all.every((r) => r.putMessageStatus === PutMessageStatus.PUT_OK)).to.equal(true);
     expect(s.commitLog.groupCommits).to.equal(3);
-    expect(s.commitLog.flushThread!.syncs).to.equal(3);
+    expect(s.commitLog.flushThread!.syncs + s.commitLog.flushThread!.inlineSyncs).to.equal(3);
   });
 
   it('writes the zeros ahead of the mapped commit log a page per write on the flush thread: a lone put dirties a page or two, not a 64 KiB folio', async function () {
@@ -97,6 +98,59 @@ describe('store: the SYNC_FLUSH flush thread', function () {
       await Promise.all(Array.from({ length: 128 }, (_, i) => s.putMessage(makeMessage('Z', i % 4, body))));
     }
     expect(thread.zeroUnit).to.equal(64 * 1024);
+  });
+
+  it('syncs small flushes inline once the disk has been fast for a streak; a slow or failed one, a large one and one after zeros go to the thread', async () => {
+    const thread = new FlushThread(componentLogger('flush-thread-test'));
+    const fd = fs.openSync(path.join(dir, 'inline'), 'w');
+    const realSync = fs.fdatasyncSync;
+    // Counts where each fdatasync ran: [on the thread, inline].
+    const where = async (bytes = 1024): Promise<'thread' | 'inline'> => {
+      const [t, i] = [thread.syncs, thread.inlineSyncs];
+      fs.writeSync(fd, Buffer.alloc(bytes, 1), 0, bytes, 0);
+      await thread.datasync(fd, bytes);
+      expect(thread.syncs - t + thread.inlineSyncs - i).to.equal(1);
+      return thread.inlineSyncs > i ? 'inline' : 'thread';
+    };
+    // Fast enough again, however loaded the machine (a slow sync through the thread starts the streak over).
+    const untilInline = async (): Promise<number> => {
+      for (let n = 1; n <= 2000; n++) if (await where() === 'inline') return n;
+      throw new Error('never inline');
+    };
+    try {
+      expect(await untilInline()).to.be.above(INLINE_STREAK);
+      expect(await where()).to.equal('inline');
+      // more bytes than a few puts: on the thread, streak or not
+      expect(await where(INLINE_MAX_BYTES + 4096)).to.equal('thread');
+      await untilInline();
+      // a slow inline sync ends the streak: the next ones go to the thread
+      fs.fdatasyncSync = (f: number) => {
+        const until = performance.now() + (2 * INLINE_FAST_MICROS) / 1000;
+        while (performance.now() < until) { /* a slow disk */ }
+        realSync(f);
+      };
+      expect(await where()).to.equal('inline');
+      fs.fdatasyncSync = realSync;
+      expect(await where()).to.equal('thread');
+      expect(await untilInline()).to.be.at.least(INLINE_STREAK);
+      // a failed inline sync: FlushFailedError with the errno's name, and the streak over
+      fs.fdatasyncSync = () => {
+        throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5 });
+      };
+      const err = await thread.datasync(fd, 1024).then(() => null, (e: unknown) => e);
+      fs.fdatasyncSync = realSync;
+      expect(err).to.be.instanceOf(FlushFailedError);
+      expect((err as FlushFailedError).code).to.equal('EIO');
+      expect(await where()).to.equal('thread');
+      // zeros written since the last sync: their pages go with the next one, on the thread
+      await untilInline();
+      expect(await thread.writeZeros(fd, 65536, 65536 + 8192)).to.equal(8192);
+      expect(await where()).to.equal('thread');
+    } finally {
+      fs.fdatasyncSync = realSync;
+      await thread.close();
+      fs.closeSync(fd);
+    }
   });
 
   it('answers FLUSH_DISK_TIMEOUT when the fdatasync outlasts syncFlushTimeout, and PUT_OK again after it', async () => {
