@@ -1,9 +1,9 @@
 /**
  * The SYNC_FLUSH group commit's fdatasync on a thread of its own, as Java's GroupCommitService is a thread woken by a
  * latch: a worker (lib/store/flush-thread-main.ts) sleeps in Atomics.wait on a few shared Int32 slots; a flush posts
- * the file descriptor and wakes it, the worker fdatasyncs and wakes the main thread back (Atomics.waitAsync). That
- * round trip is shorter than libuv's threadpool's (queue, wake a pool thread, then the loop's async handle), and it
- * is the whole cost of a lone SYNC_FLUSH put besides the fdatasync itself.
+ * the file descriptor and wakes it, the worker fdatasyncs and wakes the main thread back (Atomics.waitAsync). On a
+ * quiet machine that round trip costs about what libuv's threadpool's does (each wake about 20-25 µs on this
+ * project's VMs); under load it was the shorter one. Small flushes skip it while the disk is fast (inline syncs below).
  *
  * The same thread writes the zeros a mapped commit log reserves its blocks with (MappedFile's allocation ahead). While
  * the puts come one at a time it writes them a page per write, so each leaves a one-page folio in the page cache and
