@@ -112,18 +112,20 @@ describe('store: the SYNC_FLUSH flush thread', function () {
       expect(thread.syncs - t + thread.inlineSyncs - i).to.equal(1);
       return thread.inlineSyncs > i ? 'inline' : 'thread';
     };
-    // Fast enough again, however loaded the machine (a slow sync through the thread starts the streak over).
+    // Every sync counts as fast (whatever the machine's load), but for the one made slow below.
+    thread.inlineFastMicros = 10_000_000;
     const untilInline = async (): Promise<number> => {
-      for (let n = 1; n <= 2000; n++) if (await where() === 'inline') return n;
-      throw new Error('never inline');
+      for (let n = 1; n <= INLINE_STREAK + 1; n++) if (await where() === 'inline') return n;
+      throw new Error('not inline after a streak');
     };
     try {
-      expect(await untilInline()).to.be.above(INLINE_STREAK);
+      expect(await untilInline()).to.equal(INLINE_STREAK + 1);
       expect(await where()).to.equal('inline');
       // more bytes than a few puts: on the thread, streak or not
       expect(await where(INLINE_MAX_BYTES + 4096)).to.equal('thread');
-      await untilInline();
-      // a slow inline sync ends the streak: the next ones go to the thread
+      expect(await untilInline()).to.equal(1);
+      // a slow inline sync ends the streak: the next ones go to the thread until a streak of fast ones again
+      thread.inlineFastMicros = INLINE_FAST_MICROS;
       fs.fdatasyncSync = (f: number) => {
         const until = performance.now() + (2 * INLINE_FAST_MICROS) / 1000;
         while (performance.now() < until) { /* a slow disk */ }
@@ -131,8 +133,8 @@ describe('store: the SYNC_FLUSH flush thread', function () {
       };
       expect(await where()).to.equal('inline');
       fs.fdatasyncSync = realSync;
-      expect(await where()).to.equal('thread');
-      expect(await untilInline()).to.be.at.least(INLINE_STREAK);
+      thread.inlineFastMicros = 10_000_000;
+      expect(await untilInline()).to.equal(INLINE_STREAK + 1);
       // a failed inline sync: FlushFailedError with the errno's name, and the streak over
       fs.fdatasyncSync = () => {
         throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5 });
@@ -141,9 +143,9 @@ describe('store: the SYNC_FLUSH flush thread', function () {
       fs.fdatasyncSync = realSync;
       expect(err).to.be.instanceOf(FlushFailedError);
       expect((err as FlushFailedError).code).to.equal('EIO');
-      expect(await where()).to.equal('thread');
+      expect(await untilInline()).to.equal(INLINE_STREAK + 1);
       // zeros written since the last sync: their pages go with the next one, on the thread
-      await untilInline();
+      expect(await where()).to.equal('inline');
       expect(await thread.writeZeros(fd, 65536, 65536 + 8192)).to.equal(8192);
       expect(await where()).to.equal('thread');
     } finally {
