@@ -6,6 +6,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -77,6 +78,42 @@ export interface Placement {
   env?: Record<string, string>;
 }
 
+/** The kernel's ephemeral port range (net.ipv4.ip_local_port_range), or Linux's default when it cannot be read. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [lo, hi] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (lo > 0 && hi >= lo) return [lo, hi];
+  } catch { /* not Linux */ }
+  return [32768, 60999];
+}
+
+/** Whether `port` can be listened on, on every address (IPv6 and IPv4 where the host has IPv6, as the servers bind). */
+function canListen(port: number): Promise<boolean> {
+  const attempt = (host: string): Promise<boolean | 'no-family'> => new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL' ? 'no-family' : false));
+    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve(true)));
+  });
+  return attempt('::').then((r) => (r === 'no-family' ? attempt('0.0.0.0').then((x) => x === true) : r));
+}
+
+/**
+ * A port for a server that is killed and started again on it, with the ports a broker takes beside its listen port
+ * (HA at +1, the fast channel at -2) free too. It lies below the ephemeral range: a port the kernel gave out for
+ * port 0 may, once its server is killed, become the local port of any outgoing connection (a client reconnecting
+ * elsewhere), and the restart then fails with "already in use" (seen in controller-master-kill with other work on the
+ * machine). Nothing takes a port from below the range but an explicit bind.
+ */
+export async function portForRestarts(): Promise<number> {
+  const [lo] = ephemeralRange();
+  const from = Math.max(10_000, lo - 20_000);
+  for (let i = 0; i < 200; i++) {
+    const port = from + 2 + Math.floor(Math.random() * (lo - from - 4));
+    if (await canListen(port) && await canListen(port + 1) && await canListen(port - 2)) return port;
+  }
+  return 0;
+}
+
 /** A server child (namesrv, broker or controller) that can be killed, paused and started again on the same port and store. */
 export class ServerProcess {
   child: ChildProcess | null = null;
@@ -95,8 +132,12 @@ export class ServerProcess {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Starts the process (port 0 the first time, then the port it got) and waits for its boot line. */
+  /**
+   * Starts the process and waits for its boot line: on the loopback, the first time on a free port below the kernel's
+   * ephemeral range (portForRestarts), then on the port it got; placed in a host of its own, port 0 the first time.
+   */
   async start(): Promise<void> {
+    if (this.port === 0 && this.placement.host === undefined) this.port = await portForRestarts();
     const wrap = this.placement.wrap ?? [];
     const program = this.placement.program ?? [process.execPath, CLI, '--log-format', 'json', this.kind];
     const argv = [...program, ...this.argsFor(this.port)];

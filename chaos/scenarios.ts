@@ -11,8 +11,8 @@ import { newTopicConfig } from '../protocol/body/topic-config';
 import { drainTopic, readKeys, tally } from './drain';
 import { ChaosProxy } from './tcp-proxy';
 import { tearStore } from './torn';
-import { ServerProcess, Worker, killAll, makeTempDir, removeDir } from './procs';
-import { CONTROLLER_MODE_TEST_TIMINGS, freePort } from '../lib/cluster';
+import { ServerProcess, Worker, killAll, makeTempDir, portForRestarts, removeDir } from './procs';
+import { CONTROLLER_MODE_TEST_TIMINGS } from '../lib/cluster';
 import { RemotingClient } from '../lib/transport/remoting-client';
 import { RemotingCommand } from '../protocol/remoting-command';
 import { RequestCode } from '../protocol/code/request-code';
@@ -506,7 +506,8 @@ async function startControllerCluster(dir: string, controllers: number, replicas
   const namesrv = new ServerProcess('namesrv', (port) => ['-p', String(port), `--kvConfigPath=${path.join(dir, 'kvConfig.json')}`], path.join(dir, 'namesrv.log'));
   await namesrv.start();
   const ports: number[] = [];
-  for (let i = 0; i < controllers; i++) ports.push(await freePort());
+  // Below the ephemeral range, as a restarted server's port must be (see portForRestarts).
+  for (let i = 0; i < controllers; i++) ports.push(await portForRestarts());
   const peers = ports.map((p, i) => `n${i}-127.0.0.1:${p}`).join(';');
   const timing = (o: object): string[] => Object.entries(o).map(([k, v]) => `--${k}=${v}`);
   const cs = ports.map((_, i) => new ServerProcess('controller', () => [
