@@ -515,6 +515,7 @@ async function startControllerCluster(dir: string, controllers: number, replicas
     `--controllerStorePath=${path.join(dir, `controller-n${i}`)}`, `--configStorePath=${path.join(dir, `controller-n${i}.properties`)}`,
     '--mappedFileSize=4194304', ...timing(CONTROLLER_MODE_TEST_TIMINGS.controllerConfig),
   ], path.join(dir, `controller-n${i}.log`)));
+  cs.forEach((c, i) => { c.port = ports[i]; });
   await Promise.all(cs.map((c) => c.start()));
   const controllerAddrs = ports.map((p) => `127.0.0.1:${p}`);
   const rs = Array.from({ length: replicas }, (_, i) => new ServerProcess('broker', (port) => [

@@ -122,6 +122,8 @@ const TAIL_CHUNK = 16 * 1024 * 1024;
 export class FileTail {
   #pos = 0;
   #partial = '';
+  /** One read buffer for all calls (a poll every few hundred ms would otherwise allocate 16 MiB each time). */
+  #buf: Buffer | null = null;
 
   constructor(readonly file: string) {}
 
@@ -129,12 +131,10 @@ export class FileTail {
     if (!fs.existsSync(this.file)) return [];
     const fd = fs.openSync(this.file, 'r');
     try {
-      const chunks: string[] = [this.#partial];
-      const buf = Buffer.allocUnsafe(TAIL_CHUNK);
+      const buf = (this.#buf ??= Buffer.allocUnsafe(TAIL_CHUNK));
       const n = fs.readSync(fd, buf, 0, buf.length, this.#pos);
       this.#pos += n;
-      chunks.push(buf.toString('utf8', 0, n));
-      const lines = chunks.join('').split('\n');
+      const lines = (this.#partial + buf.toString('utf8', 0, n)).split('\n');
       this.#partial = lines.pop() ?? '';
       return lines;
     } finally {
@@ -154,50 +154,36 @@ function interner(): (s: string) => string {
   };
 }
 
-/** Each line of a file, a file at a time (not the whole file split at once). */
-function forEachLine(file: string, f: (line: string) => void): void {
-  const tail = new FileTail(file);
-  let lines = tail.newLines();
-  while (lines.length > 0) {
-    for (const line of lines) f(line);
-    lines = tail.newLines();
+/**
+ * The records of tab-separated files, a line each (read a chunk at a time, not each file split at once): `make` gets
+ * the fields of each line with at least `fields` of them, its broker name interned (millions of records name a few).
+ */
+function readRecords<T>(files: string[], fields: number, make: (p: string[], brokerName: string) => T): T[] {
+  const out: T[] = [];
+  const name = interner();
+  for (const file of files) {
+    const tail = new FileTail(file);
+    for (let lines = tail.newLines(); lines.length > 0; lines = tail.newLines()) {
+      for (const line of lines) {
+        const p = line.split('\t');
+        if (p.length >= fields) out.push(make(p, name(p[1])));
+      }
+    }
   }
+  return out;
 }
 
 export function readAcks(files: string[]): AckRecord[] {
-  const out: AckRecord[] = [];
-  const name = interner();
-  for (const f of files) {
-    forEachLine(f, (line) => {
-      const p = line.split('\t');
-      if (p.length < 6) return;
-      out.push({ key: p[0], brokerName: name(p[1]), queueId: Number(p[2]), queueOffset: Number(p[3]), ackMs: Number(p[4]), sentMs: Number(p[5]) });
-    });
-  }
-  return out;
+  return readRecords(files, 6, (p, brokerName) => ({ key: p[0], brokerName, queueId: Number(p[2]), queueOffset: Number(p[3]), ackMs: Number(p[4]), sentMs: Number(p[5]) }));
 }
 
 /** What a drain wrote with `file` (chaos/net/client-child.ts): key, broker name, queue, queue offset a line. */
 export function readStored(file: string): StoredRecord[] {
-  const out: StoredRecord[] = [];
-  const name = interner();
-  forEachLine(file, (line) => {
-    const p = line.split('\t');
-    if (p.length < 4) return;
-    out.push({ key: p[0], brokerName: name(p[1]), queueId: Number(p[2]), queueOffset: Number(p[3]) });
-  });
-  return out;
+  return readRecords([file], 4, (p, brokerName) => ({ key: p[0], brokerName, queueId: Number(p[2]), queueOffset: Number(p[3]) }));
 }
 
 export function readDeliveries(file: string): Delivery[] {
-  const out: Delivery[] = [];
-  const name = interner();
-  forEachLine(file, (line) => {
-    const p = line.split('\t');
-    if (p.length < 5) return;
-    out.push({ key: p[0], brokerName: name(p[1]), queueId: Number(p[2]), queueOffset: Number(p[3]), ms: Number(p[4]) });
-  });
-  return out;
+  return readRecords([file], 5, (p, brokerName) => ({ key: p[0], brokerName, queueId: Number(p[2]), queueOffset: Number(p[3]), ms: Number(p[4]) }));
 }
 
 const KEY = /^p(\d+)-(\d+)$/;

@@ -40,7 +40,7 @@ const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
 
 /** Syncs of at most this many appended bytes may run inline (a lone 1 KiB put, or a few). */
 export const INLINE_MAX_BYTES = 16 * 1024;
-/** An fdatasync that took longer than this (µs, through the thread: post to answer) ends the fast streak. */
+/** An fdatasync that took longer than this (µs; through the thread, from the request to its answer, a wait behind another included) ends the fast streak. */
 export const INLINE_FAST_MICROS = 1000;
 /** Fast fdatasyncs in a row before they may run inline (again). */
 export const INLINE_STREAK = 16;
