@@ -73,6 +73,21 @@ export function formatResults(results: readonly BenchResult[]): string {
     .join('\n');
 }
 
+/**
+ * Target verdicts (`holds ...` / `misses ...`) of the scenarios that check the targets of docs/performance.md (the
+ * matrix, the replicated groups): bench/index.ts prints them all together after the run.
+ */
+const targetVerdicts: string[] = [];
+
+export function recordTargets(lines: readonly string[]): void {
+  targetVerdicts.push(...lines);
+}
+
+/** The verdicts recorded so far, and the record emptied. */
+export function takeTargets(): string[] {
+  return targetVerdicts.splice(0);
+}
+
 /** The p-th percentile of ascending `sorted` (0 when empty). */
 export function pct(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;

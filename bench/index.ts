@@ -6,7 +6,7 @@
  * groups beside Java's, a process per peer), controller (controller-mode failover time, and a 2-replica set beside Java 5.3.3's), grpc (the 5.x gRPC client through our endpoint beside our SDK over remoting), scale (cost against size; long, so it runs only when named). Each scenario
  * module is loaded only when it runs.
  */
-import { formatResults, type BenchResult } from './bench-util';
+import { formatResults, takeTargets, type BenchResult } from './bench-util';
 
 /** `store append ASYNC_FLUSH x512` -> `store-append-async_flush-x512`. */
 function slug(s: string): string {
@@ -139,7 +139,10 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
   },
   matrix: {
     about: 'ours / ali-ons / Java 4.9.8 client against the Java 4.9.8 broker and ours: sync x1, sync x16, async x256, drain 100k',
-    run: async () => (await import('./matrix')).runMatrixBench(),
+    run: async (options) => {
+      const m = await import('./matrix');
+      return m.runMatrixBench(m.parseMatrixArgs(options, { ignoreUnknown: true }));
+    },
   },
 };
 
@@ -171,6 +174,11 @@ export async function main(argv: string[]): Promise<number> {
     results.push(...(await SCENARIOS[n].run(options)));
   }
   process.stdout.write(`node ${process.version}\n${formatResults(results)}\n`);
+  const targets = takeTargets();
+  if (targets.length > 0) {
+    const missed = targets.filter((t) => t.startsWith('misses')).length;
+    process.stdout.write(`\ntargets of this run (${names.join(', ')}): ${targets.length - missed} hold, ${missed} missed\n${targets.map((t) => `  ${t}`).join('\n')}\n`);
+  }
   return 0;
 }
 

@@ -26,18 +26,23 @@ import { createMessage } from '../protocol/message/message';
 import { newTopicConfig } from '../protocol/body/topic-config';
 import { freePort, javaSkipReason, startJavaBroker, type JavaBroker } from '../test/helpers/javaref';
 import { spawnBrokerChild, stopBrokerChild } from '../test/helpers/broker-child-process';
-import { type BenchResult, pct, sendLoad } from './bench-util';
+import { type BenchResult, pct, recordTargets, sendLoad } from './bench-util';
+import { drainOurs, preload } from './consumer';
 import { measureFailover, until, type FailoverFigures } from './failover';
 
 const BODY = Buffer.alloc(1024, 0x61);
 const QUEUES = 8;
 const FILE = 256 * 1024 * 1024;
+/** The slave's drain: messages in the topic when it starts, a warm-up drain first, and the measured drains. */
+const SLAVE_DRAIN = { messages: 100_000, warmup: 20_000, rounds: 3 };
 
 export type GroupKind = 'dledger' | 'master-slave' | 'single';
 const GROUP_TITLE: Record<GroupKind, string> = { dledger: 'DLedger, 3 peers', 'master-slave': 'SYNC_MASTER + SLAVE', single: 'single master' };
 
 export interface Load { msgPerSec: number; p50: number; p99: number; failed: number }
 export interface ReplicatedRow { group: GroupKind; scenario: string; ours?: Load; java?: Load }
+/** A drain from the slave of the SYNC_MASTER + SLAVE group after its master stopped: msg/s of each measured drain. */
+export interface SlaveDrain { rates: number[]; msgPerSec: number }
 
 /** One broker process of a group that can be killed and started again on its store (the DLedger failover). */
 interface Peer { addr: string; alive: boolean; start(): Promise<void>; kill(): Promise<void>; stop(): Promise<void> }
@@ -173,12 +178,13 @@ async function waitForMaster(admin: DefaultMQAdminExt, brokerName: string, slave
 }
 
 async function measureGroup(kind: GroupKind, side: 'ours' | 'java', namesrvAddr: string, root: string, counts: { sync: number; async: number },
-  kills: number): Promise<{ loads: Map<string, Load>; failover?: FailoverFigures }> {
+  kills: number): Promise<{ loads: Map<string, Load>; failover?: FailoverFigures; slaveDrain?: SlaveDrain }> {
   const group = side === 'ours' ? await startOurs(kind, namesrvAddr, root) : await startJava(kind, namesrvAddr, root);
   const admin = new DefaultMQAdminExt({ namesrvAddr, instanceName: `repl-admin-${side}-${kind}` });
   const producer = new DefaultMQProducer({ producerGroup: `PG_REPL_${side}_${kind}`, namesrvAddr, instanceName: `repl-${side}-${kind}`, pollNameServerInterval: 1000, sendMsgTimeout: 10_000 });
   const out = new Map<string, Load>();
   let failover: FailoverFigures | undefined;
+  let slaveDrain: SlaveDrain | undefined;
   try {
     await admin.start();
     const master = await waitForMaster(admin, group.brokerName, kind === 'master-slave' ? 1 : 0);
@@ -194,18 +200,51 @@ async function measureGroup(kind: GroupKind, side: 'ours' | 'java', namesrvAddr:
         await sleep(100);
       }
     }
+    let acked = 500;
     for (const [scenario, concurrency, messages] of [['sync x16', 16, counts.sync], ['async x256', 256, counts.async]] as const) {
       const r = await sendLoad(producer, topic, BODY, concurrency, messages);
+      acked += messages - r.failed;
       out.set(scenario, { msgPerSec: messages / r.seconds, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), failed: r.failed });
       process.stderr.write(`  ${side} ${GROUP_TITLE[kind]} ${scenario}: ${Math.round(messages / r.seconds)} msg/s, p50 ${pct(r.latencies, 50).toFixed(1)} ms, p99 ${pct(r.latencies, 99).toFixed(1)} ms, ${r.failed} failed\n`);
     }
     if (kind === 'dledger' && kills > 0) failover = await dledgerFailover(group, admin, namesrvAddr, topic, kills, side);
+    if (kind === 'master-slave') {
+      if (acked < SLAVE_DRAIN.messages) await preload(producer, topic, SLAVE_DRAIN.messages - acked, BODY);
+      await producer.shutdown();
+      slaveDrain = await drainFromSlave(group, admin, namesrvAddr, topic, Math.max(acked, SLAVE_DRAIN.messages), side);
+    }
   } finally {
     await producer.shutdown().catch(() => undefined);
     await admin.shutdown().catch(() => undefined);
     await group.stop();
   }
-  return { loads: out, failover };
+  return { loads: out, failover, slaveDrain };
+}
+
+/**
+ * The master of a SYNC_MASTER + SLAVE group stopped (it unregisters from the name server), then new push consumers
+ * of ours drain the topic from the slave, the only broker left in the route: a warm-up drain of part of it, then
+ * `SLAVE_DRAIN.rounds` drains of all of it, each by a new group from the first offset. Time from the consumer's start
+ * to its last message, as the matrix's drain.
+ */
+async function drainFromSlave(group: Group, admin: DefaultMQAdminExt, namesrvAddr: string, topic: string, count: number,
+  side: 'ours' | 'java'): Promise<SlaveDrain> {
+  await group.peers[0].stop();
+  await until(async () => {
+    const addrs = (await admin.examineBrokerClusterInfo().catch(() => null))?.brokerAddrTable.get(group.brokerName)?.brokerAddrs;
+    return !!addrs && !addrs.has(0) && addrs.has(1);
+  }, 60_000, `${side} SYNC_MASTER + SLAVE: the stopped master gone from the name server`);
+  const within = <T>(p: Promise<T>, what: string): Promise<T> => Promise.race([p,
+    sleep(120_000).then(() => { throw new Error(`${side} slave drain: ${what} not done in 120 s`); })]);
+  await within(drainOurs(namesrvAddr, topic, SLAVE_DRAIN.warmup), 'the warm-up');
+  const rates: number[] = [];
+  for (let i = 0; i < SLAVE_DRAIN.rounds; i++) {
+    const ms = await within(drainOurs(namesrvAddr, topic, count), `drain ${i + 1}`);
+    rates.push(count / (ms / 1000));
+  }
+  const msgPerSec = [...rates].sort((a, b) => a - b)[Math.floor(rates.length / 2)];
+  process.stderr.write(`  ${side} SYNC_MASTER + SLAVE drain of ${count} from the slave: ${rates.map((r) => Math.round(r)).join(', ')} msg/s (median ${Math.round(msgPerSec)})\n`);
+  return { rates, msgPerSec };
 }
 
 /**
@@ -246,7 +285,11 @@ async function dledgerFailover(group: Group, admin: DefaultMQAdminExt, namesrvAd
   }
 }
 
-export interface ReplicatedReport { rows: ReplicatedRow[]; failover: { ours?: FailoverFigures; java?: FailoverFigures } }
+export interface ReplicatedReport {
+  rows: ReplicatedRow[];
+  failover: { ours?: FailoverFigures; java?: FailoverFigures };
+  slaveDrain: { ours?: SlaveDrain; java?: SlaveDrain };
+}
 
 export async function runReplicated(opts: { groups?: GroupKind[]; sides?: ('ours' | 'java')[]; sync?: number; async?: number; kills?: number } = {}): Promise<ReplicatedReport> {
   const sides = opts.sides ?? ['ours', 'java'];
@@ -257,7 +300,7 @@ export async function runReplicated(opts: { groups?: GroupKind[]; sides?: ('ours
   if (skip) process.stderr.write(`replicated: the Java groups are left out: ${skip}\n`);
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-repl-'));
   const ns = new NamesrvController({ listenPort: 0, bindAddress: '127.0.0.1', kvConfigPath: path.join(root, 'kv.json'), configStorePath: path.join(root, 'ns.properties') });
-  const report: ReplicatedReport = { rows: [], failover: {} };
+  const report: ReplicatedReport = { rows: [], failover: {}, slaveDrain: {} };
   try {
     await ns.start();
     for (const kind of groups) {
@@ -265,6 +308,7 @@ export async function runReplicated(opts: { groups?: GroupKind[]; sides?: ('ours
       const java = skip || !sides.includes('java') ? undefined : await measureGroup(kind, 'java', ns.address, root, counts, kills);
       for (const scenario of ['sync x16', 'async x256']) report.rows.push({ group: kind, scenario, ours: ours?.loads.get(scenario), java: java?.loads.get(scenario) });
       if (kind === 'dledger') report.failover = { ours: ours?.failover, java: java?.failover };
+      if (kind === 'master-slave') report.slaveDrain = { ours: ours?.slaveDrain, java: java?.slaveDrain };
     }
   } finally {
     await ns.shutdown();
@@ -283,6 +327,12 @@ export function formatReplicated(report: ReplicatedReport): string {
       r.ours && r.java ? (r.ours.p99 <= r.java.p99 ? 'yes' : 'no') : 'n/a',
     ]),
   ];
+  const sd = report.slaveDrain;
+  if (sd.ours || sd.java) {
+    const dr = (d?: SlaveDrain) => (d ? `${Math.round(d.msgPerSec).toLocaleString('en-US')} (median of ${d.rates.length})` : 'n/a');
+    table.push([GROUP_TITLE['master-slave'], 'drain from the slave, master stopped', dr(sd.ours), dr(sd.java),
+      sd.ours && sd.java ? (sd.ours.msgPerSec / sd.java.msgPerSec).toFixed(2) : 'n/a', '']);
+  }
   const { ours, java } = report.failover;
   if (ours || java) {
     const fo = (f?: FailoverFigures) => (f ? `p50 ${f.p50.toFixed(0)} / max ${f.max.toFixed(0)} ms (${f.times.length} kills)` : 'n/a');
@@ -292,9 +342,34 @@ export function formatReplicated(report: ReplicatedReport): string {
   return table.map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
 
+/**
+ * The targets of docs/performance.md against one run, `holds` or `misses` with the figures: the DLedger group at
+ * least Java's rate with a p99 at most Java's, the SYNC_MASTER pair and the single master at least Java's rate, the
+ * slave's drain at least Java's. Rows without both sides are left out.
+ */
+export function replicatedTargets(report: ReplicatedReport): string[] {
+  const out: string[] = [];
+  const verdict = (ok: boolean, what: string, figures: string): string => `${ok ? 'holds ' : 'misses'}  ${what}: ${figures}`;
+  for (const kind of ['dledger', 'master-slave', 'single'] as const) {
+    const rows = report.rows.filter((r) => r.group === kind && r.ours && r.java);
+    if (rows.length === 0) continue;
+    const figs = rows.map((r) => ({ scenario: r.scenario, ratio: r.ours!.msgPerSec / r.java!.msgPerSec, p99: [r.ours!.p99, r.java!.p99] }));
+    const withP99 = kind === 'dledger';
+    const ok = figs.every((f) => f.ratio >= 1.0 && (!withP99 || f.p99[0] <= f.p99[1]));
+    out.push(verdict(ok, `${GROUP_TITLE[kind]}: ours >= 1.0x Java 4.9.8's${withP99 ? ', p99 <= Java\'s' : ''}`, figs.map((f) =>
+      `${f.scenario} ${f.ratio.toFixed(2)}x${withP99 ? ` (p99 ${f.p99[0].toFixed(1)} / ${f.p99[1].toFixed(1)} ms)` : ''}`).join(', ')));
+  }
+  const { ours, java } = report.slaveDrain;
+  if (ours && java) out.push(verdict(ours.msgPerSec >= java.msgPerSec, 'a slave\'s drain >= 1.0x Java 4.9.8\'s', `${(ours.msgPerSec / java.msgPerSec).toFixed(2)}x`));
+  return out;
+}
+
 export async function runReplicatedBench(argv: readonly string[] = []): Promise<BenchResult[]> {
   const report = await runReplicated(parseReplicatedArgs(argv));
   process.stdout.write(`${formatReplicated(report)}\n`);
+  const targets = replicatedTargets(report);
+  if (targets.length > 0) process.stdout.write(`\ntargets:\n${targets.map((t) => `  ${t}`).join('\n')}\n`);
+  recordTargets(targets);
   const results: BenchResult[] = report.rows.flatMap((r) => (['ours', 'java'] as const).filter((s) => r[s]).map((s) => ({
     name: `replicated.${r.group}.${s}.${r.scenario.replace(' ', '-')}`, opsPerSec: r[s]!.msgPerSec, meanMicros: 1e6 / r[s]!.msgPerSec, ops: 0,
     note: `p50 ${r[s]!.p50.toFixed(2)} ms, p99 ${r[s]!.p99.toFixed(2)} ms${r.ours && r.java && s === 'ours' ? `, ours/Java ${(r.ours.msgPerSec / r.java.msgPerSec).toFixed(2)}` : ''}`,
@@ -328,6 +403,8 @@ export function parseReplicatedArgs(argv: readonly string[]): Parameters<typeof 
 if (require.main === module) {
   runReplicated(parseReplicatedArgs(process.argv.slice(2))).then((report) => {
     process.stdout.write(`${formatReplicated(report)}\n`);
+    const targets = replicatedTargets(report);
+    if (targets.length > 0) process.stdout.write(`\ntargets:\n${targets.map((t) => `  ${t}`).join('\n')}\n`);
     process.exit(0);
   }, (err: unknown) => {
     process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
