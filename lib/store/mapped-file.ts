@@ -5,11 +5,13 @@
  *   the file's shared memory map: a commit of a few pages (a lone put, `copyIntoMapMax`) is a copy into the map on the
  *   event loop, in the page cache (and safe from a kill -9) with no write call and no round trip; a larger one is a
  *   positional write on the threadpool, so the copy into the page cache (about 2 µs per KiB on this project's
- *   machines, the largest part of a put) runs on another core while the next appends are encoded. Blocks are
- *   reserved ahead of the write position by writing zeros in the background (Java's warmMappedFile, done a few MiB at
- *   a time): a store into a sparse page on a full disk would kill the process (SIGBUS), a failed write of zeros only
- *   refuses the put. Pages well behind the write position leave the process's page tables (MADV_DONTNEED; their
- *   bytes stay in the page cache), so the RSS stays small.
+ *   machines, the largest part of a put) runs on another core while the next appends are encoded. A copy into the
+ *   map goes only into blocks reserved ahead by writing zeros (Java's warmMappedFile, done a few MiB at a time): a
+ *   store into a sparse page on a full disk would kill the process (SIGBUS), a failed write only refuses the put.
+ *   The zeros are written while puts come a few at a time (after a copy into the map, or a small commit that found
+ *   no reserved blocks); a positional write reserves its own blocks, so under load, when every commit is a write,
+ *   no zeros are written and each byte reaches the page cache once. Pages well behind the write position leave the
+ *   process's page tables (MADV_DONTNEED; their bytes stay in the page cache), so the RSS stays small.
  * - **Write segments** (every other file, or without the binding; Java's transientStorePoolEnable): the tail that was
  *   appended but not yet written lives in memory as write segments; `commit()` hands all of them to the OS in one
  *   positional writev.
@@ -58,7 +60,7 @@ function returnSegmentBuffer(buf: Buffer): void {
 }
 
 /** Mapped files: how far ahead of the write position blocks are reserved (written with zeros). */
-const ALLOCATE_AHEAD = 8 * 1024 * 1024;
+export const ALLOCATE_AHEAD = 8 * 1024 * 1024;
 /**
  * Mapped files: zeros go to the file in writes of this size. A write's size sets the size of the page-cache folios it
  * creates (Linux 6.x: ext4, xfs), and a store through the map dirties its whole folio, which the next fdatasync
@@ -134,9 +136,15 @@ export class MappedFile {
   mapError: Error | null = null;
   #map: Buffer | null = null;
   #mapping: Promise<void> | null = null;
-  /** Mapped: `[0, #allocated)` has its blocks (written), so a store there cannot fault on a full disk. */
+  /**
+   * Mapped: `[0, #allocated)` has its blocks (zeros or committed bytes written), so a store there cannot fault on a
+   * full disk. Copies into the map stay below it; positional writes of the pending bytes may go past it (and move it).
+   */
   #allocated = 0;
+  /** The run of zero writes under way (chained), or null. */
   #allocating: Promise<void> | null = null;
+  /** Set by a commit whose write reaches past #allocated: the zero run stops after its current write. */
+  #stopAllocating = false;
   /** Mapped: pages before this position were released from the page tables; reads there go to the file. */
   #releasedTo = 0;
   /** Mapped: `[#readFrom, #readTo)` holds the older bytes read through the map since their pages were last released. */
@@ -173,25 +181,36 @@ export class MappedFile {
   }
 
   /**
-   * Bytes that can be appended now, synchronously. A file waiting to be mapped has none (ensureWritable() maps it);
-   * a mapped one has those whose blocks are reserved.
+   * Bytes that can be appended now, synchronously: none while the file waits to be mapped (ensureWritable() maps it),
+   * else up to the file's end (appends go into write segments; commit() decides how they reach the file).
    */
   writableBytes(): number {
-    if (this.#map) return this.#allocated - this.wrotePosition;
-    if (this.wantMap && !this.mapError) return 0;
+    if (!this.#map && this.wantMap && !this.mapError) return 0;
     return this.fileSize - this.wrotePosition;
   }
 
+  /** Bytes of reserved blocks ahead of the write position (mapped files; for tests). */
+  reservedAhead(): number {
+    return this.#map ? Math.max(0, this.#allocated - this.wrotePosition) : 0;
+  }
+
   /**
-   * Makes `len` bytes (at most to the file's end) appendable: maps the file first if it waits for that, then reserves
-   * blocks up to them. Null when they already are (nothing to wait for); rejects when the blocks cannot be written
-   * (a full disk), the file stays as it was.
+   * Makes `len` bytes (at most to the file's end) appendable: a file that waits to be mapped is mapped, and blocks
+   * for those bytes are reserved, so that the first puts are copied into the map; more are reserved in the
+   * background. Null when nothing is to wait for; rejects when the blocks cannot be written (a full disk), the file
+   * stays as it was.
    */
   ensureWritable(len: number): Promise<void> | null {
+    if (this.#map || !this.wantMap || this.mapError) return null;
     const need = Math.min(len, this.fileSize - this.wrotePosition);
-    if (this.writableBytes() >= need) return null;
-    if (!this.#map) return this.#mapForWrite().then(() => this.ensureWritable(len) ?? undefined);
-    return this.#allocate(this.wrotePosition + need);
+    return this.#mapForWrite().then(() => {
+      if (!this.#map) return undefined;
+      this.#stopAllocating = false;
+      const first = this.#allocate(this.wrotePosition + need);
+      // the rest in the background, chained behind the first run
+      this.#allocate(Math.min(this.fileSize, this.wrotePosition + ALLOCATE_AHEAD)).catch(() => undefined);
+      return first;
+    });
   }
 
   #mapForWrite(): Promise<void> {
@@ -214,12 +233,16 @@ export class MappedFile {
     return this.#mapping;
   }
 
-  /** Writes zeros from #allocated to at least `target` (ZERO_WRITE at a time, not past the file's end); one run at a time. */
+  /**
+   * Writes zeros from #allocated to at least `target` (ZERO_WRITE at a time, not past the file's end); one run at a
+   * time. Started only while no commit is under way (a run never writes where a commit's bytes are going), and
+   * stopped by a commit that reaches past #allocated (#doCommit waits for the write under way).
+   */
   #allocate(target: number): Promise<void> {
     const run = async (): Promise<void> => {
       const fh = this.#fh ?? await this.#handle();
       const writeZeros = this.syncer?.writeZeros?.bind(this.syncer);
-      while (this.#allocated < target && !this.#destroyed) {
+      while (this.#allocated < target && !this.#destroyed && !this.#stopAllocating) {
         let bytesWritten: number;
         if (writeZeros) {
           // On the flush thread (lib/store/flush-thread.ts), a page or 64 KiB per write, 1 MiB per request.
@@ -244,13 +267,24 @@ export class MappedFile {
     return next;
   }
 
-  /** After an append into the map: reserves the next blocks and releases old pages, both when due. */
-  #afterMappedAppend(): void {
+  /**
+   * Reserves the next blocks in the background when fewer than half of ALLOCATE_AHEAD are left: called after a copy
+   * into the map, or a small commit, with no commit under way (puts come a few at a time, and the next ones are to
+   * be copied too). A failure here (a full disk) leaves the next commits to positional writes, which report it.
+   */
+  #reserveAhead(): void {
+    if (this.#allocating || this.#commitsInFlight > 0 || this.#destroyed) return;
     const pos = this.wrotePosition;
-    if (!this.#allocating && this.#allocated < this.fileSize && this.#allocated - pos < ALLOCATE_AHEAD / 2) {
-      // In the background: a failure here (a full disk) shows in the put that next needs the blocks.
+    if (this.#allocated < this.committedPosition) this.#allocated = this.committedPosition;
+    if (this.#allocated < this.fileSize && this.#allocated - pos < ALLOCATE_AHEAD / 2) {
+      this.#stopAllocating = false;
       this.#allocate(Math.min(this.fileSize, pos + ALLOCATE_AHEAD)).catch(() => undefined);
     }
+  }
+
+  /** After an append into the map: releases old pages when due. */
+  #afterMappedAppend(): void {
+    const pos = this.wrotePosition;
     if (pos - this.#releasedTo >= RESIDENT_BEHIND + RELEASE_STEP) {
       const to = pos - RESIDENT_BEHIND - ((pos - RESIDENT_BEHIND) % OS_PAGE_SIZE);
       releasePages(this.#map!, this.#releasedTo, to - this.#releasedTo);
@@ -306,12 +340,7 @@ export class MappedFile {
 
   /** As reserve(), without the result object: the region starts at the returned offset of {@link tail}. */
   reserveOffset(len: number): number {
-    if (this.#map) {
-      // Past the reserved blocks a copy into the map could fault on a full disk: callers ensureWritable() first.
-      if (this.wrotePosition + len > this.#allocated) {
-        throw new RangeError(`${this.fileName}: ${len} bytes at ${this.wrotePosition} are not allocated (${this.#allocated})`);
-      }
-    } else if (this.wantMap && !this.mapError) throw new RangeError(`${this.fileName} is not mapped yet: ensureWritable() first`);
+    if (!this.#map && this.wantMap && !this.mapError) throw new RangeError(`${this.fileName} is not mapped yet: ensureWritable() first`);
     let seg = this.#segments[this.#segments.length - 1];
     if (!seg || seg.buf.length - seg.len < len) {
       const cap = Math.max(len, Math.min(this.segmentSize, this.fileSize - this.wrotePosition));
@@ -341,13 +370,20 @@ export class MappedFile {
    * the write is issued before commit() returns, so appends made after it overlap with the write.
    */
   commit(): Promise<void> {
-    if (this.#map && this.#commitsInFlight === 0 && this.wrotePosition - this.committedPosition <= this.copyIntoMapMax) {
+    // A few pages while nothing is in flight (puts come a few at a time): copied into the map where its blocks are
+    // reserved; past them written, and the next blocks reserved once the write is done.
+    const small = this.#map !== null && this.#commitsInFlight === 0 && this.wrotePosition - this.committedPosition <= this.copyIntoMapMax;
+    if (small && this.wrotePosition <= this.#allocated) {
       this.#copyIntoMap();
+      this.#reserveAhead();
       return Promise.resolve();
     }
     const next = this.#commitsInFlight === 0 ? this.#doCommit() : this.#committing.then(() => this.#doCommit());
     this.#commitsInFlight++;
-    const settled = next.then(() => { this.#commitsInFlight--; }, () => { this.#commitsInFlight--; });
+    const settled = next.then(() => {
+      this.#commitsInFlight--;
+      if (small) this.#reserveAhead();
+    }, () => { this.#commitsInFlight--; });
     this.#committing = settled;
     return next;
   }
@@ -369,6 +405,13 @@ export class MappedFile {
     const first = segs[0].start + segs[0].committed;
     let pos = first;
     const end = segs[segs.length - 1].start + ends[ends.length - 1];
+    // Past the reserved blocks a run of zeros may be writing where these bytes go: it stops after its write under
+    // way, and this write follows it (two writes of one range in flight could land in either order).
+    while (this.#allocating && end > this.#allocated) {
+      this.#stopAllocating = true;
+      await this.#allocating;
+    }
+    this.#stopAllocating = false;
     const { bytesWritten } = bufs.length === 1 ? await fh.write(bufs[0], 0, bufs[0].length, pos) : await fh.writev(bufs, pos);
     pos += bytesWritten;
     if (pos < end) {
@@ -378,6 +421,8 @@ export class MappedFile {
     }
     for (let i = 0; i < segs.length; i++) segs[i].committed = ends[i];
     this.committedPosition = end;
+    // the write allocated its blocks
+    if (this.#map && end > this.#allocated) this.#allocated = end;
     this.#dropCommittedSegments();
   }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MappedFile, ZERO_WRITE } from '../../../lib/store/mapped-file';
+import { ALLOCATE_AHEAD, MappedFile, ZERO_WRITE } from '../../../lib/store/mapped-file';
 import { mmapUnavailable } from '../../../lib/store/mmap';
 import { PutMessageStatus } from '../../../lib/store/store-status';
 import { decodeRecord, makeMessage, storePerTest, tempDir } from './store-test-util';
@@ -231,6 +231,14 @@ describe('store: the commit log written through memory maps (transientStorePoolE
 type WriteFn = (...a: unknown[]) => Promise<unknown>;
 
 /** A mapped file at `file`, and the FileHandle prototype whose `write` the reservation of blocks goes through. */
+/** Polls `check` until it holds (no timing asserted: the test's timeout is the limit). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; !check(); i++) {
+    if (i > 2000) throw new Error(`${what}: not within 10 s`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 async function mappedWithWriteHook(file: string, size: number): Promise<{ mf: MappedFile; proto: { write: WriteFn }; realWrite: WriteFn }> {
   const mf = await MappedFile.create(file, size, 64 * 1024);
   mf.wantMap = true;
@@ -250,7 +258,7 @@ describe('lib/store MappedFile through a map', () => {
     if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
   });
 
-  it('appends only into blocks written ahead (a store into a sparse page could kill the process on a full disk)', async () => {
+  it('copies into the map only within blocks written ahead (a store into a sparse page could kill the process on a full disk); past them the bytes go by a write', async () => {
     const file = path.join(dir, '00000000000000000000');
     const mf = await MappedFile.create(file, 32 * 1024 * 1024, 64 * 1024);
     mf.wantMap = true;
@@ -260,44 +268,99 @@ describe('lib/store MappedFile through a map', () => {
       expect(() => mf.reserveOffset(10)).to.throw(RangeError, /not mapped yet/);
       await mf.ensureWritable(1000);
       expect(mf.mapped).to.equal(true);
-      const first = mf.writableBytes();
+      expect(mf.ensureWritable(1000)).to.equal(null);
+      const first = mf.reservedAhead();
       expect(first).to.be.at.least(1000);
       // the reserved blocks are on disk (allocated), not a hole
       expect(fs.statSync(file).blocks * 512).to.be.at.least(first);
-      expect(mf.ensureWritable(first)).to.equal(null);
-      expect(() => mf.reserveOffset(first + 1)).to.throw(RangeError, /not allocated/);
-      // appends keep reserving in the background: after a while, more than the first step is appendable
-      const chunk = Buffer.alloc(1024 * 1024, 1);
-      for (let i = 0; i < 6; i++) {
-        await mf.ensureWritable(chunk.length);
-        mf.appendBuffer(chunk);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-      expect(mf.wrotePosition + mf.writableBytes()).to.be.greaterThan(first);
-      expect(mf.committedPosition).to.equal(0);
+      // a lone append within them is copied into the map
+      mf.appendBuffer(Buffer.alloc(1000, 1));
       await mf.commit();
-      expect(mf.committedPosition).to.equal(mf.wrotePosition);
-      expect(fs.readFileSync(file).subarray(0, mf.wrotePosition).equals(Buffer.alloc(6 * 1024 * 1024, 1))).to.equal(true);
+      expect([mf.copiesIntoMap, mf.commitWrites]).to.deep.equal([1, 0]);
+      // a commit of more than a few pages is a write, wherever the reserved blocks end
+      await until(() => mf.reservedAhead() >= ALLOCATE_AHEAD - 1000, 'the reservation ahead');
+      mf.appendBuffer(Buffer.alloc(ALLOCATE_AHEAD + 1024 * 1024, 2));
+      expect(mf.wrotePosition).to.be.greaterThan(1000 + mf.reservedAhead());
+      await mf.commit();
+      expect([mf.copiesIntoMap, mf.commitWrites]).to.deep.equal([1, 1]);
+      // and a lone append after it, past the reserved blocks, too: then the next blocks are reserved again
+      mf.appendBuffer(Buffer.alloc(100, 3));
+      await mf.commit();
+      expect([mf.copiesIntoMap, mf.commitWrites]).to.deep.equal([1, 2]);
+      await until(() => mf.reservedAhead() > 0, 'the reservation after the write');
+      mf.appendBuffer(Buffer.alloc(100, 4));
+      await mf.commit();
+      expect([mf.copiesIntoMap, mf.commitWrites]).to.deep.equal([2, 2]);
+      const want = Buffer.concat([Buffer.alloc(1000, 1), Buffer.alloc(ALLOCATE_AHEAD + 1024 * 1024, 2), Buffer.alloc(100, 3), Buffer.alloc(100, 4)]);
+      expect(fs.readFileSync(file).subarray(0, mf.wrotePosition).equals(want)).to.equal(true);
     } finally {
       await mf.close();
     }
   });
 
-  it('reserves blocks in writes of ZERO_WRITE (64 KiB): a larger write makes larger page-cache folios, and each fdatasync writes a whole dirty folio', async () => {
-    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000100000'), 32 * 1024 * 1024);
-    const sizes: number[] = [];
+  it('writes each byte once under load: no zeros ahead of commits that are writes, and a run of zeros under way never lands on their bytes', async () => {
+    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000100000'), 128 * 1024 * 1024);
+    let zeroBytes = 0;
+    let slowZeros = true;
     proto.write = function (this: unknown, ...a: unknown[]) {
-      sizes.push(a[2] as number);
+      const [buf, off, len] = a as [Buffer, number, number];
+      if (!buf.subarray(off, off + len).some((b) => b !== 0)) {
+        zeroBytes += len;
+        // zeros slower than the data: a commit meets a run of them under way
+        if (slowZeros) return new Promise((r) => setTimeout(r, 2)).then(() => realWrite.apply(this, a));
+      }
       return realWrite.apply(this, a);
     };
     try {
       await mf.ensureWritable(1000);
-      const chunk = Buffer.alloc(1024 * 1024, 1);
-      for (let i = 0; i < 12; i++) {
-        await mf.ensureWritable(chunk.length);
-        mf.appendBuffer(chunk);
+      // the reservation ahead is running (slowly); 96 MiB arrive in 1 MiB commits, 4 in flight, as a loaded broker's
+      const chunk = (i: number) => Buffer.alloc(1024 * 1024, (i % 250) + 1);
+      const inFlight: Promise<void>[] = [];
+      for (let i = 0; i < 96; i++) {
+        mf.appendBuffer(chunk(i));
+        inFlight.push(mf.commit());
+        if (inFlight.length >= 4) await inFlight.shift();
       }
-      expect(sizes.length).to.be.at.least((12 * 1024 * 1024) / ZERO_WRITE);
+      await Promise.all(inFlight);
+      slowZeros = false;
+      // the zeros written are the first reservation's at most, not one per byte of data
+      expect(zeroBytes).to.be.at.most(ALLOCATE_AHEAD + ZERO_WRITE);
+      expect(mf.commitWrites).to.be.at.least(24);
+      // every byte of data is in the file (no zero write overtook a commit)
+      const fd = fs.openSync(mf.fileName, 'r');
+      try {
+        const got = Buffer.alloc(1024 * 1024);
+        for (let i = 0; i < 96; i++) {
+          fs.readSync(fd, got, 0, got.length, i * 1024 * 1024);
+          expect(got.equals(chunk(i)), `MiB ${i}`).to.equal(true);
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      proto.write = realWrite;
+      await mf.close();
+    }
+  });
+
+  it('reserves blocks in writes of ZERO_WRITE (64 KiB): a larger write makes larger page-cache folios, and each fdatasync writes a whole dirty folio', async () => {
+    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000200000'), 32 * 1024 * 1024);
+    const sizes: number[] = [];
+    proto.write = function (this: unknown, ...a: unknown[]) {
+      const [buf, off, len] = a as [Buffer, number, number];
+      if (!buf.subarray(off, off + len).some((b) => b !== 0)) sizes.push(len);
+      return realWrite.apply(this, a);
+    };
+    try {
+      await mf.ensureWritable(1000);
+      // lone puts, each copied into the map, keep the reservation going ahead of them
+      for (let i = 0; i < 3 * 1024; i++) {
+        mf.appendBuffer(Buffer.alloc(4096, 1));
+        await mf.commit();
+        if (mf.reservedAhead() === 0) await until(() => mf.reservedAhead() > 0, 'the reservation ahead');
+      }
+      expect(mf.copiesIntoMap).to.be.greaterThan(0);
+      expect(sizes.reduce((a, b) => a + b, 0)).to.be.at.least(12 * 1024 * 1024);
       expect(Math.max(...sizes)).to.equal(ZERO_WRITE);
       expect(ZERO_WRITE).to.be.at.most(64 * 1024);
     } finally {
@@ -306,37 +369,55 @@ describe('lib/store MappedFile through a map', () => {
     }
   });
 
-  it('a full disk while reserving blocks refuses the append that needs them; nothing crashes; appends resume once there is room', async () => {
-    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000200000'), 64 * 1024 * 1024);
+  it('a full disk: a copy into the map stays within reserved blocks, the commit past them is refused; nothing crashes or is lost; commits resume once there is room', async () => {
+    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000300000'), 64 * 1024 * 1024);
     let refused = 0;
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown): void => { unhandled.push(e); };
     process.on('unhandledRejection', onUnhandled);
+    const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const realWritev = (proto as unknown as { writev: WriteFn }).writev;
     try {
       await mf.ensureWritable(1);
-      const first = mf.writableBytes();
+      await until(() => mf.reservedAhead() >= ALLOCATE_AHEAD - 1, 'the reservation ahead');
+      const first = mf.reservedAhead();
       // the disk is full from now on: every write fails as the kernel says so
       proto.write = function () {
         refused++;
-        return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+        return Promise.reject(enospc());
       };
-      // appends within the reserved blocks go on (and start a background reservation that fails)
+      (proto as unknown as { writev: WriteFn }).writev = proto.write;
+      // a lone append within the reserved blocks is copied (and starts a background reservation that fails)
       mf.appendBuffer(Buffer.alloc(first - 100, 2));
-      await new Promise((r) => setTimeout(r, 20));
-      expect(refused).to.be.at.least(1);
-      expect(mf.ensureWritable(100)).to.equal(null);
-      const err = await mf.ensureWritable(4096)!.then(() => null, (e: Error) => e);
+      mf.copyIntoMapMax = first;
+      await mf.commit();
+      expect(mf.copiesIntoMap).to.equal(1);
+      await until(() => refused >= 1, 'the failed reservation');
+      // past them: refused by the write, the bytes stay pending
+      mf.appendBuffer(Buffer.alloc(4096, 3));
+      const err = await mf.commit().then(() => null, (e: Error) => e);
       expect(err?.message).to.match(/ENOSPC/);
-      expect(() => mf.reserveOffset(4096)).to.throw(RangeError, /not allocated/);
+      expect(mf.copiesIntoMap).to.equal(1);
+      expect(mf.committedPosition).to.equal(first - 100);
+      expect(mf.pendingBytes()).to.equal(4096);
       // room again
       proto.write = realWrite;
-      await mf.ensureWritable(4096);
-      mf.appendBuffer(Buffer.alloc(4096, 3));
-      expect(mf.wrotePosition).to.equal(first - 100 + 4096);
+      (proto as unknown as { writev: WriteFn }).writev = realWritev;
+      await mf.commit();
+      expect(mf.pendingBytes()).to.equal(0);
+      const got = Buffer.alloc(4096);
+      const fd = fs.openSync(mf.fileName, 'r');
+      try {
+        fs.readSync(fd, got, 0, 4096, first - 100);
+      } finally {
+        fs.closeSync(fd);
+      }
+      expect(got.equals(Buffer.alloc(4096, 3))).to.equal(true);
       await new Promise((r) => setImmediate(r));
       expect(unhandled).to.deep.equal([]);
     } finally {
       proto.write = realWrite;
+      (proto as unknown as { writev: WriteFn }).writev = realWritev;
       process.off('unhandledRejection', onUnhandled);
       await mf.close();
     }
