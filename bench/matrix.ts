@@ -526,7 +526,7 @@ export function checkTargets(results: Results, extras: MatrixExtras): string[] {
     if (x && y) out.push(verdict(x.msgPerSec >= y.msgPerSec, `${a} >= 1.0x the Java store`, `${(x.msgPerSec / y.msgPerSec).toFixed(2)}x`));
   }
   // SYNC_FLUSH after a kill -9: each restart's rate against the fresh stores measured beside it, the median of the
-  // restarts per x (a single store's rate moves by 2x with the disk's phase; the median of three is the figure)
+  // restarts per x (a single store's rate moves by 2x with the disk's phase; the median of five is the figure)
   for (const x of ['x1', 'x16']) {
     const ratios = extras.storeRows.filter((r) => r.scenario.startsWith(`store SYNC_FLUSH ${x} after kill -9`))
       .map((r) => ratioOfFresh(extras.storeRows, r)).filter((v): v is number => v !== null).sort((a, b) => a - b);
