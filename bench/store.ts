@@ -9,6 +9,7 @@
  * saying why. Last, SYNC_FLUSH x1 and x16 in child processes (test/helpers/store-crash-child.ts): fresh stores and, in
  * turn with them, the same stores restarted after kill -9 of their process, each restart with its share of the fresh
  * stores' rate beside it.
+ * Beside the raw writes, the minimal put loop of this format (minimalPutRun): the ceiling of any store of it here.
  * Run: `node dist/bench/store.js [--json] [--no-java] [--crash-only]`.
  */
 import fs from 'node:fs/promises';
@@ -62,6 +63,118 @@ async function rawWrite(dir: string, bytes: number, label = 'plain sequential wr
   await fh.close();
   await fs.rm(path.join(dir, 'raw.bin'));
   return row(label, Math.floor(bytes / MSG_SIZE), bytes, ms);
+}
+
+/**
+ * The least work a put of this format does in this runtime, with no store around it: `inFlight` callers in turn each
+ * hand over a message object like the store's and await one promise per put; each record is encoded in full (its
+ * fixed fields, the body's CRC, the body, topic and properties) into one of reused 4 MiB buffers, a 20-byte
+ * consume-queue entry beside it, and a full buffer is written at its offset, its puts answered when the write
+ * completes. No locks, maps, dispatch, index or memory map: what is left is the format's work and the API's shape,
+ * the ceiling of any store of this format on one JavaScript thread.
+ */
+export async function minimalPutRun(dir: string, count: number, inFlight: number): Promise<StoreBenchRow> {
+  const CHUNK = 4 * 1024 * 1024;
+  const fh = await fs.open(path.join(dir, 'minimal.bin'), 'w');
+  const pool = [Buffer.alloc(CHUNK), Buffer.alloc(CHUNK), Buffer.alloc(CHUNK)];
+  const views = pool.map((b) => new DataView(b.buffer, b.byteOffset, b.length));
+  const busy = pool.map(() => false);
+  const cq = Buffer.alloc(20 * 65536);
+  const cqView = new DataView(cq.buffer, cq.byteOffset, cq.length);
+  const topic = Buffer.from('BenchTopic');
+  const props = Buffer.from('TAGS\u0001a\u0002');
+  const body = Buffer.alloc(MSG_SIZE - 150, 7);
+  let current = 0;
+  let pos = 0;
+  let fileOffset = 0;
+  let cqPos = 0;
+  let queueOffset = 0;
+  let waiting: Array<() => void> = [];
+  let writes: Promise<void> = Promise.resolve();
+  let flushScheduled: NodeJS.Immediate | null = null;
+  const flush = (): void => {
+    const buf = pool[current];
+    const n = pos;
+    const at = fileOffset;
+    const answer = waiting;
+    waiting = [];
+    const i = current;
+    busy[i] = true;
+    fileOffset += n;
+    current = busy.indexOf(false);
+    if (current < 0) { // every buffer still waits for its write: one more (a buffer is never reused before written)
+      pool.push(Buffer.alloc(CHUNK));
+      views.push(new DataView(pool[pool.length - 1].buffer, pool[pool.length - 1].byteOffset, CHUNK));
+      busy.push(false);
+      current = pool.length - 1;
+    }
+    pos = 0;
+    writes = writes.then(async () => {
+      await fh.write(buf, 0, n, at);
+      busy[i] = false;
+      for (const done of answer) done();
+    });
+  };
+  const encode = (m: { queueId: number; body: Buffer; bornTimestamp: number }): number => {
+    const len = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + m.body.length + 1 + topic.length + 2 + props.length;
+    if (pos + len > CHUNK) flush();
+    const b = pool[current];
+    const v = views[current];
+    const p = pos;
+    const phy = fileOffset + p;
+    v.setInt32(p, len); v.setInt32(p + 4, -626843481); v.setInt32(p + 8, crc32(m.body) & 0x7fffffff);
+    v.setInt32(p + 12, m.queueId); v.setInt32(p + 16, 0);
+    v.setInt32(p + 20, Math.floor(queueOffset / 4294967296)); v.setUint32(p + 24, queueOffset >>> 0);
+    v.setInt32(p + 28, Math.floor(phy / 4294967296)); v.setUint32(p + 32, phy >>> 0); v.setInt32(p + 36, 0);
+    v.setInt32(p + 40, Math.floor(m.bornTimestamp / 4294967296)); v.setUint32(p + 44, m.bornTimestamp >>> 0);
+    v.setUint32(p + 48, 0x7f000001); v.setInt32(p + 52, 1);
+    const now = Date.now();
+    v.setInt32(p + 56, Math.floor(now / 4294967296)); v.setUint32(p + 60, now >>> 0);
+    v.setUint32(p + 64, 0x7f000001); v.setInt32(p + 68, 10911); v.setInt32(p + 72, 0);
+    v.setInt32(p + 76, 0); v.setInt32(p + 80, 0); v.setInt32(p + 84, m.body.length);
+    m.body.copy(b, p + 88);
+    let q = p + 88 + m.body.length;
+    b[q++] = topic.length;
+    topic.copy(b, q);
+    q += topic.length;
+    v.setInt16(q, props.length);
+    props.copy(b, q + 2);
+    pos += len;
+    if (cqPos === cq.length) cqPos = 0;
+    cqView.setInt32(cqPos, Math.floor(phy / 4294967296)); cqView.setUint32(cqPos + 4, phy >>> 0);
+    cqView.setInt32(cqPos + 8, len); cqView.setInt32(cqPos + 12, 0); cqView.setInt32(cqPos + 16, 0);
+    cqPos += 20;
+    queueOffset++;
+    return len;
+  };
+  const put = (m: { queueId: number; body: Buffer; bornTimestamp: number }): Promise<number> => {
+    const len = encode(m);
+    return new Promise((resolve) => {
+      waiting.push(() => resolve(len));
+      flushScheduled ??= setImmediate(() => {
+        flushScheduled = null;
+        flush();
+      });
+    });
+  };
+  let next = 0;
+  let bytes = 0;
+  const t0 = performance.now();
+  const message = (i: number) => ({
+    topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
+    bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
+  });
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < count) {
+      const n = await put(message(next++));
+      bytes += n;
+    }
+  }));
+  await writes;
+  const ms = performance.now() - t0;
+  await fh.close();
+  await fs.rm(path.join(dir, 'minimal.bin'));
+  return row(`minimal put loop x${inFlight} (no store)`, count, bytes, ms);
 }
 
 /**
@@ -223,6 +336,7 @@ export async function runStoreBench(opts: { asyncMessages?: number; syncMessages
     // The raw write again, after the store runs, so a slower or faster disk phase shows.
     rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'plain sequential write, again'));
     rows.push(await rawWrite(base, a.row.megabytes * 1048576, 'raw write with a body CRC per record', true));
+    rows.push(await minimalPutRun(base, asyncCount, 512));
     if (!javaSkip) rows.push(...await javaAppendRun(path.join(base, 'java-async'), 'ASYNC_FLUSH', asyncCount, 512, asyncCount / 2));
     for (const inFlight of [1, 64, 512]) {
       const count = inFlight === 1 ? Math.min(syncCount, 5000) : syncCount;
