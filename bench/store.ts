@@ -39,6 +39,14 @@ export interface StoreBenchRow {
 
 const MSG_SIZE = 1024;
 
+/** The message every append of this bench puts (the Java store's are alike: bench/java/JavaStoreBench.java). */
+function benchMessage(i: number, body: Buffer) {
+  return {
+    topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
+    bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
+  };
+}
+
 function row(scenario: string, messages: number, bytes: number, ms: number): StoreBenchRow {
   const seconds = ms / 1000;
   return { scenario, messages, megabytes: bytes / 1048576, seconds, mbPerSec: bytes / 1048576 / seconds, msgPerSec: messages / seconds };
@@ -160,13 +168,9 @@ export async function minimalPutRun(dir: string, count: number, inFlight: number
   let next = 0;
   let bytes = 0;
   const t0 = performance.now();
-  const message = (i: number) => ({
-    topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
-    bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
-  });
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (next < count) {
-      const n = await put(message(next++));
+      const n = await put(benchMessage(next++, body));
       bytes += n;
     }
   }));
@@ -193,21 +197,17 @@ async function appendRun(dir: string, flush: 'ASYNC_FLUSH' | 'SYNC_FLUSH', count
   let next = 0;
   let bytes = 0;
   const t0 = performance.now();
-  const message = (i: number) => ({
-    topic: 'BenchTopic', queueId: i % 4, flag: 0, body, propertiesString: 'TAGS\u0001a\u0002', bornTimestamp: Date.now(),
-    bornHost: { host: '127.0.0.1', port: 1 }, sysFlag: 0, reconsumeTimes: 0, preparedTransactionOffset: 0,
-  });
   const put = mode === 'coalesced' ? store.putMessageCoalesced.bind(store) : store.putMessage.bind(store);
   const worker = async (): Promise<void> => {
     while (next < count) {
-      const r = await put(message(next++));
+      const r = await put(benchMessage(next++, body));
       bytes += r.appendMessageResult?.wroteBytes ?? 0;
     }
   };
   const listWorker = async (): Promise<void> => {
     while (next < count) {
       const n = Math.min(inFlight, count - next);
-      const msgs = Array.from({ length: n }, () => message(next++));
+      const msgs = Array.from({ length: n }, () => benchMessage(next++, body));
       for (const r of await store.putMessageList(msgs)) bytes += r.appendMessageResult?.wroteBytes ?? 0;
     }
   };
