@@ -30,6 +30,7 @@ import { waitFor } from '../../helpers/wait-for';
 import { ackedSender, startFastControllerAndNamesrv } from '../../helpers/controller-fixture';
 import { type BrokerChild, spawnBrokerChild, stopBrokerChild } from '../../helpers/broker-child-process';
 import { pullRequest } from '../broker/broker-helpers';
+import { newTopicConfig } from '../../../protocol/body/topic-config';
 
 describe('controller: a restarted replica dispatches no further than the confirm offset it kept (child processes)', function () {
   this.timeout(300_000);
@@ -67,6 +68,9 @@ describe('controller: a restarted replica dispatches no further than the confirm
   });
 
   const startChild = async (name: string, brokerName: string, controllerHeartBeatTimeoutMills: number, listenPort = 0): Promise<BrokerChild> => {
+    // a fixed listen port puts the HA port at listenPort + 1 (Java's default), an odd port, which Linux hands out to
+    // outgoing connections: a port of its own instead
+    const haListenPort = listenPort === 0 ? 0 : await freePort();
     const spawning = spawnBrokerChild({
       brokerConfig: {
         brokerClusterName: 'CR', brokerName, namesrvAddr: namesrv!.address, brokerIP1: '127.0.0.1', brokerIP2: '127.0.0.1',
@@ -75,7 +79,7 @@ describe('controller: a restarted replica dispatches no further than the confirm
       },
       messageStoreConfig: {
         storePathRootDir: path.join(dir, name), haSendHeartbeatInterval: 500, haMaxTimeSlaveNotCatchup: 120_000, syncFlushTimeout: 1500,
-        allAckInSyncStateSet: true, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, flushIntervalConsumeQueue: 200,
+        allAckInSyncStateSet: true, haListenPort, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, flushIntervalConsumeQueue: 200,
       },
       replicasManager: { retryIntervalMillis: 300, initialDelayMillis: 200 },
       remotingServerConfig: { listenPort },
@@ -115,10 +119,15 @@ describe('controller: a restarted replica dispatches no further than the confirm
 
     const a = await startChild('a', brokerName, 3000);
     await waitFor(() => info()?.masterBrokerId === 1, 30_000, 'a elected');
+    // the topic exists before the slave's first metadata sync (3 s after it follows): b2, restarted on b's store,
+    // must know it, or a send after the failover finds no route (an auto-created topic reaches a slave only with
+    // its next sync, every 10 s, which a test on a loaded machine cannot count on)
+    await admin!.createAndUpdateTopicConfig(a.addr, newTopicConfig(topic, { readQueueNums: 8, writeQueueNums: 8 }));
     // b: its controller heartbeat lasts, so the controller keeps it alive (and elects it) while it is stopped
     const b = await startChild('b', brokerName, 120_000);
     await waitFor(() => info()?.syncStateSet.size === 2, 30_000, 'b in the SyncStateSet');
     expect(await idOf('b')).to.equal(2);
+    await waitFor(async () => (await fs.promises.readFile(path.join(dir, 'b', 'config', 'topics.json'), 'utf8').catch(() => '')).includes(topic), 30_000, 'the topic on the slave');
 
     producer = new DefaultMQProducer({
       producerGroup: randomName('PG'), namesrvAddr: namesrv!.address, instanceName: randomName('p'), sendMsgTimeout: 5000, pollNameServerInterval: 200, retryTimesWhenSendFailed: 0,
@@ -151,7 +160,9 @@ describe('controller: a restarted replica dispatches no further than the confirm
     const a2Port = await freePort();
     const a2Addr = `127.0.0.1:${a2Port}`;
     const a2Started = startChild('a', brokerName, 3000, a2Port);
-    await waitFor(async () => (await maxPhyOffset(a2Addr).catch(() => -1)) === tailEnd, 60_000, 'the old master serving on its port');
+    // (a child that exits before READY fails the test at once, with what it printed)
+    const a2Exited = a2Started.then(() => new Promise<never>(() => undefined));
+    await Promise.race([waitFor(async () => (await maxPhyOffset(a2Addr).catch(() => -1)) === tailEnd, 60_000, 'the old master serving on its port'), a2Exited]);
     const served = await pullAll(a2Addr, topic);
     expect(served.filter((body) => body.startsWith('cut-'))).to.deep.equal([]);
     expect([...served].sort()).to.deep.equal([...acked].sort());
