@@ -9,9 +9,10 @@
  *   map goes only into blocks reserved ahead by writing zeros (Java's warmMappedFile, done a few MiB at a time): a
  *   store into a sparse page on a full disk would kill the process (SIGBUS), a failed write only refuses the put.
  *   The zeros are written while puts come a few at a time (after a copy into the map, or a small commit that found
- *   no reserved blocks); a positional write reserves its own blocks, so under load, when every commit is a write,
- *   no zeros are written and each byte reaches the page cache once. Pages well behind the write position leave the
- *   process's page tables (MADV_DONTNEED; their bytes stay in the page cache), so the RSS stays small.
+ *   no reserved blocks), and not within RESERVE_QUIET_MILLIS of a commit that was a write; a positional write
+ *   reserves its own blocks, so under load no zeros are written and each byte reaches the page cache once. Pages well
+ *   behind the write position leave the process's page tables (MADV_DONTNEED; their bytes stay in the page cache),
+ *   so the RSS stays small.
  * - **Write segments** (every other file, or without the binding; Java's transientStorePoolEnable): the tail that was
  *   appended but not yet written lives in memory as write segments; `commit()` hands all of them to the OS in one
  *   positional writev.
@@ -61,6 +62,13 @@ function returnSegmentBuffer(buf: Buffer): void {
 
 /** Mapped files: how far ahead of the write position blocks are reserved (written with zeros). */
 export const ALLOCATE_AHEAD = 8 * 1024 * 1024;
+
+/**
+ * Blocks are reserved ahead (zeros written) only after this long without a commit that was a write: under load every
+ * commit that is a write reserves its own blocks, and zeros written ahead would be written a second time by the data
+ * (the tail of a tick copied into the map and a run of zeros after it, tick after tick).
+ */
+export const RESERVE_QUIET_MILLIS = 50;
 /**
  * Mapped files: zeros go to the file in writes of this size. A write's size sets the size of the page-cache folios it
  * creates (Linux 6.x: ext4, xfs), and a store through the map dirties its whole folio, which the next fdatasync
@@ -128,6 +136,10 @@ export class MappedFile {
    * into the page cache overlaps with the appends that follow (the commit log sets commitCommitLogLeastPages' bytes).
    */
   copyIntoMapMax = 4 * OS_PAGE_SIZE;
+  /** Mapped files: see {@link RESERVE_QUIET_MILLIS}. */
+  reserveQuietMillis = RESERVE_QUIET_MILLIS;
+  /** performance.now() of the last commit that was a write (a large one, or one behind another in flight). */
+  #lastWriteCommitAt = Number.NEGATIVE_INFINITY;
   /** Set by a queue whose fdatasyncs go through a flush thread (SYNC_FLUSH's commit log), else the threadpool's. */
   syncer: DataSyncer | null = null;
   /** The fdatasync under way: close() waits for it (the flush thread holds the bare descriptor). */
@@ -274,6 +286,7 @@ export class MappedFile {
    */
   #reserveAhead(): void {
     if (this.#allocating || this.#commitsInFlight > 0 || this.#destroyed) return;
+    if (performance.now() - this.#lastWriteCommitAt < this.reserveQuietMillis) return;
     const pos = this.wrotePosition;
     if (this.#allocated < this.committedPosition) this.#allocated = this.committedPosition;
     if (this.#allocated < this.fileSize && this.#allocated - pos < ALLOCATE_AHEAD / 2) {
@@ -378,6 +391,7 @@ export class MappedFile {
       this.#reserveAhead();
       return Promise.resolve();
     }
+    if (!small) this.#lastWriteCommitAt = performance.now();
     const next = this.#commitsInFlight === 0 ? this.#doCommit() : this.#committing.then(() => this.#doCommit());
     this.#commitsInFlight++;
     const settled = next.then(() => {

@@ -262,6 +262,8 @@ describe('lib/store MappedFile through a map', () => {
     const file = path.join(dir, '00000000000000000000');
     const mf = await MappedFile.create(file, 32 * 1024 * 1024, 64 * 1024);
     mf.wantMap = true;
+    // reservations right after a write (the quiet period after writes has a test of its own)
+    mf.reserveQuietMillis = 0;
     try {
       // not mapped yet: nothing is appendable synchronously, and appending anyway is refused
       expect(mf.writableBytes()).to.equal(0);
@@ -334,6 +336,64 @@ describe('lib/store MappedFile through a map', () => {
           fs.readSync(fd, got, 0, got.length, i * 1024 * 1024);
           expect(got.equals(chunk(i)), `MiB ${i}`).to.equal(true);
         }
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      proto.write = realWrite;
+      await mf.close();
+    }
+  });
+
+  it('reserves no blocks ahead while commits are writes: the tail of each tick copied into the map does not start a run of zeros under the writes', async () => {
+    const { mf, proto, realWrite } = await mappedWithWriteHook(path.join(dir, '00000000000000200000'), 64 * 1024 * 1024);
+    let zeroBytes = 0;
+    proto.write = function (this: unknown, ...a: unknown[]) {
+      const [buf, off, len] = a as [Buffer, number, number];
+      if (!buf.subarray(off, off + len).some((b) => b !== 0)) zeroBytes += len;
+      return realWrite.apply(this, a);
+    };
+    try {
+      mf.reserveQuietMillis = 60_000;
+      await mf.ensureWritable(1000);
+      await until(() => mf.reservedAhead() >= ALLOCATE_AHEAD - 1000, 'the first reservation');
+      const first = zeroBytes;
+      // 12 MiB in ticks of a write (20 KiB, more than copyIntoMapMax) and a tail of 4 KiB: past the first reservation
+      let k = 0;
+      while (mf.wrotePosition < 12 * 1024 * 1024) {
+        mf.appendBuffer(Buffer.alloc(20 * 1024, (k++ % 250) + 1));
+        await mf.commit();
+        mf.appendBuffer(Buffer.alloc(4 * 1024, (k++ % 250) + 1));
+        await mf.commit();
+      }
+      // tails were copied while reserved blocks lasted, then written; no zeros beyond the first reservation
+      expect(mf.copiesIntoMap).to.be.greaterThan(0);
+      expect(zeroBytes).to.equal(first);
+      expect(mf.reservedAhead()).to.equal(0);
+      // quiet again (no write for the period): a lone put is written, and the blocks after it reserved
+      mf.reserveQuietMillis = 20;
+      await new Promise((r) => setTimeout(r, 30));
+      const copies = mf.copiesIntoMap;
+      mf.appendBuffer(Buffer.alloc(100, 7));
+      await mf.commit();
+      await until(() => mf.reservedAhead() > 0, 'the reservation once quiet');
+      expect(zeroBytes).to.be.greaterThan(first);
+      mf.appendBuffer(Buffer.alloc(100, 8));
+      await mf.commit();
+      expect(mf.copiesIntoMap).to.equal(copies + 1);
+      // every byte as appended
+      const fd = fs.openSync(mf.fileName, 'r');
+      try {
+        const got = Buffer.alloc(mf.wrotePosition);
+        fs.readSync(fd, got, 0, got.length, 0);
+        let p = 0;
+        for (let i = 0; i < k; i++) {
+          const len = i % 2 === 0 ? 20 * 1024 : 4 * 1024;
+          expect(got.subarray(p, p + len).every((b) => b === (i % 250) + 1), `append ${i}`).to.equal(true);
+          p += len;
+        }
+        expect(got.subarray(p, p + 100).every((b) => b === 7)).to.equal(true);
+        expect(got.subarray(p + 100, p + 200).every((b) => b === 8)).to.equal(true);
       } finally {
         fs.closeSync(fd);
       }
