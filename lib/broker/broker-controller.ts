@@ -56,7 +56,7 @@ import type { ProcessorOptions } from '../transport/processor';
 import { RequestExecutor } from '../transport/request-executor';
 import { BrokerFastFailure } from './latency/broker-fast-failure';
 import { ConfigError } from '../errors';
-import { BrokerReplication } from './slave/broker-replication';
+import { BrokerReplication, startHAListener } from './slave/broker-replication';
 import { PlainAccessValidator } from './acl/plain-access-validator';
 import type { PlainPermissionManagerOptions } from './acl/plain-permission-manager';
 import { AclConfigProcessor } from './acl/acl-config-processor';
@@ -422,8 +422,8 @@ export class BrokerController {
     // the 4.x one would be spoken to a Java replica that expects AutoSwitch frames, so none runs.
     if (this.dledgerCommitLog) await this.dledgerCommitLog.start();
     else if (this.replicasManager) {
-      const configured = this.messageStoreConfig.haListenPort || (this.remotingServer.options.listenPort === 0 ? 0 : this.#listenPort + 1);
-      await this.replicasManager.startHAService(configured);
+      const rm = this.replicasManager;
+      await startHAListener((port) => rm.startHAService(port), this.messageStoreConfig.haListenPort, this.remotingServer.options.listenPort, this.#listenPort, this.logger);
       this.messageStore.setReplicaWaiter(this.#controllerReplicaWaiter());
     }
     else await this.replication.start(this.remotingServer.options.listenPort, this.#listenPort);

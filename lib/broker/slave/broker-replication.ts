@@ -18,6 +18,25 @@ import type { ConsumerOffsetManager } from '../offset/consumer-offset-manager';
 import type { TimerMetrics } from '../../store/timer/timer-metrics';
 import { SlaveSynchronize } from './slave-synchronize';
 
+/**
+ * Listens for HA connections on `haListenPort`, else on the remoting port + 1 (any free port when the remoting port
+ * was 0). listenPort + 1 is only a convention: when it is taken (Linux hands odd ports to outgoing connections),
+ * HA is served on a free port, which the broker registers with the name server (haServerAddr), so slaves still find
+ * it. A configured haListenPort must be honoured.
+ */
+export async function startHAListener(
+  listen: (port: number) => Promise<void>, haListenPort: number, configuredListenPort: number, boundListenPort: number, logger: Logger,
+): Promise<void> {
+  const port = haListenPort || (configuredListenPort === 0 ? 0 : boundListenPort + 1);
+  try {
+    await listen(port);
+  } catch (err) {
+    if (haListenPort || port === 0 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    logger.warn({ port }, 'HA port listenPort + 1 taken, using a free port');
+    await listen(0);
+  }
+}
+
 export interface BrokerReplicationDeps {
   store: DefaultMessageStore;
   config: MessageStoreConfig;
@@ -64,17 +83,8 @@ export class BrokerReplication {
 
   /** Starts the HA port: `haListenPort`, else the remoting port + 1 (any free port when the remoting port was 0). */
   async start(configuredListenPort: number, boundListenPort: number): Promise<void> {
-    const port = this.deps.config.haListenPort || (configuredListenPort === 0 ? 0 : boundListenPort + 1);
     const ha = this.haService;
-    try {
-      await ha.start(port);
-    } catch (err) {
-      // listenPort + 1 is only a convention: when it is taken, serve HA on a free port (registered with the name
-      // server, so slaves still find it). A configured haListenPort must be honoured.
-      if (this.deps.config.haListenPort || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-      this.deps.logger.warn({ port }, 'HA port listenPort + 1 taken, using a free port');
-      await ha.start(0);
-    }
+    await startHAListener((port) => ha.start(port), this.deps.config.haListenPort, configuredListenPort, boundListenPort, this.deps.logger);
     if (this.isSlave && !this.updateMasterHAServerAddrPeriodically) ha.updateMasterAddress(this.deps.config.haMasterAddress);
     if (this.isSlave) {
       const interval = this.deps.slaveSyncIntervalMillis ?? 10000;
