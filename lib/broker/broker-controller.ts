@@ -418,8 +418,8 @@ export class BrokerController {
     this.remotingServer.on('idle', (addr, channel) => this.#onChannelGone(addr, channel));
     this.remotingServer.on('exception', (addr, channel) => this.#onChannelGone(addr, channel));
     this.#listenPort = await this.remotingServer.listen();
-    // DLedger replicates through its own log: no HA stream. Controller mode's AutoSwitch HA stream is not built yet:
-    // the 4.x one would be spoken to a Java replica that expects AutoSwitch frames, so none runs.
+    // DLedger replicates through its own log: no HA stream. Controller mode speaks the AutoSwitch HA stream (every
+    // role listens, as Java's AutoSwitchHAService); the rest the 4.x master/slave one.
     if (this.dledgerCommitLog) await this.dledgerCommitLog.start();
     else if (this.replicasManager) {
       const rm = this.replicasManager;

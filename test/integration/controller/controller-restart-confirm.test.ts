@@ -68,9 +68,6 @@ describe('controller: a restarted replica dispatches no further than the confirm
   });
 
   const startChild = async (name: string, brokerName: string, controllerHeartBeatTimeoutMills: number, listenPort = 0): Promise<BrokerChild> => {
-    // a fixed listen port puts the HA port at listenPort + 1 (Java's default), an odd port, which Linux hands out to
-    // outgoing connections: a port of its own instead
-    const haListenPort = listenPort === 0 ? 0 : await freePort();
     const spawning = spawnBrokerChild({
       brokerConfig: {
         brokerClusterName: 'CR', brokerName, namesrvAddr: namesrv!.address, brokerIP1: '127.0.0.1', brokerIP2: '127.0.0.1',
@@ -79,7 +76,7 @@ describe('controller: a restarted replica dispatches no further than the confirm
       },
       messageStoreConfig: {
         storePathRootDir: path.join(dir, name), haSendHeartbeatInterval: 500, haMaxTimeSlaveNotCatchup: 120_000, syncFlushTimeout: 1500,
-        allAckInSyncStateSet: true, haListenPort, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, flushIntervalConsumeQueue: 200,
+        allAckInSyncStateSet: true, mappedFileSizeCommitLog: 4 * 1024 * 1024, mappedFileSizeConsumeQueue: 60000, flushIntervalConsumeQueue: 200,
       },
       replicasManager: { retryIntervalMillis: 300, initialDelayMillis: 200 },
       remotingServerConfig: { listenPort },
