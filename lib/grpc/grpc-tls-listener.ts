@@ -4,22 +4,28 @@
  *   0x16 (a TLS handshake record)  → TLS (then HTTP/2 over it, ALPN h2)
  *   anything else                   → plain HTTP/2 in permissive mode; closed in enforcing mode (Java's enforcing
  *                                     mode starts a TLS handshake the plain client cannot finish: closed as well)
- * Our net.Server accepts; the socket, its first chunk pushed back (unshift), goes to grpc-js through its public
- * Server.createConnectionInjector (one injector with TLS credentials, one insecure), so the RPC handlers, limits
- * and shutdown are grpc-js's own for both. No JS stream wrapper on either path: a net.Socket (plain) or the
- * TLSSocket over it keeps its native handle, which Node's HTTP/2 session consumes directly, and the pushed-back
- * chunk is read from the socket's buffer by that session (or by the TLS socket) first.
+ * Our net.Server accepts. A TLS connection is handshaken here (a server-side TLSSocket over the accepted socket, ALPN
+ * h2), within a deadline: Java's Netty SslHandler closes a connection whose handshake has not finished in
+ * 10 s (TLS_HANDSHAKE_TIMEOUT_MILLIS), where Node's TLS server would wait 120 s, so a client that sends a record
+ * header and not the record holds nothing for long. Once the handshake is done the TLSSocket goes to grpc-js
+ * through its public Server.createConnectionInjector, as a plain connection does: the RPC handlers, limits and
+ * shutdown are grpc-js's own for both, and grpc-js still sees a TLSSocket (its auth context says TLS). No JS stream
+ * wrapper on either path: a net.Socket (plain) or the TLSSocket over it keeps its native handle, which Node's HTTP/2
+ * session consumes directly, and the pushed-back first chunk is read from the socket's buffer by that session (or
+ * by the TLS socket) first.
  *
  * The certificate: tls.test.mode.enable=true (the default) → a self-signed one made at start (clients that check
  * certificates will not trust it, as with Java's test mode); otherwise tls.server.certPath / keyPath (keyPassword
  * for an encrypted key). Client certificates are neither asked for nor checked (Java's proxy: ClientAuth.NONE).
+ * A TLS client that offers no ALPN h2 is closed, as Node's HTTP/2 secure server closes it.
  * The HAProxy protocol Java's negotiator also detects is not served.
  *
  * @see org.apache.rocketmq.proxy.grpc.ProxyAndTlsProtocolNegotiator
  * @see org.apache.rocketmq.proxy.grpc.GrpcServerBuilder
+ * @see io.netty.handler.ssl.SslHandler#handshakeTimeoutMillis
  */
-import { createPrivateKey } from 'node:crypto';
 import net from 'node:net';
+import tls from 'node:tls';
 import type * as GrpcJs from '@grpc/grpc-js';
 import { ConfigError } from '../errors';
 import type { Logger } from '../logger';
@@ -28,6 +34,9 @@ import type { Grpc } from './grpc-loader';
 
 /** The first byte of a TLS handshake record (Java HandshakeHandler.HANDSHAKE_MAGIC_CODE). */
 export const HANDSHAKE_MAGIC_CODE = 0x16;
+
+/** A TLS handshake not finished this long after its first byte closes the connection (Netty SslHandler's default). */
+export const TLS_HANDSHAKE_TIMEOUT_MILLIS = 10_000;
 
 export interface GrpcTlsListenerOptions {
   grpc: Grpc;
@@ -40,38 +49,38 @@ export interface GrpcTlsListenerOptions {
   logger: Logger;
   /** A connection silent this long after it is accepted is closed. */
   firstByteTimeoutMillis: number;
+  /** A TLS handshake not done this long after its first byte is closed; TLS_HANDSHAKE_TIMEOUT_MILLIS by default. */
+  handshakeTimeoutMillis?: number;
 }
 
-function asText(v: string | Buffer | Array<string | Buffer | { pem: string | Buffer }> | undefined): Buffer | null {
-  if (v === undefined) return null;
-  if (typeof v === 'string' || Buffer.isBuffer(v)) return Buffer.from(v);
-  return null;
-}
-
-/** grpc-js server credentials from the TLS settings: the certificate chain and an unencrypted PEM key. */
-export async function buildGrpcServerCredentials(grpc: Grpc, tls: TlsSystemConfig): Promise<GrpcJs.ServerCredentials> {
-  const options = await buildServerTlsOptions(tls);
-  const cert = asText(options.cert);
-  const key = asText(options.key as string | Buffer | undefined);
-  if (!cert || !key) throw new ConfigError('gRPC endpoint TLS: a certificate and a key are required');
-  let privateKey = key;
-  if (options.passphrase) {
-    // grpc-js takes no passphrase: decrypt the key here (tls.server.keyPassword).
-    try {
-      privateKey = Buffer.from(createPrivateKey({ key, format: 'pem', passphrase: options.passphrase }).export({ type: 'pkcs8', format: 'pem' }));
-    } catch (err) {
-      throw new ConfigError(`gRPC endpoint TLS: cannot read the key with tls.server.keyPassword: ${(err as Error).message}`, { cause: err });
-    }
+/**
+ * The server's certificate and key from the TLS settings, checked (a key that keyPassword does not decrypt, or a key
+ * that is not the certificate's, is a ConfigError at start, not a failure of every handshake).
+ */
+export async function buildGrpcServerTlsOptions(config: TlsSystemConfig): Promise<Pick<tls.TlsOptions, 'cert' | 'key' | 'passphrase'>> {
+  const options = await buildServerTlsOptions(config);
+  if (!options.cert || !options.key) throw new ConfigError('gRPC endpoint TLS: a certificate and a key are required');
+  const chosen = { cert: options.cert, key: options.key, passphrase: options.passphrase };
+  try {
+    tls.createSecureContext(chosen);
+  } catch (err) {
+    const what = options.passphrase ? 'the key with tls.server.keyPassword' : 'the certificate and key';
+    throw new ConfigError(`gRPC endpoint TLS: cannot read ${what}: ${(err as Error).message}`, { cause: err });
   }
-  return grpc.ServerCredentials.createSsl(null, [{ private_key: privateKey, cert_chain: cert }], false);
+  return chosen;
 }
 
 export class GrpcTlsListener {
   readonly #o: GrpcTlsListenerOptions;
   #net: net.Server | null = null;
-  #tls: GrpcJs.ConnectionInjector | null = null;
-  #plain: GrpcJs.ConnectionInjector | null = null;
-  /** Sockets accepted and not yet handed over (waiting for their first byte). */
+  /**
+   * Does the TLS handshakes, with a deadline (handshakeTimeout), and never listens: accepted sockets are injected
+   * into it and it hands each finished handshake's TLSSocket on.
+   */
+  #handshaker: tls.Server | null = null;
+  /** Hands grpc-js its connections: plain ones (permissive mode) and TLS ones whose handshake is done. */
+  #injector: GrpcJs.ConnectionInjector | null = null;
+  /** Sockets accepted and not yet handed over (waiting for their first byte, or in their TLS handshake). */
   readonly #pending = new Set<net.Socket>();
   /** Every accepted socket still open, handed over or not (closed on shutdown whatever grpc-js did with it). */
   readonly #sockets = new Set<net.Socket>();
@@ -85,15 +94,32 @@ export class GrpcTlsListener {
     this.#o = options;
   }
 
-  /** Builds the credentials, creates the injectors and listens; resolves with the bound port. */
+  /** Reads the certificate, creates the injector and the handshaker, and listens; resolves with the bound port. */
   async listen(): Promise<number> {
-    const { grpc, server, tls } = this.#o;
+    const { grpc, server, tls: config } = this.#o;
     if (typeof server.createConnectionInjector !== 'function') {
       throw new ConfigError('TLS on the gRPC endpoint needs @grpc/grpc-js 1.11 or later (Server.createConnectionInjector)');
     }
-    const credentials = await buildGrpcServerCredentials(grpc, tls);
-    this.#tls = server.createConnectionInjector(credentials);
-    if (tls.tlsMode === TlsMode.PERMISSIVE) this.#plain = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    const certificate = await buildGrpcServerTlsOptions(config);
+    // Insecure as grpc-js sees its credentials: the TLS of a TLS connection is the TLSSocket handed over.
+    const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    this.#injector = injector;
+    const logger = this.#o.logger;
+    const handshaker = tls.createServer({
+      ...certificate, ALPNProtocols: ['h2'], requestCert: false,
+      handshakeTimeout: this.#o.handshakeTimeoutMillis ?? TLS_HANDSHAKE_TIMEOUT_MILLIS,
+    });
+    handshaker.on('secureConnection', (secure: tls.TLSSocket) => {
+      // grpc-js handles the errors of the connections it is handed (a reset after the handshake, say).
+      secure.on('error', (err) => logger.debug({ err: err.message }, 'gRPC TLS connection failed'));
+      if (this.#closed) secure.destroy();
+      else injector.injectConnection(secure);
+    });
+    handshaker.on('tlsClientError', (err: Error, secure: tls.TLSSocket) => {
+      logger.debug({ err: err.message, remoteAddr: `${secure.remoteAddress}:${secure.remotePort}` }, 'TLS handshake failed: connection closed');
+      secure.destroy();
+    });
+    this.#handshaker = handshaker;
     const listener = net.createServer({ noDelay: true }, (socket) => this.#accept(socket));
     this.#net = listener;
     const port = await new Promise<number>((resolve, reject) => {
@@ -105,7 +131,7 @@ export class GrpcTlsListener {
         resolve(typeof address === 'object' && address ? address.port : this.#o.port);
       });
     });
-    this.#o.logger.info({ grpcPort: port, tlsMode: tls.tlsMode, testMode: tls.tlsTestModeEnable }, 'TLS enabled on the gRPC endpoint');
+    this.#o.logger.info({ grpcPort: port, tlsMode: config.tlsMode, testMode: config.tlsTestModeEnable }, 'TLS enabled on the gRPC endpoint');
     return port;
   }
 
@@ -113,7 +139,7 @@ export class GrpcTlsListener {
    * Stops accepting at once and closes the connections not handed over yet; the handed-over ones are grpc-js's
    * (the application calls the server's forceShutdown right after, which ends their HTTP/2 sessions). On the next
    * turn every accepted socket still open is destroyed: a TLS connection still in its handshake has no session yet
-   * for grpc-js to end (it would stay until the handshake timeout, 120 s), and a net.Server only reports itself
+   * for grpc-js to end (it would stay until the handshake deadline), and a net.Server only reports itself
    * closed once all its sockets are. Resolves then. Idempotent.
    */
   close(): Promise<void> {
@@ -128,10 +154,9 @@ export class GrpcTlsListener {
     const closed = listener?.listening ? new Promise<void>((resolve) => listener.close(() => resolve())) : Promise.resolve();
     for (const s of this.#pending) s.destroy();
     this.#pending.clear();
-    this.#tls?.destroy();
-    this.#plain?.destroy();
-    this.#tls = null;
-    this.#plain = null;
+    this.#injector?.destroy();
+    this.#injector = null;
+    this.#handshaker = null;
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (const s of this.#sockets) s.destroy();
     this.#sockets.clear();
@@ -157,14 +182,16 @@ export class GrpcTlsListener {
       socket.pause();
       socket.setTimeout(0);
       socket.unshift(first);
-      this.#pending.delete(socket);
-      socket.off('error', onError);
-      if (this.#closed || !this.#tls) {
+      const injector = this.#injector;
+      const handshaker = this.#handshaker;
+      if (this.#closed || !injector || !handshaker) {
         socket.destroy();
-      } else if (first[0] === HANDSHAKE_MAGIC_CODE) {
-        this.#tls.injectConnection(socket);
-      } else if (this.#plain) {
-        this.#plain.injectConnection(socket);
+      } else if (first[0] === HANDSHAKE_MAGIC_CODE || this.#o.tls.tlsMode === TlsMode.PERMISSIVE) {
+        this.#pending.delete(socket);
+        socket.off('error', onError);
+        // A TLS connection is handed to grpc-js by the handshaker once its handshake is done.
+        if (first[0] === HANDSHAKE_MAGIC_CODE) handshaker.emit('connection', socket);
+        else injector.injectConnection(socket);
       } else {
         logger.warn({ remoteAddr: `${socket.remoteAddress}:${socket.remotePort}` },
           'Clients intend to establish an insecure connection while this server is running in SSL enforcing mode');
