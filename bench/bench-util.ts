@@ -2,6 +2,7 @@
  * A tiny micro-benchmark harness: warm up, then run an operation in batches for a fixed time and report operations
  * per second. No assertions: numbers for humans and for comparing branches on one machine.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type Message, createMessage } from '../protocol/message/message';
 
@@ -132,4 +133,35 @@ export async function sendLoad(
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
   return { latencies, failed, seconds };
+}
+
+/** A command line a bench script cannot use (an unknown option): printed as one line with the usage, no stack. */
+export class BenchUsageError extends Error {
+  override name = 'BenchUsageError';
+}
+
+/**
+ * The main of a bench script run directly (`node dist/bench/<name>.js [options]`): `--help` or `-h` prints `usage`;
+ * a BenchUsageError prints its message and the usage (exit code 2); any other failure its stack (exit code 1). The
+ * process exits after the run: ali-ons leaves timers behind after close().
+ */
+export function runBenchScript(usage: string, run: (argv: string[]) => Promise<unknown>): void {
+  const argv = process.argv.slice(2);
+  const line = `usage: node ${path.relative(process.cwd(), process.argv[1]) || process.argv[1]} ${usage}\n`;
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(line);
+    process.exit(0);
+  }
+  // parse errors thrown synchronously inside `run` reach the same handler
+  Promise.resolve().then(() => run(argv)).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      if (err instanceof BenchUsageError) {
+        process.stderr.write(`${err.message}\n${line}`);
+        process.exit(2);
+      }
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

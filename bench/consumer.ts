@@ -18,7 +18,7 @@ import { PullAPIWrapper } from '../lib/consumer/pull-api-wrapper';
 import { MQBrokerError } from '../lib/errors';
 import { FrameDecoder } from '../protocol/frame';
 import type { MessageExt } from '../protocol/message/message';
-import type { BenchResult } from './bench-util';
+import { type BenchResult, BenchUsageError, runBenchScript } from './bench-util';
 import { createTopic, startBrokerProcess } from './producer';
 
 // ali-ons ships no types.
@@ -374,7 +374,7 @@ function parseArgs(argv: string[]): Partial<ConsumerBenchOptions> {
     else if (a === '--trace') o.trace = true;
     else if (a === '--pull-trace') o.pullTrace = true;
     else if (a === '--only') o.clients = [argv[++i] as 'ours' | 'ali-ons'];
-    else throw new Error(`unknown option ${a}`);
+    else throw new BenchUsageError(`unknown option ${a}`);
   }
   return o;
 }
@@ -426,13 +426,8 @@ export async function runConsumerBench(options: Partial<ConsumerBenchOptions> = 
 }
 
 if (require.main === module) {
-  runConsumerBench(parseArgs(process.argv.slice(2))).then(
-    () => {
-      process.exit(0); // ali-ons leaves timers behind after close()
-    },
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
+  runBenchScript(
+    '[--namesrv HOST:PORT] [--count N] [--size BYTES] [--rate N] [--latency-seconds S] [--trace] [--pull-trace] [--only ours|ali-ons]',
+    (argv) => runConsumerBench(parseArgs(argv)),
   );
 }

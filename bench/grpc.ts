@@ -17,7 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ConsumeResult, Producer, PushConsumer, SimpleConsumer } from 'rocketmq-client-nodejs';
 import { freePort } from '../lib/cluster';
-import type { BenchResult } from './bench-util';
+import { type BenchResult, BenchUsageError, runBenchScript } from './bench-util';
 import { drainOurs } from './consumer';
 import { type Measured, type Scenario, SCENARIOS, createTopic, ourClient, runScenario, startBrokerProcess } from './producer';
 
@@ -120,7 +120,7 @@ function parseArgs(argv: string[]): Partial<GrpcBenchOptions> {
     else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
     else if (a === '--messages') o.messages = Number(argv[++i]);
     else if (a === '--size') o.size = Number(argv[++i]);
-    else throw new Error(`unknown option ${a}`);
+    else throw new BenchUsageError(`unknown option ${a}`);
   }
   return o;
 }
@@ -218,11 +218,8 @@ export function grpcBenchResults(rows: readonly GrpcBenchRow[]): BenchResult[] {
 }
 
 if (require.main === module) {
-  runGrpcBench(parseArgs(process.argv.slice(2))).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
+  runBenchScript(
+    '[--duration MS] [--warmup MS] [--messages N] [--size BYTES]',
+    (argv) => runGrpcBench(parseArgs(argv)),
   );
 }

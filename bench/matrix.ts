@@ -37,7 +37,7 @@ import { DefaultMQProducer } from '../lib/index';
 import {
   type JavaBroker, type JavaNamesrv, javaSkipReason, runHarness, startJavaBroker, startJavaNamesrv,
 } from '../test/helpers/javaref';
-import { type BenchResult, recordTargets } from './bench-util';
+import { type BenchResult, recordTargets, BenchUsageError, runBenchScript } from './bench-util';
 import { ratioOfFresh, type StoreBenchRow } from './store';
 import { type Latency, drainAliOns, drainOurs, latencyRun, preload } from './consumer';
 import {
@@ -588,7 +588,7 @@ export function parseMatrixArgs(argv: readonly string[], how: { ignoreUnknown?: 
     else if (a === '--scenario') o.scenarios = [...(o.scenarios ?? []), argv[++i]];
     else if (a === '--latency-seconds') o.latencySeconds = Number(argv[++i]);
     else if (a === '--latency-rate') o.latencyRate = Number(argv[++i]);
-    else if (!how.ignoreUnknown) throw new Error(`unknown option ${a}`);
+    else if (!how.ignoreUnknown) throw new BenchUsageError(`unknown option ${a}`);
   }
   return o;
 }
@@ -651,13 +651,8 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
 }
 
 if (require.main === module) {
-  runMatrixBench(parseMatrixArgs(process.argv.slice(2))).then(
-    () => {
-      process.exit(0); // ali-ons leaves timers behind after close()
-    },
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exit(1);
-    },
+  runBenchScript(
+    '[--servers ours,java] [--clients ours,ali-ons,java] [--scenario NAME]... [--rounds N] [--duration MS] [--warmup MS] [--broker-warmup MS] [--drain-count N] [--size BYTES] [--queues N] [--latency-seconds S] [--latency-rate N] [--pull-trace]',
+    (argv) => runMatrixBench(parseMatrixArgs(argv)),
   );
 }

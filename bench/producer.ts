@@ -19,7 +19,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DefaultMQAdminExt, DefaultMQProducer, createMessage, type Message } from '../lib/index';
 import { freePort } from '../lib/cluster';
-import type { BenchResult } from './bench-util';
+import { type BenchResult, BenchUsageError, runBenchScript } from './bench-util';
 
 // ali-ons ships no types.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -346,7 +346,7 @@ function parseArgs(argv: string[]): Partial<ProducerBenchOptions> {
     else if (a === '--size') o.size = Number(argv[++i]);
     else if (a === '--only') o.clients = [argv[++i] as 'ours' | 'ali-ons'];
     else if (a === '--scenario') o.scenarios = [...(o.scenarios ?? []), argv[++i]];
-    else throw new Error(`unknown option ${a}`);
+    else throw new BenchUsageError(`unknown option ${a}`);
   }
   return o;
 }
@@ -414,13 +414,8 @@ export async function runProducerBench(options: Partial<ProducerBenchOptions> = 
 }
 
 if (require.main === module) {
-  runProducerBench(parseArgs(process.argv.slice(2))).then(
-    () => {
-      process.exit(0); // ali-ons leaves timers behind after close()
-    },
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
+  runBenchScript(
+    '[--namesrv HOST:PORT] [--duration MS] [--warmup MS] [--size BYTES] [--only ours|ali-ons] [--scenario NAME]...',
+    (argv) => runProducerBench(parseArgs(argv)),
   );
 }
