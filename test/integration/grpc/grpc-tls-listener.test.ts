@@ -1,16 +1,23 @@
 /**
- * lib/grpc/grpc-tls-listener.ts: the TLS handshake deadline (Netty SslHandler's handshakeTimeoutMillis, 10 s in
+ * lib/grpc/grpc-tls-listener.ts: the certificate from files with an encrypted key (tls.server.keyPassword), and the
+ * TLS handshake deadline (Netty SslHandler's handshakeTimeoutMillis, 10 s in
  * Java's proxy; 1 s here). Node's TLS server alone would hold a connection whose handshake stalls for 120 s: a
  * record header that claims more bytes than come, or half a ClientHello, kept a socket (and a test waiting for the
  * broker to close it) open that long. A finished handshake is not touched by the deadline.
  */
+import crypto, { createPrivateKey } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import tls from 'node:tls';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
+import { ConfigError } from '../../../lib/errors';
 import { GrpcTlsListener } from '../../../lib/grpc/grpc-tls-listener';
 import { componentLogger } from '../../../lib/logger';
-import { DEFAULT_TLS_SYSTEM_CONFIG, TlsMode } from '../../../lib/transport/tls-system-config';
+import { generateSelfSignedCertificate } from '../../../lib/transport/self-signed-certificate';
+import { DEFAULT_TLS_SYSTEM_CONFIG, TlsMode, type TlsSystemConfig } from '../../../lib/transport/tls-system-config';
 
 const DEADLINE_MILLIS = 1000;
 
@@ -81,4 +88,69 @@ describe('gRPC endpoint: the TLS handshake deadline (GrpcTlsListener)', function
     }
   });
 
+});
+
+describe('gRPC endpoint: a certificate and an encrypted key from files (GrpcTlsListener)', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let config: TlsSystemConfig;
+  let cert: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'grpc-tls-key-'));
+    const made = generateSelfSignedCertificate('broker.example');
+    cert = made.cert;
+    const encrypted = createPrivateKey(made.key).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'key-secret' });
+    fs.writeFileSync(path.join(dir, 'server.pem'), made.cert);
+    fs.writeFileSync(path.join(dir, 'server.key'), encrypted);
+    config = {
+      ...DEFAULT_TLS_SYSTEM_CONFIG, tlsMode: TlsMode.ENFORCING, tlsTestModeEnable: false,
+      tlsServerCertPath: path.join(dir, 'server.pem'), tlsServerKeyPath: path.join(dir, 'server.key'), tlsServerKeyPassword: 'key-secret',
+    };
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function listener(tlsConfig: TlsSystemConfig): { server: grpc.Server; listener: GrpcTlsListener } {
+    const server = new grpc.Server();
+    return {
+      server,
+      listener: new GrpcTlsListener({
+        grpc, server, tls: tlsConfig, port: 0, bindAddress: '127.0.0.1', logger: componentLogger('grpc-tls-listener-test'), firstByteTimeoutMillis: 20_000,
+      }),
+    };
+  }
+
+  it('tls.server.keyPassword decrypts the key: a client sees the certificate from the file, ALPN h2', async () => {
+    const l = listener(config);
+    try {
+      const port = await l.listener.listen();
+      const seen = await new Promise<{ cn: string; alpn: string | false; raw: Buffer }>((resolve, reject) => {
+        const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2'], servername: 'broker.example' }, () => {
+          const c = s.getPeerCertificate();
+          resolve({ cn: String(c.subject.CN), alpn: s.alpnProtocol ?? false, raw: c.raw });
+          s.destroy();
+        });
+        s.once('error', reject);
+      });
+      expect(seen.cn).to.equal('broker.example');
+      expect(seen.alpn).to.equal('h2');
+      expect(seen.raw.equals(new crypto.X509Certificate(cert).raw)).to.equal(true);
+    } finally {
+      await l.listener.close();
+      l.server.forceShutdown();
+    }
+  });
+
+  it('a wrong keyPassword: a ConfigError at start that names the setting', async () => {
+    const l = listener({ ...config, tlsServerKeyPassword: 'not-the-secret' });
+    try {
+      const err = await l.listener.listen().then(() => null, (e: Error) => e);
+      expect(err).to.be.instanceOf(ConfigError);
+      expect(err!.message).to.contain('tls.server.keyPassword');
+    } finally {
+      await l.listener.close();
+      l.server.forceShutdown();
+    }
+  });
 });
