@@ -54,20 +54,21 @@ export interface GrpcTlsListenerOptions {
 }
 
 /**
- * The server's certificate and key from the TLS settings, checked (a key that keyPassword does not decrypt, or a key
- * that is not the certificate's, is a ConfigError at start, not a failure of every handshake).
+ * The handshaker: a Node TLS server that never listens, with the certificate and key of the TLS settings (ALPN h2,
+ * no client certificate). A key that keyPassword does not decrypt, or a key that is not the certificate's, is a
+ * ConfigError at start (Node reads them when the server is made), not a failure of every handshake.
  */
-export async function buildGrpcServerTlsOptions(config: TlsSystemConfig): Promise<Pick<tls.TlsOptions, 'cert' | 'key' | 'passphrase'>> {
+async function createGrpcHandshaker(config: TlsSystemConfig, handshakeTimeout: number): Promise<tls.Server> {
   const options = await buildServerTlsOptions(config);
   if (!options.cert || !options.key) throw new ConfigError('gRPC endpoint TLS: a certificate and a key are required');
-  const chosen = { cert: options.cert, key: options.key, passphrase: options.passphrase };
   try {
-    tls.createSecureContext(chosen);
+    return tls.createServer({
+      cert: options.cert, key: options.key, passphrase: options.passphrase, ALPNProtocols: ['h2'], requestCert: false, handshakeTimeout,
+    });
   } catch (err) {
     const what = options.passphrase ? 'the key with tls.server.keyPassword' : 'the certificate and key';
     throw new ConfigError(`gRPC endpoint TLS: cannot read ${what}: ${(err as Error).message}`, { cause: err });
   }
-  return chosen;
 }
 
 export class GrpcTlsListener {
@@ -80,7 +81,7 @@ export class GrpcTlsListener {
   #handshaker: tls.Server | null = null;
   /** Hands grpc-js its connections: plain ones (permissive mode) and TLS ones whose handshake is done. */
   #injector: GrpcJs.ConnectionInjector | null = null;
-  /** Sockets accepted and not yet handed over (waiting for their first byte, or in their TLS handshake). */
+  /** Sockets accepted and waiting for their first byte (then handed to the handshaker or to grpc-js). */
   readonly #pending = new Set<net.Socket>();
   /** Every accepted socket still open, handed over or not (closed on shutdown whatever grpc-js did with it). */
   readonly #sockets = new Set<net.Socket>();
@@ -100,15 +101,11 @@ export class GrpcTlsListener {
     if (typeof server.createConnectionInjector !== 'function') {
       throw new ConfigError('TLS on the gRPC endpoint needs @grpc/grpc-js 1.11 or later (Server.createConnectionInjector)');
     }
-    const certificate = await buildGrpcServerTlsOptions(config);
+    const handshaker = await createGrpcHandshaker(config, this.#o.handshakeTimeoutMillis ?? TLS_HANDSHAKE_TIMEOUT_MILLIS);
     // Insecure as grpc-js sees its credentials: the TLS of a TLS connection is the TLSSocket handed over.
     const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     this.#injector = injector;
     const logger = this.#o.logger;
-    const handshaker = tls.createServer({
-      ...certificate, ALPNProtocols: ['h2'], requestCert: false,
-      handshakeTimeout: this.#o.handshakeTimeoutMillis ?? TLS_HANDSHAKE_TIMEOUT_MILLIS,
-    });
     handshaker.on('secureConnection', (secure: tls.TLSSocket) => {
       // grpc-js handles the errors of the connections it is handed (a reset after the handshake, say).
       secure.on('error', (err) => logger.debug({ err: err.message }, 'gRPC TLS connection failed'));

@@ -36,6 +36,16 @@ function closedAfter(port: number, bytes: Buffer): Promise<number> {
   });
 }
 
+/** A listener of an empty grpc-js server on a free port of 127.0.0.1 (listen() is the caller's). */
+function newListener(tlsConfig: TlsSystemConfig, handshakeTimeoutMillis?: number): { server: grpc.Server; listener: GrpcTlsListener } {
+  const server = new grpc.Server();
+  const listener = new GrpcTlsListener({
+    grpc, server, tls: tlsConfig, port: 0, bindAddress: '127.0.0.1',
+    logger: componentLogger('grpc-tls-listener-test'), firstByteTimeoutMillis: 20_000, handshakeTimeoutMillis,
+  });
+  return { server, listener };
+}
+
 describe('gRPC endpoint: the TLS handshake deadline (GrpcTlsListener)', function () {
   this.timeout(30_000);
   let server: grpc.Server;
@@ -43,11 +53,7 @@ describe('gRPC endpoint: the TLS handshake deadline (GrpcTlsListener)', function
   let port: number;
 
   before(async () => {
-    server = new grpc.Server();
-    listener = new GrpcTlsListener({
-      grpc, server, tls: { ...DEFAULT_TLS_SYSTEM_CONFIG, tlsMode: TlsMode.ENFORCING }, port: 0, bindAddress: '127.0.0.1',
-      logger: componentLogger('grpc-tls-listener-test'), firstByteTimeoutMillis: 20_000, handshakeTimeoutMillis: DEADLINE_MILLIS,
-    });
+    ({ server, listener } = newListener({ ...DEFAULT_TLS_SYSTEM_CONFIG, tlsMode: TlsMode.ENFORCING }, DEADLINE_MILLIS));
     port = await listener.listen();
   });
 
@@ -111,18 +117,8 @@ describe('gRPC endpoint: a certificate and an encrypted key from files (GrpcTlsL
 
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  function listener(tlsConfig: TlsSystemConfig): { server: grpc.Server; listener: GrpcTlsListener } {
-    const server = new grpc.Server();
-    return {
-      server,
-      listener: new GrpcTlsListener({
-        grpc, server, tls: tlsConfig, port: 0, bindAddress: '127.0.0.1', logger: componentLogger('grpc-tls-listener-test'), firstByteTimeoutMillis: 20_000,
-      }),
-    };
-  }
-
   it('tls.server.keyPassword decrypts the key: a client sees the certificate from the file, ALPN h2', async () => {
-    const l = listener(config);
+    const l = newListener(config);
     try {
       const port = await l.listener.listen();
       const seen = await new Promise<{ cn: string; alpn: string | false; raw: Buffer }>((resolve, reject) => {
@@ -143,7 +139,7 @@ describe('gRPC endpoint: a certificate and an encrypted key from files (GrpcTlsL
   });
 
   it('a wrong keyPassword: a ConfigError at start that names the setting', async () => {
-    const l = listener({ ...config, tlsServerKeyPassword: 'not-the-secret' });
+    const l = newListener({ ...config, tlsServerKeyPassword: 'not-the-secret' });
     try {
       const err = await l.listener.listen().then(() => null, (e: Error) => e);
       expect(err).to.be.instanceOf(ConfigError);
