@@ -140,6 +140,76 @@ export class BenchUsageError extends Error {
   override name = 'BenchUsageError';
 }
 
+/** The options a bench script reads: `--name` to 'flag' (no value), 'value' (the next word) or 'values' (repeatable). */
+export type BenchOptionSpec = Readonly<Record<string, 'flag' | 'value' | 'values'>>;
+
+/** What readBenchOptions found: the values of each option given (a flag's is ''). */
+export class BenchOptions {
+  constructor(private readonly found: ReadonlyMap<string, readonly string[]>) {}
+
+  has(name: string): boolean {
+    return this.found.has(name);
+  }
+
+  /** Every value given for `name` (a repeatable option), in order. */
+  all(name: string): string[] {
+    return [...(this.found.get(name) ?? [])];
+  }
+
+  /** The last value given for `name`. */
+  string(name: string): string | undefined {
+    const v = this.found.get(name);
+    return v?.[v.length - 1];
+  }
+
+  /** The last value of `name` as a number; a value that is not one is a BenchUsageError. */
+  number(name: string): number | undefined {
+    const v = this.string(name);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n)) throw new BenchUsageError(`${name} takes a number, not ${JSON.stringify(v)}`);
+    return n;
+  }
+
+  /** The last value of `name` split at commas; with `allowed`, a word outside it is a BenchUsageError. */
+  list<T extends string = string>(name: string, allowed?: readonly T[]): T[] | undefined {
+    const words = this.string(name)?.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = allowed && words?.find((w) => !(allowed as readonly string[]).includes(w));
+    if (bad !== undefined) throw new BenchUsageError(`${name}: ${JSON.stringify(bad)} is not one of ${allowed!.join(', ')}`);
+    return words as T[] | undefined;
+  }
+}
+
+/**
+ * Reads `argv` by `spec`. An option not in `spec`, or a value option at the end of the line, is a BenchUsageError,
+ * unless `ignoreUnknown` (bench/index.ts hands each scenario the whole command line, others' options included).
+ */
+export function readBenchOptions(argv: readonly string[], spec: BenchOptionSpec, how: { ignoreUnknown?: boolean } = {}): BenchOptions {
+  const found = new Map<string, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const kind = Object.hasOwn(spec, a) ? spec[a] : undefined;
+    if (kind === undefined) {
+      if (!how.ignoreUnknown) throw new BenchUsageError(`unknown option ${a}`);
+      continue;
+    }
+    let value = '';
+    if (kind !== 'flag') {
+      if (i + 1 >= argv.length) throw new BenchUsageError(`${a} needs a value`);
+      value = argv[++i];
+    }
+    let values = found.get(a);
+    if (!values) found.set(a, (values = []));
+    values.push(value);
+  }
+  return new BenchOptions(found);
+}
+
+/** The usage line of `spec`: `[--flag] [--name VALUE] [--many VALUE]...`, VALUE named by `names` where given (else N). */
+export function benchUsage(spec: BenchOptionSpec, names: Readonly<Record<string, string>> = {}): string {
+  return Object.entries(spec).map(([k, kind]) => (kind === 'flag' ? `[${k}]` : `[${k} ${names[k] ?? 'N'}]${kind === 'values' ? '...' : ''}`)).join(' ');
+}
+
 /**
  * The main of a bench script run directly (`node dist/bench/<name>.js [options]`): `--help` or `-h` prints `usage`;
  * a BenchUsageError prints its message and the usage (exit code 2); any other failure its stack (exit code 1). The
@@ -164,4 +234,14 @@ export function runBenchScript(usage: string, run: (argv: string[]) => Promise<u
       process.exit(1);
     },
   );
+}
+
+const TIMING_OPTIONS = { '--duration': 'value', '--warmup': 'value', '--rounds': 'value' } as const;
+
+/** The main of a bench script whose only options are `--duration MS`, `--warmup MS` and `--rounds N`. */
+export function runTimedBenchScript(run: (o: { durationMillis?: number; warmupMillis?: number; rounds?: number }) => Promise<unknown>): void {
+  runBenchScript(benchUsage(TIMING_OPTIONS, { '--duration': 'MS', '--warmup': 'MS' }), (argv) => {
+    const o = readBenchOptions(argv, TIMING_OPTIONS);
+    return run({ durationMillis: o.number('--duration'), warmupMillis: o.number('--warmup'), rounds: o.number('--rounds') });
+  });
 }

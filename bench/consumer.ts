@@ -18,7 +18,7 @@ import { PullAPIWrapper } from '../lib/consumer/pull-api-wrapper';
 import { MQBrokerError } from '../lib/errors';
 import { FrameDecoder } from '../protocol/frame';
 import type { MessageExt } from '../protocol/message/message';
-import { type BenchResult, BenchUsageError, runBenchScript } from './bench-util';
+import { type BenchResult, benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 import { createTopic, startBrokerProcess } from './producer';
 
 // ali-ons ships no types.
@@ -362,21 +362,19 @@ export async function latencyRun(namesrvAddr: string, producer: DefaultMQProduce
   return { ...p, n: lat.length, rate: lat.length / measuredSeconds, trace: trace?.stop() };
 }
 
-function parseArgs(argv: string[]): Partial<ConsumerBenchOptions> {
-  const o: Partial<ConsumerBenchOptions> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--namesrv') o.namesrv = argv[++i];
-    else if (a === '--count') o.count = Number(argv[++i]);
-    else if (a === '--size') o.size = Number(argv[++i]);
-    else if (a === '--rate') o.rate = Number(argv[++i]);
-    else if (a === '--latency-seconds') o.latencySeconds = Number(argv[++i]);
-    else if (a === '--trace') o.trace = true;
-    else if (a === '--pull-trace') o.pullTrace = true;
-    else if (a === '--only') o.clients = [argv[++i] as 'ours' | 'ali-ons'];
-    else throw new BenchUsageError(`unknown option ${a}`);
-  }
-  return o;
+export const CONSUMER_OPTIONS = {
+  '--namesrv': 'value', '--count': 'value', '--size': 'value', '--rate': 'value', '--latency-seconds': 'value', '--trace': 'flag',
+  '--pull-trace': 'flag', '--only': 'value',
+} as const;
+
+/** The options of the consumer scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseConsumerArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): Partial<ConsumerBenchOptions> {
+  const o = readBenchOptions(argv, CONSUMER_OPTIONS, how);
+  return {
+    namesrv: o.string('--namesrv'), count: o.number('--count'), size: o.number('--size'), rate: o.number('--rate'),
+    latencySeconds: o.number('--latency-seconds'), trace: o.has('--trace') || undefined, pullTrace: o.has('--pull-trace') || undefined,
+    clients: o.list('--only', ['ours', 'ali-ons'] as const),
+  };
 }
 
 export async function runConsumerBench(options: Partial<ConsumerBenchOptions> = {}): Promise<BenchResult[]> {
@@ -427,7 +425,7 @@ export async function runConsumerBench(options: Partial<ConsumerBenchOptions> = 
 
 if (require.main === module) {
   runBenchScript(
-    '[--namesrv HOST:PORT] [--count N] [--size BYTES] [--rate N] [--latency-seconds S] [--trace] [--pull-trace] [--only ours|ali-ons]',
-    (argv) => runConsumerBench(parseArgs(argv)),
+    benchUsage(CONSUMER_OPTIONS, { '--namesrv': 'HOST:PORT', '--size': 'BYTES', '--latency-seconds': 'S', '--only': 'ours|ali-ons' }),
+    (argv) => runConsumerBench(parseConsumerArgs(argv)),
   );
 }

@@ -40,7 +40,7 @@ import { createMessage } from '../protocol/message/message';
 import { newTopicConfig } from '../protocol/body/topic-config';
 import { freePort, javaSkipReason, startJavaBroker, startJavaController, type JavaBroker, type JavaController } from '../test/helpers/javaref';
 import { spawnBrokerChild, stopBrokerChild } from '../test/helpers/broker-child-process';
-import { type BenchResult, pct, sendLoad } from './bench-util';
+import { type BenchResult, BenchUsageError, benchUsage, pct, readBenchOptions, runBenchScript, sendLoad } from './bench-util';
 import { measureFailover, until, type FailoverFigures } from './failover';
 
 const BODY = Buffer.alloc(1024, 0x61);
@@ -351,28 +351,27 @@ export function formatController(r: ControllerBenchReport): string {
   return lines.join('\n');
 }
 
-export function parseControllerOptions(argv: readonly string[]): ControllerBenchOptions {
-  const arg = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+export const CONTROLLER_OPTIONS = { '--kills': 'value', '--java-kills': 'value', '--sides': 'value', '--sync-messages': 'value', '--async-messages': 'value' } as const;
+
+/** The options of the controller scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseControllerOptions(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): ControllerBenchOptions {
+  const o = readBenchOptions(argv, CONTROLLER_OPTIONS, how);
   const num = (name: string, def: number): number => {
-    const v = arg(name);
-    const n = v === undefined ? def : Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a whole number, got ${v}`);
+    const n = o.number(name) ?? def;
+    if (!Number.isInteger(n) || n < 0) throw new BenchUsageError(`${name} needs a whole number, got ${o.string(name) ?? n}`);
     return n;
   };
   return {
     kills: num('--kills', 20),
     javaKills: num('--java-kills', 5),
-    sides: (arg('--sides')?.split(',') ?? ['ours', 'java']) as ('ours' | 'java')[],
+    sides: o.list('--sides', ['ours', 'java'] as const) ?? ['ours', 'java'],
     sync: num('--sync-messages', Number(process.env.CONTROLLER_BENCH_SYNC ?? 8000)),
     async: num('--async-messages', Number(process.env.CONTROLLER_BENCH_ASYNC ?? 30000)),
   };
 }
 
-export async function runControllerBench(argv: readonly string[] = []): Promise<BenchResult[]> {
-  const report = await runController(parseControllerOptions(argv));
+export async function runControllerBench(argv: readonly string[] = [], how: { ignoreUnknown?: boolean } = { ignoreUnknown: true }): Promise<BenchResult[]> {
+  const report = await runController(parseControllerOptions(argv, how));
   process.stdout.write(`${formatController(report)}\n`);
   const out: BenchResult[] = [];
   if (report.javaFailover) {
@@ -403,8 +402,5 @@ export async function runControllerBench(argv: readonly string[] = []): Promise<
 }
 
 if (require.main === module) {
-  runControllerBench(process.argv.slice(2)).then(() => process.exit(0), (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  });
+  runBenchScript(benchUsage(CONTROLLER_OPTIONS, { '--sides': 'ours,java' }), (argv) => runControllerBench(argv, {}));
 }

@@ -22,7 +22,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { AclClientRPCHook, DefaultMQAdminExt } from '../lib/index';
 import { freePort } from '../lib/cluster';
 import { PROTO_LOADER_OPTIONS, protoRoot } from '../lib/grpc/grpc-loader';
-import type { BenchResult } from './bench-util';
+import { type BenchResult, runTimedBenchScript } from './bench-util';
 import { type Scenario, runScenario, startBrokerProcess } from './producer';
 import { ACL_YML, ADMIN, USER } from './security';
 
@@ -153,16 +153,4 @@ export async function runGrpcTlsBench(options: { durationMillis?: number; warmup
   }));
 }
 
-if (require.main === module) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(name);
-    return i >= 0 ? Number(process.argv[i + 1]) : undefined;
-  };
-  runGrpcTlsBench({ durationMillis: arg('--duration'), warmupMillis: arg('--warmup'), rounds: arg('--rounds') }).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${String((err as Error).stack ?? err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runTimedBenchScript(runGrpcTlsBench);

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ConsumeResult, Producer, PushConsumer, SimpleConsumer } from 'rocketmq-client-nodejs';
 import { freePort } from '../lib/cluster';
-import { type BenchResult, BenchUsageError, runBenchScript } from './bench-util';
+import { type BenchResult, benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 import { drainOurs } from './consumer';
 import { type Measured, type Scenario, SCENARIOS, createTopic, ourClient, runScenario, startBrokerProcess } from './producer';
 
@@ -112,17 +112,12 @@ async function drainPush(endpoints: string, topic: string, count: number): Promi
   return ms;
 }
 
-function parseArgs(argv: string[]): Partial<GrpcBenchOptions> {
-  const o: Partial<GrpcBenchOptions> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--duration') o.durationMillis = Number(argv[++i]);
-    else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
-    else if (a === '--messages') o.messages = Number(argv[++i]);
-    else if (a === '--size') o.size = Number(argv[++i]);
-    else throw new BenchUsageError(`unknown option ${a}`);
-  }
-  return o;
+export const GRPC_OPTIONS = { '--duration': 'value', '--warmup': 'value', '--messages': 'value', '--size': 'value' } as const;
+
+/** The options of the grpc scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseGrpcArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): Partial<GrpcBenchOptions> {
+  const o = readBenchOptions(argv, GRPC_OPTIONS, how);
+  return { durationMillis: o.number('--duration'), warmupMillis: o.number('--warmup'), messages: o.number('--messages'), size: o.number('--size') };
 }
 
 export function formatGrpcBench(rows: readonly GrpcBenchRow[]): string {
@@ -219,7 +214,7 @@ export function grpcBenchResults(rows: readonly GrpcBenchRow[]): BenchResult[] {
 
 if (require.main === module) {
   runBenchScript(
-    '[--duration MS] [--warmup MS] [--messages N] [--size BYTES]',
-    (argv) => runGrpcBench(parseArgs(argv)),
+    benchUsage(GRPC_OPTIONS, { '--duration': 'MS', '--warmup': 'MS', '--size': 'BYTES' }),
+    (argv) => runGrpcBench(parseGrpcArgs(argv)),
   );
 }

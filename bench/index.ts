@@ -6,7 +6,7 @@
  * groups beside Java's, a process per peer), controller (controller-mode failover time, and a 2-replica set beside Java 5.3.3's), grpc (the 5.x gRPC client through our endpoint beside our SDK over remoting), scale (cost against size; long, so it runs only when named). Each scenario
  * module is loaded only when it runs.
  */
-import { formatResults, takeTargets, type BenchResult } from './bench-util';
+import { type BenchOptionSpec, BenchUsageError, formatResults, readBenchOptions, takeTargets, type BenchResult } from './bench-util';
 
 /** `store append ASYNC_FLUSH x512` -> `store-append-async_flush-x512`. */
 function slug(s: string): string {
@@ -15,7 +15,26 @@ function slug(s: string): string {
 
 export type { BenchResult } from './bench-util';
 
-const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Promise<BenchResult[]> }> = {
+/**
+ * A scenario: what it measures, how it runs with the command line's options, and which options it reads (its module's
+ * spec, loaded only for the scenarios named): an option none of the named scenarios reads is refused before any runs.
+ */
+interface Scenario {
+  about: string;
+  run: (options: string[]) => Promise<BenchResult[]>;
+  /** The options it reads (its module's spec), once the values of those given are checked (a bad one throws). */
+  options?: (options: string[]) => Promise<BenchOptionSpec>;
+}
+
+const IGNORE_OTHERS = { ignoreUnknown: true };
+
+/** A scenario module's option spec, after its parser read the command line (which throws on a bad value). */
+function checked<M>(m: M, parse: (m: M) => unknown, spec: (m: M) => BenchOptionSpec): BenchOptionSpec {
+  parse(m);
+  return spec(m);
+}
+
+const SCENARIOS: Record<string, Scenario> = {
   codec: {
     about: 'remoting command and message encode/decode',
     run: async () => (await import('./codec')).runCodecBench(),
@@ -91,7 +110,11 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
   },
   producer: {
     about: 'DefaultMQProducer vs ali-ons: sync x1, sync x16, async x256, batch32',
-    run: async () => (await import('./producer')).runProducerBench(),
+    run: async (options) => {
+      const m = await import('./producer');
+      return m.runProducerBench(m.parseProducerArgs(options, IGNORE_OTHERS));
+    },
+    options: async (options) => checked(await import('./producer'), (m) => m.parseProducerArgs(options, IGNORE_OTHERS), (m) => m.PRODUCER_OPTIONS),
   },
   ha: {
     about: 'master/slave replication: SYNC_MASTER vs ASYNC_MASTER sync x16 / async x256 (1 KiB), replication lag',
@@ -104,22 +127,20 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
   replicated: {
     about: 'ours beside Java 4.9.8, one broker process per peer: DLedger 3 peers, SYNC_MASTER + SLAVE, single master; sync x16 / async x256 (1 KiB, 8 queues); DLedger failover over --kills leader kills (kill -9 -> first SEND_OK, default 20) (--groups, --sides, --sync-messages, --async-messages)',
     run: async (options) => (await import('./replicated')).runReplicatedBench(options),
+    options: async (options) => checked(await import('./replicated'), (m) => m.parseReplicatedArgs(options, IGNORE_OTHERS), (m) => m.REPLICATED_OPTIONS),
   },
   controller: {
     about: 'controller mode, one broker process per replica: failover time over --kills master kills (kill -9 -> first SEND_OK, default 20); sync x16 / async x256 of a 2-replica set, ours beside Java 5.3.3, and a 4.x SYNC_MASTER + SLAVE pair of ours (--sides, --sync-messages, --async-messages)',
     run: async (options) => (await import('./controller')).runControllerBench(options),
+    options: async (options) => checked(await import('./controller'), (m) => m.parseControllerOptions(options, IGNORE_OTHERS), (m) => m.CONTROLLER_OPTIONS),
   },
   grpc: {
     about: 'the gRPC endpoint beside remoting, one broker process: rocketmq-client-nodejs sends sync x16 / async x256 (1 KiB) beside our SDK, and drains a topic with its SimpleConsumer and PushConsumer beside our push consumer; broker CPU per message (--duration, --warmup, --messages, --size)',
     run: async (options) => {
       const m = await import('./grpc');
-      const o: Record<string, number> = {};
-      for (let i = 0; i < options.length; i += 2) {
-        const key = { '--duration': 'durationMillis', '--warmup': 'warmupMillis', '--messages': 'messages', '--size': 'size' }[options[i]];
-        if (key) o[key] = Number(options[i + 1]);
-      }
-      return m.grpcBenchResults(await m.runGrpcBench(o));
+      return m.grpcBenchResults(await m.runGrpcBench(m.parseGrpcArgs(options, IGNORE_OTHERS)));
     },
+    options: async (options) => checked(await import('./grpc'), (m) => m.parseGrpcArgs(options, IGNORE_OTHERS), (m) => m.GRPC_OPTIONS),
   },
   security: {
     about: 'cost of ACL and of TLS: async x256 1 KiB sends with each on and off',
@@ -131,18 +152,24 @@ const SCENARIOS: Record<string, { about: string; run: (options: string[]) => Pro
   },
   consumer: {
     about: 'push consumer drain, ours vs ali-ons',
-    run: async () => (await import('./consumer')).runConsumerBench(),
+    run: async (options) => {
+      const m = await import('./consumer');
+      return m.runConsumerBench(m.parseConsumerArgs(options, IGNORE_OTHERS));
+    },
+    options: async (options) => checked(await import('./consumer'), (m) => m.parseConsumerArgs(options, IGNORE_OTHERS), (m) => m.CONSUMER_OPTIONS),
   },
   scale: {
     about: 'cost against size, ours beside Java 4.9.8: 1,000-50,000 topics, 500-5,000 connections, 64/1,024-queue drains (--topics, --conns, --queues, --budget, --svg FILE)',
     run: async (options) => (await import('./scale')).runScaleBench(options),
+    options: async (options) => checked(await import('./scale'), (m) => m.parseScaleArgs(options, IGNORE_OTHERS), (m) => m.SCALE_OPTIONS),
   },
   matrix: {
     about: 'ours / ali-ons / Java 4.9.8 client against the Java 4.9.8 broker and ours: sync x1, sync x16, async x256, drain 100k',
     run: async (options) => {
       const m = await import('./matrix');
-      return m.runMatrixBench(m.parseMatrixArgs(options, { ignoreUnknown: true }));
+      return m.runMatrixBench(m.parseMatrixArgs(options, IGNORE_OTHERS));
     },
+    options: async (options) => checked(await import('./matrix'), (m) => m.parseMatrixArgs(options, IGNORE_OTHERS), (m) => m.MATRIX_OPTIONS),
   },
 };
 
@@ -166,6 +193,15 @@ export async function main(argv: string[]): Promise<number> {
   const unknown = names.filter((n) => !SCENARIOS[n]);
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}; known:\n${listScenarios()}\n`);
+    return 2;
+  }
+  try {
+    const specs = await Promise.all(names.map((n) => SCENARIOS[n].options?.(options) ?? {}));
+    readBenchOptions(options, Object.assign({}, ...specs) as BenchOptionSpec);
+  } catch (err) {
+    if (!(err instanceof BenchUsageError)) throw err;
+    const none = err.message.startsWith('unknown option') ? ` (read by none of: ${names.join(', ')})` : '';
+    process.stderr.write(`${err.message}${none}\n`);
     return 2;
   }
   const results: BenchResult[] = [];

@@ -37,7 +37,7 @@ import { DefaultMQProducer } from '../lib/index';
 import {
   type JavaBroker, type JavaNamesrv, javaSkipReason, runHarness, startJavaBroker, startJavaNamesrv,
 } from '../test/helpers/javaref';
-import { type BenchResult, recordTargets, BenchUsageError, runBenchScript } from './bench-util';
+import { type BenchResult, BenchUsageError, benchUsage, readBenchOptions, recordTargets, runBenchScript } from './bench-util';
 import { ratioOfFresh, type StoreBenchRow } from './store';
 import { type Latency, drainAliOns, drainOurs, latencyRun, preload } from './consumer';
 import {
@@ -570,27 +570,27 @@ function emptyExtras(): MatrixExtras {
 }
 
 /** The options of the header; `ignoreUnknown` (bench/index.ts, whose options go to every scenario) skips the others. */
+/** The names `--scenario` takes. */
+const MATRIX_SCENARIOS: readonly string[] = ['sync x1', 'sync x16', 'async x256', 'drain', 'latency', 'sync-flush', 'store'];
+
+export const MATRIX_OPTIONS = {
+  '--servers': 'value', '--clients': 'value', '--scenario': 'values', '--rounds': 'value', '--duration': 'value', '--warmup': 'value',
+  '--broker-warmup': 'value', '--drain-count': 'value', '--size': 'value', '--queues': 'value', '--latency-seconds': 'value',
+  '--latency-rate': 'value', '--pull-trace': 'flag',
+} as const;
+
 export function parseMatrixArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): Partial<MatrixBenchOptions> {
-  const o: Partial<MatrixBenchOptions> = {};
-  const list = <T extends string>(v: string): T[] => v.split(',').map((x) => x.trim()).filter(Boolean) as T[];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--servers') o.servers = list<ServerName>(argv[++i]);
-    else if (a === '--clients') o.clients = list<ClientName>(argv[++i]);
-    else if (a === '--duration') o.durationMillis = Number(argv[++i]);
-    else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
-    else if (a === '--broker-warmup') o.brokerWarmupMillis = Number(argv[++i]);
-    else if (a === '--rounds') o.rounds = Math.max(1, Number(argv[++i]));
-    else if (a === '--pull-trace') o.pullTrace = true;
-    else if (a === '--drain-count') o.drainCount = Number(argv[++i]);
-    else if (a === '--size') o.size = Number(argv[++i]);
-    else if (a === '--queues') o.queues = Number(argv[++i]);
-    else if (a === '--scenario') o.scenarios = [...(o.scenarios ?? []), argv[++i]];
-    else if (a === '--latency-seconds') o.latencySeconds = Number(argv[++i]);
-    else if (a === '--latency-rate') o.latencyRate = Number(argv[++i]);
-    else if (!how.ignoreUnknown) throw new BenchUsageError(`unknown option ${a}`);
-  }
-  return o;
+  const o = readBenchOptions(argv, MATRIX_OPTIONS, how);
+  const rounds = o.number('--rounds');
+  const unknown = o.all('--scenario').find((n) => !MATRIX_SCENARIOS.includes(n));
+  if (unknown !== undefined) throw new BenchUsageError(`--scenario: ${JSON.stringify(unknown)} is not one of ${MATRIX_SCENARIOS.join(', ')}`);
+  return {
+    servers: o.list('--servers', ['ours', 'java'] as const), clients: o.list('--clients', ['ours', 'ali-ons', 'java'] as const),
+    scenarios: o.has('--scenario') ? o.all('--scenario') : undefined, rounds: rounds === undefined ? undefined : Math.max(1, rounds),
+    durationMillis: o.number('--duration'), warmupMillis: o.number('--warmup'), brokerWarmupMillis: o.number('--broker-warmup'),
+    drainCount: o.number('--drain-count'), size: o.number('--size'), queues: o.number('--queues'),
+    latencySeconds: o.number('--latency-seconds'), latencyRate: o.number('--latency-rate'), pullTrace: o.has('--pull-trace') || undefined,
+  };
 }
 
 export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}): Promise<BenchResult[]> {
@@ -652,7 +652,10 @@ export async function runMatrixBench(options: Partial<MatrixBenchOptions> = {}):
 
 if (require.main === module) {
   runBenchScript(
-    '[--servers ours,java] [--clients ours,ali-ons,java] [--scenario NAME]... [--rounds N] [--duration MS] [--warmup MS] [--broker-warmup MS] [--drain-count N] [--size BYTES] [--queues N] [--latency-seconds S] [--latency-rate N] [--pull-trace]',
+    benchUsage(MATRIX_OPTIONS, {
+      '--servers': 'ours,java', '--clients': 'ours,ali-ons,java', '--scenario': 'NAME', '--duration': 'MS', '--warmup': 'MS', '--broker-warmup': 'MS',
+      '--size': 'BYTES', '--latency-seconds': 'S',
+    }),
     (argv) => runMatrixBench(parseMatrixArgs(argv)),
   );
 }

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DefaultMQAdminExt, DefaultMQProducer, createMessage, type Message } from '../lib/index';
 import { freePort } from '../lib/cluster';
-import { type BenchResult, BenchUsageError, runBenchScript } from './bench-util';
+import { type BenchResult, benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 
 // ali-ons ships no types.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -336,19 +336,17 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd()).join('\n');
 }
 
-function parseArgs(argv: string[]): Partial<ProducerBenchOptions> {
-  const o: Partial<ProducerBenchOptions> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--namesrv') o.namesrv = argv[++i];
-    else if (a === '--duration') o.durationMillis = Number(argv[++i]);
-    else if (a === '--warmup') o.warmupMillis = Number(argv[++i]);
-    else if (a === '--size') o.size = Number(argv[++i]);
-    else if (a === '--only') o.clients = [argv[++i] as 'ours' | 'ali-ons'];
-    else if (a === '--scenario') o.scenarios = [...(o.scenarios ?? []), argv[++i]];
-    else throw new BenchUsageError(`unknown option ${a}`);
-  }
-  return o;
+export const PRODUCER_OPTIONS = {
+  '--namesrv': 'value', '--duration': 'value', '--warmup': 'value', '--size': 'value', '--only': 'value', '--scenario': 'values',
+} as const;
+
+/** The options of the producer scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseProducerArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): Partial<ProducerBenchOptions> {
+  const o = readBenchOptions(argv, PRODUCER_OPTIONS, how);
+  return {
+    namesrv: o.string('--namesrv'), durationMillis: o.number('--duration'), warmupMillis: o.number('--warmup'), size: o.number('--size'),
+    clients: o.list('--only', ['ours', 'ali-ons'] as const), scenarios: o.has('--scenario') ? o.all('--scenario') : undefined,
+  };
 }
 
 /** Runs every scenario for each client in turn against one broker; prints the side-by-side table. */
@@ -415,7 +413,7 @@ export async function runProducerBench(options: Partial<ProducerBenchOptions> = 
 
 if (require.main === module) {
   runBenchScript(
-    '[--namesrv HOST:PORT] [--duration MS] [--warmup MS] [--size BYTES] [--only ours|ali-ons] [--scenario NAME]...',
-    (argv) => runProducerBench(parseArgs(argv)),
+    benchUsage(PRODUCER_OPTIONS, { '--namesrv': 'HOST:PORT', '--duration': 'MS', '--warmup': 'MS', '--size': 'BYTES', '--only': 'ours|ali-ons', '--scenario': 'NAME' }),
+    (argv) => runProducerBench(parseProducerArgs(argv)),
   );
 }

@@ -26,7 +26,7 @@ import { createMessage } from '../protocol/message/message';
 import { newTopicConfig } from '../protocol/body/topic-config';
 import { freePort, javaSkipReason, startJavaBroker, type JavaBroker } from '../test/helpers/javaref';
 import { spawnBrokerChild, stopBrokerChild } from '../test/helpers/broker-child-process';
-import { type BenchResult, pct, recordTargets, sendLoad } from './bench-util';
+import { type BenchResult, benchUsage, pct, readBenchOptions, recordTargets, runBenchScript, sendLoad } from './bench-util';
 import { drainOurs, preload } from './consumer';
 import { measureFailover, until, type FailoverFigures } from './failover';
 
@@ -364,8 +364,8 @@ export function replicatedTargets(report: ReplicatedReport): string[] {
   return out;
 }
 
-export async function runReplicatedBench(argv: readonly string[] = []): Promise<BenchResult[]> {
-  const report = await runReplicated(parseReplicatedArgs(argv));
+export async function runReplicatedBench(argv: readonly string[] = [], how: { ignoreUnknown?: boolean } = { ignoreUnknown: true }): Promise<BenchResult[]> {
+  const report = await runReplicated(parseReplicatedArgs(argv, how));
   process.stdout.write(`${formatReplicated(report)}\n`);
   const targets = replicatedTargets(report);
   if (targets.length > 0) process.stdout.write(`\ntargets:\n${targets.map((t) => `  ${t}`).join('\n')}\n`);
@@ -387,27 +387,19 @@ export async function runReplicatedBench(argv: readonly string[] = []): Promise<
 }
 
 /** --groups dledger,master-slave,single --sides ours,java --sync-messages N --async-messages N --kills N (0: no failover). */
-export function parseReplicatedArgs(argv: readonly string[]): Parameters<typeof runReplicated>[0] {
-  const arg = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string) => (arg(name) !== undefined ? Number(arg(name)) : undefined);
+export const REPLICATED_OPTIONS = { '--groups': 'value', '--sides': 'value', '--sync-messages': 'value', '--async-messages': 'value', '--kills': 'value' } as const;
+
+/** The options of the replicated scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseReplicatedArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): Parameters<typeof runReplicated>[0] {
+  const o = readBenchOptions(argv, REPLICATED_OPTIONS, how);
   return {
-    groups: arg('--groups')?.split(',') as GroupKind[] | undefined,
-    sides: arg('--sides')?.split(',') as ('ours' | 'java')[] | undefined,
-    sync: num('--sync-messages'), async: num('--async-messages'), kills: num('--kills'),
+    groups: o.list<GroupKind>('--groups', ['dledger', 'master-slave', 'single']),
+    sides: o.list('--sides', ['ours', 'java'] as const),
+    sync: o.number('--sync-messages'), async: o.number('--async-messages'), kills: o.number('--kills'),
   };
 }
 
 if (require.main === module) {
-  runReplicated(parseReplicatedArgs(process.argv.slice(2))).then((report) => {
-    process.stdout.write(`${formatReplicated(report)}\n`);
-    const targets = replicatedTargets(report);
-    if (targets.length > 0) process.stdout.write(`\ntargets:\n${targets.map((t) => `  ${t}`).join('\n')}\n`);
-    process.exit(0);
-  }, (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  });
+  runBenchScript(benchUsage(REPLICATED_OPTIONS, { '--groups': 'dledger,master-slave,single', '--sides': 'ours,java' }),
+    (argv) => runReplicatedBench(argv, {}));
 }

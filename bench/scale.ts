@@ -29,7 +29,7 @@ import { RequestCode } from '../protocol/code/request-code';
 import { heartbeat } from '../test/integration/broker/broker-helpers';
 import { freeBrokerPort, javaSkipReason, startJavaBroker, startJavaNamesrv, type JavaBroker, type JavaNamesrv } from '../test/helpers/javaref';
 import { freePort } from '../lib/cluster';
-import { pct, type BenchResult } from './bench-util';
+import { BenchUsageError, type BenchResult, benchUsage, pct, readBenchOptions, runBenchScript } from './bench-util';
 import { readCpuMicros, readRss } from './producer';
 
 type Kind = 'ours' | 'java';
@@ -500,25 +500,31 @@ ${panels.join('\n')}
 `;
 }
 
-function list(v: string | undefined, d: number[]): number[] {
-  if (v === undefined) return d;
-  return v === '' || v === 'none' ? [] : v.split(',').map(Number);
-}
+export const SCALE_OPTIONS = {
+  '--topics': 'value', '--conns': 'value', '--queues': 'value', '--drain': 'value', '--budget': 'value', '--only': 'value', '--svg': 'value',
+  '--from-log': 'value',
+} as const;
 
-export function parseScaleArgs(argv: string[]): ScaleOptions {
-  const get = (k: string) => {
-    const i = argv.indexOf(`--${k}`);
-    return i >= 0 ? argv[i + 1] : undefined;
+/** The options of the scale scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseScaleArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): ScaleOptions & { fromLog: string | null } {
+  const o = readBenchOptions(argv, SCALE_OPTIONS, how);
+  const sizes = (name: string, d: number[]): number[] => {
+    const v = o.string(name);
+    if (v === undefined) return d;
+    if (v === '' || v === 'none') return [];
+    const n = v.split(',').map(Number);
+    if (n.some((x) => !Number.isInteger(x) || x <= 0)) throw new BenchUsageError(`${name} takes whole numbers separated by commas (or none), not ${JSON.stringify(v)}`);
+    return n;
   };
-  const only = get('only');
   return {
-    topics: list(get('topics'), [1000, 10000, 50000]),
-    conns: list(get('conns'), [500, 2000, 5000]),
-    queues: list(get('queues'), [64, 1024]),
-    drain: Number(get('drain') ?? 20000),
-    budgetSeconds: Number(get('budget') ?? 600),
-    only: only === 'ours' || only === 'java' ? only : null,
-    svg: get('svg') ?? null,
+    topics: sizes('--topics', [1000, 10000, 50000]),
+    conns: sizes('--conns', [500, 2000, 5000]),
+    queues: sizes('--queues', [64, 1024]),
+    drain: o.number('--drain') ?? 20000,
+    budgetSeconds: o.number('--budget') ?? 600,
+    only: o.list('--only', ['ours', 'java'] as const)?.[0] ?? null,
+    svg: o.string('--svg') ?? null,
+    fromLog: o.string('--from-log') ?? null,
   };
 }
 
@@ -536,10 +542,9 @@ export function scaleResultFromLog(text: string): ScaleResult {
   return r;
 }
 
-export async function runScaleBench(argv: string[] = []): Promise<BenchResult[]> {
-  const o = parseScaleArgs(argv);
-  const fromLog = argv.indexOf('--from-log');
-  const r = fromLog >= 0 ? scaleResultFromLog(fs.readFileSync(argv[fromLog + 1], 'utf8')) : await runScale(o);
+export async function runScaleBench(argv: readonly string[] = [], how: { ignoreUnknown?: boolean } = { ignoreUnknown: true }): Promise<BenchResult[]> {
+  const o = parseScaleArgs(argv, how);
+  const r = o.fromLog !== null ? scaleResultFromLog(fs.readFileSync(o.fromLog, 'utf8')) : await runScale(o);
   process.stdout.write(`${formatScale(r)}\n`);
   if (o.svg) fs.writeFileSync(o.svg, scaleSvg(r));
   const rows: BenchResult[] = [];
@@ -550,8 +555,7 @@ export async function runScaleBench(argv: string[] = []): Promise<BenchResult[]>
 }
 
 if (require.main === module) {
-  runScaleBench(process.argv.slice(2)).then(() => process.exit(0), (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  });
+  runBenchScript(benchUsage(SCALE_OPTIONS, {
+    '--topics': 'N,N,...', '--conns': 'N,N,...', '--queues': 'N,N,...', '--budget': 'SECONDS', '--only': 'ours|java', '--svg': 'FILE', '--from-log': 'FILE',
+  }), (argv) => runScaleBench(argv, {}));
 }

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AclClientRPCHook, DefaultMQAdminExt, DefaultMQProducer, createMessage } from '../lib/index';
-import { type BenchResult, measure } from './bench-util';
+import { type BenchResult, measure, runTimedBenchScript } from './bench-util';
 import { PlainAccessValidator } from '../lib/broker/acl/plain-access-validator';
 import { RequestCode } from '../protocol/code/request-code';
 import { RemotingCommand } from '../protocol/remoting-command';
@@ -144,16 +144,4 @@ export async function runSecurityBench(options: { durationMillis?: number; warmu
   }))];
 }
 
-if (require.main === module) {
-  const arg = (name: string): number | undefined => {
-    const i = process.argv.indexOf(name);
-    return i >= 0 ? Number(process.argv[i + 1]) : undefined;
-  };
-  runSecurityBench({ durationMillis: arg('--duration'), warmupMillis: arg('--warmup'), rounds: arg('--rounds') }).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runTimedBenchScript(runSecurityBench);

@@ -19,6 +19,7 @@ import { DefaultMessageStore } from '../lib/store/message-store';
 import { crc32 } from '../protocol/message/compression';
 import { javaSkipReason, makeRunDir, runJavaSource } from '../test/helpers/javaref';
 import { type CrashChildRow, runStoreCrashChild } from '../test/helpers/store-crash-run';
+import { benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 
 export interface StoreBenchRow {
   scenario: string;
@@ -406,20 +407,25 @@ export function printStoreBench(rows: StoreBenchRow[]): void {
   }
 }
 
+const STORE_OPTIONS = { '--json': 'flag', '--no-java': 'flag', '--crash-only': 'flag' } as const;
+
 if (require.main === module) {
   // --json: the rows as one JSON array (bench/matrix.ts runs this file in a process of its own); --crash-only: only the
   // kill -9 rows (in a temp dir of their own)
-  const print = process.argv.includes('--json') ? (rows: StoreBenchRow[]) => process.stdout.write(`${JSON.stringify(rows)}\n`) : printStoreBench;
-  const run = process.argv.includes('--crash-only') ? async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rmq-bench-store-crash-'));
-    try {
-      return await crashRestartRuns(dir);
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
+  runBenchScript(benchUsage(STORE_OPTIONS), async (argv) => {
+    const o = readBenchOptions(argv, STORE_OPTIONS);
+    let rows: StoreBenchRow[];
+    if (o.has('--crash-only')) {
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rmq-bench-store-crash-'));
+      try {
+        rows = await crashRestartRuns(dir);
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true });
+      }
+    } else {
+      rows = await runStoreBench({ java: !o.has('--no-java') });
     }
-  } : () => runStoreBench({ java: !process.argv.includes('--no-java') });
-  run().then(print).catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
+    if (o.has('--json')) process.stdout.write(`${JSON.stringify(rows)}\n`);
+    else printStoreBench(rows);
   });
 }
