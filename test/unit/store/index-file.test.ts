@@ -1,0 +1,89 @@
+/**
+ * lib/store/index-file.ts: the flush writes the dirty header and slot pages in runs, one write per run (counted,
+ * not timed), and what it wrote reads back after the file is loaded again.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { INDEX_HEADER_SIZE, IndexFile, indexKeyHash, pageRuns } from '../../../lib/store/index-file';
+import { MappedFile, OS_PAGE_SIZE } from '../../../lib/store/mapped-file';
+
+const SLOTS = 100_000; // 98 pages of slots
+const ENTRIES = 50_000;
+
+/** The page of the slot `key` hashes to. */
+function pageOf(key: string): number {
+  return Math.floor((INDEX_HEADER_SIZE + (indexKeyHash(key) % SLOTS) * 4) / OS_PAGE_SIZE);
+}
+
+describe('IndexFile flush: dirty pages in runs', () => {
+  let dir: string;
+  let writes: Array<{ pos: number; length: number }>;
+  const writeAt = MappedFile.prototype.writeAt;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'index-file-'));
+    writes = [];
+    MappedFile.prototype.writeAt = function (this: MappedFile, data: Buffer, pos: number) {
+      writes.push({ pos, length: data.length });
+      return writeAt.call(this, data, pos);
+    };
+  });
+
+  afterEach(() => {
+    MappedFile.prototype.writeAt = writeAt;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('pageRuns joins pages up to maxGap clean pages apart', () => {
+    expect(pageRuns([], 2)).to.deep.equal([]);
+    expect(pageRuns([5], 2)).to.deep.equal([[5, 6]]);
+    expect(pageRuns([0, 1, 2], 0)).to.deep.equal([[0, 3]]);
+    expect(pageRuns([0, 2, 5, 9], 2)).to.deep.equal([[0, 6], [9, 10]]);
+    expect(pageRuns([0, 3], 2)).to.deep.equal([[0, 4]]);
+    expect(pageRuns([0, 4], 2)).to.deep.equal([[0, 1], [4, 5]]);
+  });
+
+  it('a flush after keys in every slot page is one write of the whole header and slots, and every key reads back', async () => {
+    const name = path.join(dir, '20261207000000000');
+    const f = await IndexFile.create(name, SLOTS, ENTRIES, 0, 0);
+    const keys = Array.from({ length: 3000 }, (_, i) => `T#${((i * 2654435761) >>> 0).toString(16).toUpperCase()}`);
+    const pages = new Set(keys.map(pageOf));
+    expect(pages.size, 'pages the keys dirty').to.be.greaterThan(90);
+    keys.forEach((k, i) => expect(f.putKey(k, 1000 + i * 100, Date.now())).to.equal(true));
+    await f.flush();
+    // a write per page before: 98 of them
+    expect(writes, 'writes of the flush').to.have.length(1);
+    expect(writes[0].pos).to.equal(0);
+    expect(writes[0].length).to.equal(INDEX_HEADER_SIZE + SLOTS * 4);
+    await f.close();
+
+    const again = await IndexFile.load(name, SLOTS, ENTRIES);
+    expect(again.indexCount).to.equal(keys.length + 1);
+    for (const [i, k] of keys.entries()) {
+      const out: number[] = [];
+      await again.selectPhyOffset(out, k, 10, 0, Date.now() + 1000);
+      expect(out, k).to.include(1000 + i * 100);
+    }
+    await again.close();
+  });
+
+  it('keys in pages far apart are written as pages of their own, the clean pages between them left alone', async () => {
+    const f = await IndexFile.create(path.join(dir, '20261207000000001'), SLOTS, ENTRIES, 0, 0);
+    // two keys whose slots lie far from each other and from the header's page
+    const byPage = new Map<number, string>();
+    for (let i = 0; byPage.size < 98 && i < 100_000; i++) byPage.set(pageOf(`K${i}`), `K${i}`);
+    const a = byPage.get(30)!;
+    const b = byPage.get(70)!;
+    f.putKey(a, 100, Date.now());
+    f.putKey(b, 200, Date.now());
+    await f.flush();
+    expect(writes.map((w) => [w.pos / OS_PAGE_SIZE, w.length])).to.deep.equal([[0, OS_PAGE_SIZE], [30, OS_PAGE_SIZE], [70, OS_PAGE_SIZE]]);
+    // nothing changed since: nothing written
+    writes = [];
+    await f.flush();
+    expect(writes).to.have.length(0);
+    await f.close();
+  });
+});
