@@ -36,8 +36,17 @@ export function pageRuns(pages: readonly number[], maxGap: number): Array<[numbe
 const INDEX_SIZE = 20;
 const INVALID_INDEX = 0;
 
+/** The hash an index entry stores for `key` (`topic#key`): Java's hashCode made positive, as IndexFile.indexKeyHashMethod. */
 export function indexKeyHash(key: string): number {
-  const h = javaStringHashCode(key);
+  return positiveHash(javaStringHashCode(key));
+}
+
+/** indexKeyHash(`${topic}#${key}`), without building the string (a put hashes one or more keys per message). */
+export function topicKeyHash(topic: string, key: string): number {
+  return positiveHash(javaStringHashCode(key, Math.imul(javaStringHashCode(topic), 31) + 0x23 | 0));
+}
+
+function positiveHash(h: number): number {
   const positive = Math.abs(h);
   return positive < 0 || positive > 0x7fffffff ? 0 : positive;
 }
@@ -125,8 +134,12 @@ export class IndexFile {
 
   /** Adds `key` -> phyOffset; false when the file is full. */
   putKey(key: string, phyOffset: number, storeTimestamp: number): boolean {
+    return this.putKeyHash(indexKeyHash(key), phyOffset, storeTimestamp);
+  }
+
+  /** Adds the key of hash `keyHash` (indexKeyHash, topicKeyHash) -> phyOffset; false when the file is full. */
+  putKeyHash(keyHash: number, phyOffset: number, storeTimestamp: number): boolean {
     if (this.isWriteFull()) return false;
-    const keyHash = indexKeyHash(key);
     const slotPos = keyHash % this.hashSlotNum;
     const absSlotPos = INDEX_HEADER_SIZE + slotPos * HASH_SLOT_SIZE;
     let slotValue = this.#head.readInt32BE(absSlotPos);

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
-import { IndexFile } from './index-file';
+import { IndexFile, topicKeyHash } from './index-file';
 import type { DispatchRequest } from './stored-record';
 
 /** yyyyMMddHHmmssSSS in local time (Java's UtilAll.timeMillisToHumanString). */
@@ -77,10 +77,11 @@ export class IndexService {
     while (this.#chain) await this.#chain;
   }
 
-  #keysOf(req: DispatchRequest): string[] {
-    const out: string[] = [];
-    if (req.uniqKey) out.push(`${req.topic}#${req.uniqKey}`);
-    if (req.keys) for (const k of req.keys.split(' ')) if (k.length > 0) out.push(`${req.topic}#${k}`);
+  /** The hashes of the record's index keys (`topic#uniqKey`, `topic#key` for each of KEYS), in that order. */
+  #keyHashesOf(req: DispatchRequest): number[] {
+    const out: number[] = [];
+    if (req.uniqKey) out.push(topicKeyHash(req.topic, req.uniqKey));
+    if (req.keys) for (const k of req.keys.split(' ')) if (k.length > 0) out.push(topicKeyHash(req.topic, k));
     return out;
   }
 
@@ -88,19 +89,18 @@ export class IndexService {
     const last = this.files[this.files.length - 1];
     if (last && req.commitLogOffset < last.endPhyOffset) return; // already indexed
     if ((req.sysFlag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) return;
-    const keys = this.#keysOf(req);
-    if (keys.length === 0) return;
+    // the usual record: its UNIQ_KEY alone, into the current file
+    if (!req.keys && req.uniqKey && last && last.putKeyHash(topicKeyHash(req.topic, req.uniqKey), req.commitLogOffset, req.storeTimestamp)) return;
+    const hashes = this.#keyHashesOf(req);
+    if (hashes.length === 0) return;
     let f = last;
     let i = 0;
-    while (f && !f.isWriteFull() && i < keys.length) {
-      f.putKey(keys[i], req.commitLogOffset, req.storeTimestamp);
-      i++;
-    }
-    if (i === keys.length) return;
+    while (f && i < hashes.length && f.putKeyHash(hashes[i], req.commitLogOffset, req.storeTimestamp)) i++;
+    if (i === hashes.length) return;
     return (async () => {
-      for (; i < keys.length; i++) {
+      for (; i < hashes.length; i++) {
         if (!f || f.isWriteFull()) f = await this.#createFile();
-        f.putKey(keys[i], req.commitLogOffset, req.storeTimestamp);
+        f.putKeyHash(hashes[i], req.commitLogOffset, req.storeTimestamp);
       }
     })();
   }

@@ -1,9 +1,10 @@
 /**
  * Java's `String.hashCode()`: 32-bit, over UTF-16 code units. The consume queue stores it as the tags code,
- * and `SelectMessageQueueByHash` uses it, so it must match Java to the bit.
+ * and `SelectMessageQueueByHash` uses it, so it must match Java to the bit. `seed` continues the hash of a string
+ * `s` follows: `javaStringHashCode(a + b) === javaStringHashCode(b, javaStringHashCode(a))`, without building `a + b`.
  */
-export function javaStringHashCode(s: string): number {
-  let h = 0;
+export function javaStringHashCode(s: string, seed = 0): number {
+  let h = seed;
   for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
   return h;
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { INDEX_HEADER_SIZE, IndexFile, indexKeyHash, pageRuns } from '../../../lib/store/index-file';
+import { INDEX_HEADER_SIZE, IndexFile, indexKeyHash, pageRuns, topicKeyHash } from '../../../lib/store/index-file';
 import { MappedFile, OS_PAGE_SIZE } from '../../../lib/store/mapped-file';
 
 const SLOTS = 100_000; // 98 pages of slots
@@ -34,6 +34,14 @@ describe('IndexFile flush: dirty pages in runs', () => {
   afterEach(() => {
     MappedFile.prototype.writeAt = writeAt;
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('topicKeyHash(topic, key) is indexKeyHash(`${topic}#${key}`), the hash Java stores for the key', () => {
+    const words = ['', 'T', 'TopicTest', '%RETRY%group', 'AC110001000018B4AAC2395A2F4F0000', 'héllo wörld', '主题', 'x'.repeat(300)];
+    for (const topic of words) for (const key of words) expect(topicKeyHash(topic, key), `${topic}#${key}`).to.equal(indexKeyHash(`${topic}#${key}`));
+    // Java 17: "TopicTest#KEY1".hashCode() == -1656969516 and "主题#héllo".hashCode() == -363739256, made positive
+    expect(topicKeyHash('TopicTest', 'KEY1')).to.equal(1656969516);
+    expect(topicKeyHash('主题', 'héllo')).to.equal(363739256);
   });
 
   it('pageRuns joins pages up to maxGap clean pages apart', () => {
