@@ -70,11 +70,11 @@ export interface MessageStoreConfig {
   commitCommitLogLeastPages: number;
   /** No effect in this broker. */
   flushLeastPagesWhenWarmMapedFile: number;
-  /** No effect in this broker. */
+  /** A consume queue is synced by the periodic flush once this many pages of its entries wait (they are written every time). */
   flushConsumeQueueLeastPages: number;
   /** A flush ignores flushCommitLogLeastPages when the last one is older than this, ms. */
   flushCommitLogThoroughInterval: number;
-  /** No effect in this broker. */
+  /** Every consume queue is synced (and the checkpoint's logics time moved) at least this often, ms. */
   flushConsumeQueueThoroughInterval: number;
   /** Most bytes one pull returns when the data is in memory. */
   maxTransferBytesOnMessageInMemory: number;

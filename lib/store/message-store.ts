@@ -247,6 +247,8 @@ export class DefaultMessageStore {
   #cleanImmediately = false;
   #lastDispatchedStoreTimestamp = 0;
   #lastThoroughFlush = 0;
+  /** When the consume queues were last all synced (0: the first run syncs them all). */
+  #lastThoroughCqFlush = 0;
   #flushing = false;
   #cqFlushing = false;
   #cleaning = false;
@@ -1589,16 +1591,20 @@ export class DefaultMessageStore {
     }
   }
 
-  /** Writes and syncs the consume queues and the index, then the checkpoint (Java's FlushConsumeQueueService). */
-  async flushConsumeQueues(): Promise<void> {
+  /**
+   * Writes and syncs the consume queues and the index, then the checkpoint (Java's FlushConsumeQueueService.doFlush).
+   * `leastPages` > 0: every queue's entries are written, but a queue is synced only with that many pages unsynced
+   * (or a full file), and the checkpoint's logics time stays where the last full flush left it.
+   */
+  async flushConsumeQueues(leastPages = 0): Promise<void> {
     if (this.#cqFlushing) return;
     this.#cqFlushing = true;
     try {
       const logicsTs = this.#lastDispatchedStoreTimestamp;
       await this.#settleDispatch();
-      for (const cq of this.#allConsumeQueues()) await cq.flush();
+      for (const cq of this.#allConsumeQueues()) await cq.flush(leastPages);
       const indexTs = await this.indexService.flush();
-      if (logicsTs > 0) this.checkpoint.logicsMsgTimestamp = logicsTs;
+      if (logicsTs > 0 && leastPages === 0) this.checkpoint.logicsMsgTimestamp = logicsTs;
       if (indexTs > 0) this.checkpoint.indexMsgTimestamp = indexTs;
       if (this.commitLog.flushedStoreTimestamp > 0) this.checkpoint.physicMsgTimestamp = this.commitLog.flushedStoreTimestamp;
       await this.checkpoint.flush();
@@ -1607,8 +1613,20 @@ export class DefaultMessageStore {
     }
   }
 
+  /**
+   * Every flushIntervalConsumeQueue: a queue is synced once flushConsumeQueueLeastPages pages of its entries wait,
+   * every queue every flushConsumeQueueThoroughInterval (the first run too), as Java's FlushConsumeQueueService; an
+   * fdatasync per queue per second cost a disk write per active queue, however few its messages.
+   */
   async #flushConsumeQueueService(): Promise<void> {
-    if (this.#running) await this.flushConsumeQueues();
+    if (!this.#running) return;
+    let leastPages = this.config.flushConsumeQueueLeastPages;
+    const now = this.now();
+    if (now >= this.#lastThoroughCqFlush + this.config.flushConsumeQueueThoroughInterval) {
+      this.#lastThoroughCqFlush = now;
+      leastPages = 0;
+    }
+    await this.flushConsumeQueues(leastPages);
   }
 
   // ---- cleanup ----

@@ -216,6 +216,36 @@ describe('store: DefaultMessageStore', function () {
     expect(store.getRuntimeInfo().putMessageTimesTotal).to.equal('1');
   });
 
+  it('syncs a consume queue once flushConsumeQueueLeastPages pages of it wait, every queue every flushConsumeQueueThoroughInterval; its entries are written every time', async () => {
+    let clock = Date.now();
+    await open({ mappedFileSizeConsumeQueue: 6000 * 20, flushIntervalConsumeQueue: 20, flushConsumeQueueLeastPages: 2, flushConsumeQueueThoroughInterval: 60_000 },
+      { now: () => clock });
+    const put = async (topic: string, n: number) => {
+      for (let i = 0; i < n; i++) expect((await store.putMessage(makeMessage(topic, 0, Buffer.alloc(10)))).putMessageStatus).to.equal(PutMessageStatus.PUT_OK);
+    };
+    const file = (topic: string) => store.findConsumeQueue(topic, 0)!.mappedFileQueue.files[0];
+    const poll = async (check: () => boolean) => {
+      while (!check()) await new Promise((r) => setTimeout(r, 10));
+    };
+    // the first run syncs every queue (Java's lastFlushTimestamp starts at 0); wait for a later one
+    await new Promise((r) => setTimeout(r, 100));
+    await put('Few', 10); // 200 bytes of entries: under 2 pages
+    await put('Many', 500); // 10,000 bytes
+    await poll(() => file('Few').committedPosition === 200 && file('Many').flushedPosition === 10_000);
+    await new Promise((r) => setTimeout(r, 100)); // a few more runs
+    // written (readable from the file), not synced
+    expect(file('Few').flushedPosition).to.equal(0);
+    const onDisk = await fs.readFile(file('Few').fileName);
+    expect(onDisk.readInt32BE(9 * 20 + 8), 'the 10th entry in the file').to.be.above(0);
+    // a minute later every queue is synced
+    clock += 60_000;
+    await poll(() => file('Few').flushedPosition === 200);
+    // and an explicit flush syncs everything at once
+    await put('Few', 1);
+    await store.flushConsumeQueues();
+    expect(file('Few').flushedPosition).to.equal(220);
+  });
+
   it('SYNC_FLUSH acknowledges after a shared fdatasync', async () => {
     await open({ flushDiskType: 'SYNC_FLUSH' });
     const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => store.putMessage(makeMessage('S', 0, `m${i}`))));
