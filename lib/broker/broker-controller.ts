@@ -391,7 +391,13 @@ export class BrokerController {
         throw new ConfigError(`ACL (aclEnable=true): ${(err as Error).message}`, { cause: err });
       }
     }
-    if (!(await this.initialize())) throw new ConfigError('broker initialize failed (corrupt config or store)');
+    let initialized = false;
+    try {
+      initialized = await this.initialize();
+    } finally {
+      if (!initialized) await this.#closeAfterFailedInitialize();
+    }
+    if (!initialized) throw new ConfigError('broker initialize failed (corrupt config or store)');
     try {
       await this.#startServices();
     } catch (err) {
@@ -401,6 +407,24 @@ export class BrokerController {
       await this.#shutdown().catch((e: unknown) => this.logger.warn({ err: e }, 'shutdown after a failed start failed'));
       throw err;
     }
+  }
+
+  /**
+   * A start refused by initialize (a corrupt config file and its .bak, a store that cannot load): the files it opened
+   * (the store's, the timer wheel's) are closed and ACL's watcher stopped. Nothing is persisted, unlike #shutdown: the
+   * config tables are not what the files hold, and the files stay as they are for a person to repair.
+   */
+  async #closeAfterFailedInitialize(): Promise<void> {
+    const close = async (what: string, fn: () => Promise<unknown> | undefined) => {
+      try {
+        await fn();
+      } catch (err) {
+        this.logger.warn({ err }, `closing the ${what} after a failed start failed`);
+      }
+    };
+    await close('ACL validator', () => this.accessValidator?.shutdown());
+    await close('timer store', () => this.timerMessageStore.shutdown());
+    await close('store', () => this.messageStore.shutdown());
   }
 
   /** #start after initialize: the store, the servers, the services and the loops, then the first registration. */

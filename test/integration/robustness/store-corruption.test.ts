@@ -77,6 +77,15 @@ describe('robustness: the broker survives corrupt store files', function () {
     return path.join(root, 'consumequeue', topic, String(queueId), '00000000000000000000');
   }
   const configFile = (name: string) => path.join(root, 'config', name);
+  /** The files under `dir` this process holds open (/proc/self/fd). */
+  const openFilesUnder = async (dir: string): Promise<string[]> => {
+    const out: string[] = [];
+    for (const fd of await fs.readdir('/proc/self/fd')) {
+      const target = await fs.readlink(path.join('/proc/self/fd', fd)).catch(() => '');
+      if (target.startsWith(dir + path.sep)) out.push(target);
+    }
+    return out;
+  };
 
   // The damaged queue's lost entries are rebuilt from the commit log on start (Java 4.9.8 leaves them lost).
   it('rebuilds a consume queue full of garbage from the commit log', async () => {
@@ -146,6 +155,10 @@ describe('robustness: the broker survives corrupt store files', function () {
       }
       expect(err, 'restart must fail').to.be.instanceOf(ConfigError);
       expect((err as Error).message).to.match(/config|corrupt/i);
+      // the refused start left no file of the store open (it used to leave every commit-log and queue file open)
+      expect(await openFilesUnder(root), 'files the refused start left open').to.deep.equal([]);
+      // and the corrupt files are as they were, for a person to repair
+      expect(await fs.readFile(configFile(name), 'utf8')).to.equal('[1,2,');
       await fs.writeFile(configFile(name), good);
       await cluster!.restartBroker(0);
       await expectAllKept();
