@@ -97,7 +97,8 @@ export interface BrokerConfig {
   /** Timeout of each registration with a name server, ms. */
   registerBrokerTimeoutMills: number;
   /**
-   * Let consumers read from slaves when the master lags. No effect in this broker.
+   * Pulls suggest where to pull next: a pull whose messages are no longer in memory the group's
+   * whichBrokerWhenConsumeSlowly (a slave), the others the group's brokerId; off, every pull suggests the master.
    */
   slaveReadEnable: boolean;
   /** No effect in this broker. */
@@ -152,9 +153,7 @@ export interface BrokerConfig {
    * Check every request against `$ROCKETMQ_HOME/conf/plain_acl.yml` (Java 4.9.8's PlainAccessValidator; see docs/servers.md).
    */
   aclEnable: boolean;
-  /**
-   * Java: store reply messages of request-reply. No effect in this broker.
-   */
+  /** Request-reply: a reply is stored in its reply topic too, besides being pushed to the requester. */
   storeReplyMessageEnable: boolean;
   /** No effect in this broker. */
   autoDeleteUnusedStats: boolean;

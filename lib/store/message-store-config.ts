@@ -107,7 +107,8 @@ export interface MessageStoreConfig {
   /** The delay levels, 1-based (level 3 = 10s). */
   messageDelayLevel: string;
   /**
-   * Java: let a slave correct a consumer's out-of-range offset. No effect in this broker.
+   * A slave answers a pull at an out-of-range offset with PULL_OFFSET_MOVED and the corrected offset; off, with
+   * PULL_RETRY_IMMEDIATELY and the consumer's offset left alone.
    */
   offsetCheckInSlave: boolean;
   /** Delete files before fileReservedTime when the disk is above diskMaxUsedSpaceRatio. */
