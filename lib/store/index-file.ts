@@ -14,6 +14,9 @@ import { readI64, writeI64 } from './stored-record';
 
 export const INDEX_HEADER_SIZE = 40;
 const HASH_SLOT_SIZE = 4;
+const INDEX_SIZE = 20;
+const INVALID_INDEX = 0;
+
 /**
  * Clean pages a run of dirty ones may bridge when the header and slots are written: their bytes are those on the
  * file already, and writing a few of them again costs less than another write call (a threadpool round trip).
@@ -33,8 +36,6 @@ export function pageRuns(pages: readonly number[], maxGap: number): Array<[numbe
   }
   return runs;
 }
-const INDEX_SIZE = 20;
-const INVALID_INDEX = 0;
 
 /** The hash an index entry stores for `key` (`topic#key`): Java's hashCode made positive, as IndexFile.indexKeyHashMethod. */
 export function indexKeyHash(key: string): number {
@@ -43,7 +44,7 @@ export function indexKeyHash(key: string): number {
 
 /** indexKeyHash(`${topic}#${key}`), without building the string (a put hashes one or more keys per message). */
 export function topicKeyHash(topic: string, key: string): number {
-  return positiveHash(javaStringHashCode(key, Math.imul(javaStringHashCode(topic), 31) + 0x23 | 0));
+  return positiveHash(javaStringHashCode(key, javaStringHashCode('#', javaStringHashCode(topic))));
 }
 
 function positiveHash(h: number): number {
