@@ -21,6 +21,7 @@ import { PullMessageResponseHeader } from '../protocol/header/pull-message-respo
 import { GetMaxOffsetRequestHeader } from '../protocol/header/get-max-offset-request-header';
 import { encodeBatchBody } from '../protocol/message/batch';
 import { propertiesToString } from '../protocol/message/properties';
+import { benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 
 export interface BrokerBenchRow {
   scenario: string;
@@ -175,14 +176,17 @@ export function formatBrokerBench(r: { rows: BrokerBenchRow[]; coldStartMs: numb
   return lines.join('\n');
 }
 
+export const BROKER_OPTIONS = { '--messages': 'value' } as const;
+
+/** The options of the broker scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseBrokerArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): { messages?: number } {
+  const o = readBenchOptions(argv, BROKER_OPTIONS, how);
+  return { messages: o.number('--messages') };
+}
+
 if (require.main === module) {
-  const i = process.argv.indexOf('--messages');
-  const messages = i > 0 ? Number(process.argv[i + 1]) : undefined;
-  runBrokerBench({ messages }).then(
-    (r) => process.stdout.write(`node ${process.version}\n${formatBrokerBench(r)}\n`),
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  runBenchScript(benchUsage(BROKER_OPTIONS), async (argv) => {
+    const r = await runBrokerBench(parseBrokerArgs(argv));
+    process.stdout.write(`node ${process.version}\n${formatBrokerBench(r)}\n`);
+  });
 }

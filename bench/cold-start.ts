@@ -16,6 +16,7 @@ import { freePort } from '../lib/cluster';
 import { RemotingCommand } from '../protocol/remoting-command';
 import { RequestCode } from '../protocol/code/request-code';
 import { ResponseCode } from '../protocol/code/response-code';
+import { benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 
 export interface ColdStartRun {
   /** First response of the name server (GET_BROKER_CLUSTER_INFO), ms after spawn. */
@@ -131,15 +132,17 @@ export function formatColdStart(r: { runs: ColdStartRun[]; median: ColdStartRun 
   return ['run      namesrv ms    route ms   broker ms', ...r.runs.map((x, i) => f(x, `#${i + 1}`)), f(r.median, 'median')].join('\n');
 }
 
+export const COLD_START_OPTIONS = { '--runs': 'value', '--node-args': 'value' } as const;
+
+/** The options of the cold-start scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseColdStartArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): { runs?: number; nodeArgs: string[] } {
+  const o = readBenchOptions(argv, COLD_START_OPTIONS, how);
+  return { runs: o.number('--runs'), nodeArgs: o.string('--node-args')?.split(' ').filter(Boolean) ?? [] };
+}
+
 if (require.main === module) {
-  const argv = process.argv.slice(2);
-  const i = argv.indexOf('--runs');
-  const j = argv.indexOf('--node-args');
-  runColdStartBench({ runs: i >= 0 ? Number(argv[i + 1]) : undefined, nodeArgs: j >= 0 ? argv[j + 1].split(' ').filter(Boolean) : [] }).then(
-    (r) => process.stdout.write(`${formatColdStart(r)}\n`),
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  runBenchScript(benchUsage(COLD_START_OPTIONS, { '--node-args': '"NODE OPTIONS"' }), async (argv) => {
+    const r = await runColdStartBench(parseColdStartArgs(argv));
+    process.stdout.write(`${formatColdStart(r)}\n`);
+  });
 }

@@ -2,11 +2,12 @@
  * SQL92 filter throughput: messages evaluated per second by the broker's commit-log check
  * (ExpressionMessageFilter.isMatchedByCommitLog) for a 3-clause expression over realistic property strings.
  *
- * Run directly: `node dist/bench/filter.js [messages]`.
+ * Run directly: `node dist/bench/filter.js [--messages N]`.
  */
 import { performance } from 'node:perf_hooks';
 import { CompiledExpressionCache, ExpressionMessageFilter } from '../lib/broker/filter/message-filter';
 import { propertiesToString } from '../protocol/message/properties';
+import { benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 
 export const FILTER_BENCH_EXPRESSION = "a > 5 AND b = 'x' AND c IS NOT NULL";
 
@@ -66,10 +67,14 @@ export async function runFilterBench(messages = 2_000_000): Promise<FilterBenchR
   return result;
 }
 
+export const FILTER_OPTIONS = { '--messages': 'value' } as const;
+
+/** The options of the filter scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseFilterArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): { messages?: number } {
+  const o = readBenchOptions(argv, FILTER_OPTIONS, how);
+  return { messages: o.number('--messages') };
+}
+
 if (require.main === module) {
-  const n = process.argv[2] ? Number(process.argv[2]) : undefined;
-  runFilterBench(n).catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
+  runBenchScript(benchUsage(FILTER_OPTIONS), (argv) => runFilterBench(parseFilterArgs(argv).messages));
 }

@@ -53,8 +53,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   namesrv: {
     about: 'name server route lookups while brokers register',
-    run: async () => {
-      const r = await (await import('./namesrv')).runNamesrvBench();
+    options: async (options) => checked(await import('./namesrv'), (m) => m.parseNamesrvArgs(options, IGNORE_OTHERS), (m) => m.NAMESRV_OPTIONS),
+    run: async (options) => {
+      const m = await import('./namesrv');
+      const r = await m.runNamesrvBench(m.parseNamesrvArgs(options, IGNORE_OTHERS).durationMillis);
       return [{
         name: 'namesrv.route-lookup', opsPerSec: r.lookupsPerSec, meanMicros: 1e6 / r.lookupsPerSec, ops: 0,
         note: `p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${Math.round(r.registrationsPerSec)} registrations/s, ${r.errors} errors`,
@@ -63,8 +65,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   filter: {
     about: 'SQL92 filter evaluation against commit-log properties',
-    run: async () => {
-      const r = await (await import('./filter')).runFilterBench();
+    options: async (options) => checked(await import('./filter'), (m) => m.parseFilterArgs(options, IGNORE_OTHERS), (m) => m.FILTER_OPTIONS),
+    run: async (options) => {
+      const m = await import('./filter');
+      const r = await m.runFilterBench(m.parseFilterArgs(options, IGNORE_OTHERS).messages);
       return [{
         name: 'filter.sql92', opsPerSec: r.messagesPerSecond, meanMicros: r.elapsedMs * 1000 / r.messages, ops: r.messages,
         note: `${r.matched} matched`,
@@ -73,9 +77,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   broker: {
     about: 'raw-client send/pull against a broker child process, cold start of `rocketmq-ts start`',
-    run: async () => {
+    options: async (options) => checked(await import('./broker'), (m) => m.parseBrokerArgs(options, IGNORE_OTHERS), (m) => m.BROKER_OPTIONS),
+    run: async (options) => {
       const m = await import('./broker');
-      const r = await m.runBrokerBench();
+      const r = await m.runBrokerBench(m.parseBrokerArgs(options, IGNORE_OTHERS));
       process.stdout.write(`${m.formatBrokerBench(r)}\n`);
       return [
         ...r.rows.map((row) => ({
@@ -88,9 +93,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   coldstart: {
     about: '`rocketmq-ts start` time to first answer (name server, route, broker), median of 5',
-    run: async () => {
+    options: async (options) => checked(await import('./cold-start'), (m) => m.parseColdStartArgs(options, IGNORE_OTHERS), (m) => m.COLD_START_OPTIONS),
+    run: async (options) => {
       const m = await import('./cold-start');
-      const r = await m.runColdStartBench();
+      const r = await m.runColdStartBench(m.parseColdStartArgs(options, IGNORE_OTHERS));
       process.stdout.write(`${m.formatColdStart(r)}\n`);
       return [{
         name: 'coldstart.broker-first-answer', opsPerSec: 1000 / r.median.brokerMs, meanMicros: r.median.brokerMs * 1000, ops: r.runs.length,
@@ -100,8 +106,11 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   timer: {
     about: 'timer-message lateness through our broker (deliver time to the consumer, p50 / p99 / max)',
-    run: async () => {
-      const r = await (await import('./timer')).runTimerBench();
+    options: async (options) => checked(await import('./timer'), (m) => m.parseTimerArgs(options, IGNORE_OTHERS), (m) => m.TIMER_OPTIONS),
+    run: async (options) => {
+      const m = await import('./timer');
+      const o = m.parseTimerArgs(options, IGNORE_OTHERS);
+      const r = await m.runTimerBench(o.messages, o.spreadMs);
       return [{
         name: 'timer.lateness', opsPerSec: 0, meanMicros: r.p50Ms * 1000, ops: r.messages,
         note: `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ${r.earlyCount} early; broker max ${r.brokerMaxMs} ms`,

@@ -3,7 +3,7 @@
  * 4 brokers, while the brokers re-register (a new data version every round, so route caches are dropped).
  * Prints a table; no assertions.
  *
- *   node dist/bench/namesrv.js [durationMillis]
+ *   node dist/bench/namesrv.js [--duration MS]
  */
 import { encodeRegisterBrokerBody } from '../protocol/body/register-broker-body';
 import { newTopicConfig, type TopicConfig } from '../protocol/body/topic-config';
@@ -15,6 +15,7 @@ import { RemotingClient } from '../lib/transport/remoting-client';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import { benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 
 const TOPICS = 1000;
 const BROKERS = 4;
@@ -98,9 +99,14 @@ export async function runNamesrvBench(durationMillis = 5000): Promise<NamesrvBen
   }
 }
 
+export const NAMESRV_OPTIONS = { '--duration': 'value' } as const;
+
+/** The options of the namesrv scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseNamesrvArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): { durationMillis?: number } {
+  const o = readBenchOptions(argv, NAMESRV_OPTIONS, how);
+  return { durationMillis: o.number('--duration') };
+}
+
 if (require.main === module) {
-  runNamesrvBench(Number(process.argv[2] ?? 5000)).catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+  runBenchScript(benchUsage(NAMESRV_OPTIONS, { '--duration': 'MS' }), (argv) => runNamesrvBench(parseNamesrvArgs(argv).durationMillis));
 }

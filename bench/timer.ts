@@ -5,6 +5,7 @@
  */
 import { ConsumeConcurrentlyStatus, DefaultMQProducer, DefaultMQPushConsumer, createMessage, setDeliverTimeMs } from '../lib/index';
 import { startCluster } from '../lib/server';
+import { benchUsage, readBenchOptions, runBenchScript } from './bench-util';
 
 export interface TimerBenchResult {
   messages: number;
@@ -58,6 +59,17 @@ export async function runTimerBench(messages = 500, spreadMs = 4000): Promise<Ti
   }
 }
 
+export const TIMER_OPTIONS = { '--messages': 'value', '--spread': 'value' } as const;
+
+/** The options of the timer scenario; `ignoreUnknown` for the whole command line of bench/index.ts. */
+export function parseTimerArgs(argv: readonly string[], how: { ignoreUnknown?: boolean } = {}): { messages?: number; spreadMs?: number } {
+  const o = readBenchOptions(argv, TIMER_OPTIONS, how);
+  return { messages: o.number('--messages'), spreadMs: o.number('--spread') };
+}
+
 if (require.main === module) {
-  void runTimerBench().then((r) => process.stdout.write(`${JSON.stringify(r)}\n`));
+  runBenchScript(benchUsage(TIMER_OPTIONS, { '--spread': 'MS' }), async (argv) => {
+    const o = parseTimerArgs(argv);
+    process.stdout.write(`${JSON.stringify(await runTimerBench(o.messages, o.spreadMs))}\n`);
+  });
 }

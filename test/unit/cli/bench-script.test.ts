@@ -17,7 +17,10 @@ function run(script: string, ...args: string[]): { status: number | null; stdout
 describe('bench scripts run directly: --help and an unknown option', function () {
   this.timeout(60_000);
 
-  const SCRIPTS = ['matrix.js', 'producer.js', 'consumer.js', 'grpc.js', 'store.js', 'replicated.js', 'grpc-tls.js', 'security.js', 'controller.js', 'scale.js'];
+  const SCRIPTS = [
+    'matrix.js', 'producer.js', 'consumer.js', 'grpc.js', 'store.js', 'replicated.js', 'grpc-tls.js', 'security.js', 'controller.js', 'scale.js',
+    'broker.js', 'cold-start.js', 'filter.js', 'namesrv.js', 'timer.js',
+  ];
   for (const script of SCRIPTS) {
     it(`${script}: --help prints the usage (exit 0); --bogus one line and the usage (exit 2)`, () => {
       const help = run(script, '--help');
