@@ -33,7 +33,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stdout.write(`FAILED ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+// only as a child process: a test runner given this folder loads it too
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stdout.write(`FAILED ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
