@@ -241,17 +241,22 @@ export class IndexFile {
   }
 
   /**
-   * Writes the entries and the dirty header/slot pages, then fdatasyncs. The dirty pages go out in runs, one write
-   * each (pageRuns): keys hash to random slots, so a busy second dirties most of the 4,883 pages of a default file,
-   * and a write per page cost more than the bytes.
+   * Writes the entries and the dirty header/slot pages, then fdatasyncs. What is written is the file as it was when
+   * flush() was called: the entries' write is issued and the dirty pages copied before anything awaits, so keys put
+   * meanwhile (the broker does not stop) reach neither the header's count and end time nor the slots until the next
+   * flush, and the header on disk matches the end time the caller read (the checkpoint's index time: after a crash,
+   * a file whose end time is past it is dropped). The dirty pages go out in runs, one write each (pageRuns): keys hash
+   * to random slots, so a busy second dirties most of the 4,883 pages of a default file.
    */
   async flush(): Promise<void> {
-    await this.#mf.commit();
+    const entries = this.#mf.commit();
     const pages = this.#clearDirty();
-    for (const [first, end] of pageRuns(pages, RUN_GAP_PAGES)) {
+    const runs = pageRuns(pages, RUN_GAP_PAGES).map(([first, end]) => {
       const start = first * OS_PAGE_SIZE;
-      await this.#mf.writeAt(this.#head.subarray(start, Math.min(end * OS_PAGE_SIZE, this.#head.length)), start);
-    }
+      return { start, bytes: Buffer.from(this.#head.subarray(start, Math.min(end * OS_PAGE_SIZE, this.#head.length))) };
+    });
+    await entries;
+    for (const r of runs) await this.#mf.writeAt(r.bytes, r.start);
     if (pages.length) await this.#mf.datasync();
     else await this.#mf.flush();
   }

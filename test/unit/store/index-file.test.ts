@@ -77,6 +77,37 @@ describe('IndexFile flush: dirty pages in runs', () => {
     await again.close();
   });
 
+  it('writes the file as it was when flush() was called: keys put during the flush stay out of the header until the next one', async () => {
+    const name = path.join(dir, '20261207000000002');
+    const f = await IndexFile.create(name, SLOTS, ENTRIES, 0, 0);
+    const t0 = 1_796_000_000_000;
+    const before = Array.from({ length: 1000 }, (_, i) => `T#B${((i * 2654435761) >>> 0).toString(16)}`);
+    const during = Array.from({ length: 1000 }, (_, i) => `T#D${((i * 2246822519) >>> 0).toString(16)}`);
+    before.forEach((k, i) => f.putKey(k, 1000 + i * 100, t0 + i));
+    const endTimestamp = f.endTimestamp;
+    const indexCount = f.indexCount;
+    const flushed = f.flush();
+    // the broker goes on putting while the flush awaits its writes
+    during.forEach((k, i) => f.putKey(k, 500_000 + i * 100, t0 + 60_000 + i));
+    await flushed;
+    const header = Buffer.alloc(INDEX_HEADER_SIZE);
+    const fd = fs.openSync(name, 'r');
+    fs.readSync(fd, header, 0, INDEX_HEADER_SIZE, 0);
+    fs.closeSync(fd);
+    // (the previous build wrote the header as it was when its writes ran: the keys put during the flush counted)
+    expect(Number(header.readBigInt64BE(8)), 'end time on disk').to.equal(endTimestamp);
+    expect(header.readInt32BE(36), 'entries on disk').to.equal(indexCount);
+    await f.close();
+    // what a restart after a crash finds: every key of the flush, none of those after it
+    const again = await IndexFile.load(name, SLOTS, ENTRIES);
+    for (const [i, k] of before.entries()) {
+      const out: number[] = [];
+      await again.selectPhyOffset(out, k, 10, 0, t0 + 120_000);
+      expect(out, k).to.deep.equal([1000 + i * 100]);
+    }
+    await again.close();
+  });
+
   it('keys in pages far apart are written as pages of their own, the clean pages between them left alone', async () => {
     const f = await IndexFile.create(path.join(dir, '20261207000000001'), SLOTS, ENTRIES, 0, 0);
     // two keys whose slots lie far from each other and from the header's page
