@@ -241,22 +241,24 @@ export class IndexFile {
   }
 
   /**
-   * Writes the entries and the dirty header/slot pages, then fdatasyncs. What is written is the file as it was when
-   * flush() was called: the entries' write is issued and the dirty pages copied before anything awaits, so keys put
-   * meanwhile (the broker does not stop) reach neither the header's count and end time nor the slots until the next
-   * flush, and the header on disk matches the end time the caller read (the checkpoint's index time: after a crash,
-   * a file whose end time is past it is dropped). The dirty pages go out in runs, one write each (pageRuns): keys hash
-   * to random slots, so a busy second dirties most of the 4,883 pages of a default file.
+   * Writes the entries and the dirty header/slot pages, then fdatasyncs. The header is written as it was when flush()
+   * was called (copied with the rest of its page before anything awaits, written last): puts go on during a flush,
+   * and the end time on disk must be the one the caller read for the checkpoint (after a crash, a file whose end time
+   * is past the checkpoint's is dropped). The other slot pages are written as they are when their write runs: a slot
+   * that a key put meanwhile points at an entry past the header's count, which the file, loaded after a crash, takes
+   * as empty. The dirty pages go out in runs, one write each (pageRuns): keys hash to random slots, so a busy second
+   * dirties most of the 4,883 pages of a default file.
    */
   async flush(): Promise<void> {
     const entries = this.#mf.commit();
     const pages = this.#clearDirty();
-    const runs = pageRuns(pages, RUN_GAP_PAGES).map(([first, end]) => {
-      const start = first * OS_PAGE_SIZE;
-      return { start, bytes: Buffer.from(this.#head.subarray(start, Math.min(end * OS_PAGE_SIZE, this.#head.length))) };
-    });
+    const headerPage = pages[0] === 0 ? Buffer.from(this.#head.subarray(0, Math.min(OS_PAGE_SIZE, this.#head.length))) : null;
     await entries;
-    for (const r of runs) await this.#mf.writeAt(r.bytes, r.start);
+    for (const [first, end] of pageRuns(headerPage ? pages.slice(1) : pages, RUN_GAP_PAGES)) {
+      const start = first * OS_PAGE_SIZE;
+      await this.#mf.writeAt(this.#head.subarray(start, Math.min(end * OS_PAGE_SIZE, this.#head.length)), start);
+    }
+    if (headerPage) await this.#mf.writeAt(headerPage, 0);
     if (pages.length) await this.#mf.datasync();
     else await this.#mf.flush();
   }
