@@ -1597,7 +1597,11 @@ export class DefaultMessageStore {
    * (or a full file), and the checkpoint's logics time stays where the last full flush left it.
    */
   async flushConsumeQueues(leastPages = 0): Promise<void> {
-    if (this.#cqFlushing) return;
+    // A periodic flush skips while another runs; a full one waits for it (which may have synced less), then runs.
+    while (this.#cqFlushing) {
+      if (leastPages > 0) return;
+      await new Promise<void>((resolve) => setTimeout(resolve, 5).unref());
+    }
     this.#cqFlushing = true;
     try {
       const logicsTs = this.#lastDispatchedStoreTimestamp;
