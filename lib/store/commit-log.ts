@@ -839,11 +839,6 @@ export class CommitLog {
     if (ts > 0) this.flushedStoreTimestamp = ts;
   }
 
-  /** Bytes appended but not yet fdatasynced. */
-  unflushedBytes(): number {
-    return this.mappedFileQueue.getMaxOffset() - this.mappedFileQueue.getFlushedWhere();
-  }
-
   // ---- reads ----
 
   /**

@@ -6,7 +6,6 @@
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { OS_PAGE_SIZE } from './mapped-file';
 import { MappedFileQueue } from './mapped-file-queue';
 import { readI64, writeI32, writeI64 } from './stored-record';
 
@@ -314,20 +313,11 @@ export class ConsumeQueue {
    * file holding some is full; `leastPages` 0: whenever any are (Java's ConsumeQueue.flush(flushLeastPages)).
    */
   async flush(leastPages = 0): Promise<void> {
-    if (leastPages > 0 && !this.#ableToFlush(leastPages)) {
+    if (!this.mappedFileQueue.isAbleToFlush(leastPages)) {
       await this.mappedFileQueue.commit();
       return;
     }
     await this.mappedFileQueue.flush();
-  }
-
-  #ableToFlush(leastPages: number): boolean {
-    let unsynced = 0;
-    for (const f of this.mappedFileQueue.unflushedFiles()) {
-      if (f.isFull()) return true;
-      unsynced += f.wrotePosition - f.flushedPosition;
-    }
-    return unsynced >= leastPages * OS_PAGE_SIZE;
   }
 
   async commit(): Promise<void> {

@@ -131,6 +131,20 @@ export class MappedFileQueue {
     return this.files.filter((f) => f.flushedPosition < f.wrotePosition);
   }
 
+  /**
+   * Java's MappedFile.isAbleToFlush over the queue: a full file waits for its sync, or `leastPages` pages of unsynced
+   * bytes do (`leastPages` 0: any byte).
+   */
+  isAbleToFlush(leastPages: number): boolean {
+    let unsynced = 0;
+    for (const f of this.files) {
+      if (f.flushedPosition >= f.wrotePosition) continue;
+      if (f.isFull()) return true;
+      unsynced += f.wrotePosition - f.flushedPosition;
+    }
+    return leastPages > 0 ? unsynced >= leastPages * OS_PAGE_SIZE : unsynced > 0;
+  }
+
   async commit(): Promise<void> {
     for (const f of this.dirtyFiles()) await f.commit();
   }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { componentLogger } from '../logger';
+import { Exclusive } from '../util/exclusive';
 import { MessageStoreError } from '../errors';
 import { MessageSysFlag } from '../../protocol/message/sys-flag';
 import { CommitLog, type MessageExtBatch, type MessageExtBrokerInner } from './commit-log';
@@ -249,9 +250,10 @@ export class DefaultMessageStore {
   #lastThoroughFlush = 0;
   /** When the consume queues were last all synced (0: the first run syncs them all). */
   #lastThoroughCqFlush = 0;
-  #flushing = false;
-  #cqFlushing = false;
-  #cleaning = false;
+  /** The commit log's periodic flush, the consume queues' flush and the cleanup: one run of each at a time. */
+  readonly #flushRun = new Exclusive();
+  readonly #cqFlushRun = new Exclusive();
+  readonly #cleanRun = new Exclusive();
   #lastPhysicalMinOffset = 0;
   #manualDeleteFileSeveralTimes = 0;
   #stats = new StoreStats();
@@ -990,29 +992,26 @@ export class DefaultMessageStore {
     if (offset >= this.getMaxPhyOffset()) return;
     this.#log.warn({ offset, maxPhyOffset: this.getMaxPhyOffset(), reputFromOffset: this.#reputFromOffset, confirmOffset: this.#confirmOffset }, 'truncate dirty files');
     this.#reputHeld = true;
-    // no flush or cleanup writes to a file while it is cut (a write under way could bring cut bytes back)
-    while (this.#flushing || this.#cqFlushing || this.#cleaning) await new Promise<void>((resolve) => setTimeout(resolve, 5).unref());
-    this.#flushing = true;
-    this.#cqFlushing = true;
-    this.#cleaning = true;
     try {
-      while (this.#reputRunning) await this.#reputRunning;
-      await this.#settleDispatch();
-      for (const cq of this.#allConsumeQueues()) {
-        if (cq.maxPhysicOffset > offset || cq.maxPhysicOffset < 0) await cq.truncateDirtyLogicFiles(offset);
-      }
-      await this.indexService.truncate(offset);
-      await this.commitLog.truncateDirtyFiles(offset);
-      if (this.#confirmOffset > offset) this.setConfirmOffset(offset);
-      await this.#recoverTopicQueueTable();
-      this.#reputFromOffset = Math.min(this.#reputFromOffset, offset);
+      // no flush or cleanup writes to a file while it is cut (a write under way could bring cut bytes back)
+      await Exclusive.runAll([this.#flushRun, this.#cqFlushRun, this.#cleanRun], () => this.#truncateHeld(offset));
     } finally {
       this.#reputHeld = false;
-      this.#flushing = false;
-      this.#cqFlushing = false;
-      this.#cleaning = false;
     }
     void this.#wakeReput();
+  }
+
+  async #truncateHeld(offset: number): Promise<void> {
+    while (this.#reputRunning) await this.#reputRunning;
+    await this.#settleDispatch();
+    for (const cq of this.#allConsumeQueues()) {
+      if (cq.maxPhysicOffset > offset || cq.maxPhysicOffset < 0) await cq.truncateDirtyLogicFiles(offset);
+    }
+    await this.indexService.truncate(offset);
+    await this.commitLog.truncateDirtyFiles(offset);
+    if (this.#confirmOffset > offset) this.setConfirmOffset(offset);
+    await this.#recoverTopicQueueTable();
+    this.#reputFromOffset = Math.min(this.#reputFromOffset, offset);
   }
 
   /**
@@ -1572,23 +1571,19 @@ export class DefaultMessageStore {
   // ---- flush services ----
 
   async #flushCommitLogService(): Promise<void> {
-    if (this.#flushing || !this.#running) return;
-    this.#flushing = true;
-    try {
+    if (!this.#running) return;
+    await this.#flushRun.tryRun(async () => {
       let leastPages = this.config.flushCommitLogLeastPages;
       const now = this.now();
       if (now >= this.#lastThoroughFlush + this.config.flushCommitLogThoroughInterval) {
         this.#lastThoroughFlush = now;
         leastPages = 0;
       }
-      const unflushed = this.commitLog.unflushedBytes();
-      if (unflushed > 0 && unflushed >= leastPages * 4096) {
+      if (this.commitLog.mappedFileQueue.isAbleToFlush(leastPages)) {
         await this.commitLog.flush();
         if (this.commitLog.flushedStoreTimestamp > 0) this.checkpoint.physicMsgTimestamp = this.commitLog.flushedStoreTimestamp;
       }
-    } finally {
-      this.#flushing = false;
-    }
+    });
   }
 
   /**
@@ -1598,12 +1593,7 @@ export class DefaultMessageStore {
    */
   async flushConsumeQueues(leastPages = 0): Promise<void> {
     // A periodic flush skips while another runs; a full one waits for it (which may have synced less), then runs.
-    while (this.#cqFlushing) {
-      if (leastPages > 0) return;
-      await new Promise<void>((resolve) => setTimeout(resolve, 5).unref());
-    }
-    this.#cqFlushing = true;
-    try {
+    const flush = async (): Promise<void> => {
       const logicsTs = this.#lastDispatchedStoreTimestamp;
       await this.#settleDispatch();
       for (const cq of this.#allConsumeQueues()) await cq.flush(leastPages);
@@ -1612,9 +1602,9 @@ export class DefaultMessageStore {
       if (indexTs > 0) this.checkpoint.indexMsgTimestamp = indexTs;
       if (this.commitLog.flushedStoreTimestamp > 0) this.checkpoint.physicMsgTimestamp = this.commitLog.flushedStoreTimestamp;
       await this.checkpoint.flush();
-    } finally {
-      this.#cqFlushing = false;
-    }
+    };
+    if (leastPages > 0) await this.#cqFlushRun.tryRun(flush);
+    else await this.#cqFlushRun.run(flush);
   }
 
   /**
@@ -1674,15 +1664,11 @@ export class DefaultMessageStore {
 
   /** One run of the cleanup services (commit log, then consume queues and index). Timer-driven; tests call it directly. */
   async cleanFilesPeriodically(): Promise<void> {
-    if (this.#cleaning) return;
-    this.#cleaning = true;
-    try {
+    await this.#cleanRun.tryRun(async () => {
       if (this.#replicated?.deleteExpiredFiles) await this.#replicated.deleteExpiredFiles(this.now());
       await this.#deleteExpiredCommitLogFiles();
       await this.#deleteExpiredConsumeQueueFiles();
-    } finally {
-      this.#cleaning = false;
-    }
+    });
   }
 
   async #deleteExpiredCommitLogFiles(): Promise<void> {

@@ -253,6 +253,35 @@ describe('store: DefaultMessageStore', function () {
     expect(file('Few').flushedPosition).to.equal(220);
   });
 
+  it('ASYNC_FLUSH syncs the commit log once flushCommitLogLeastPages pages wait or a file is full', async () => {
+    const clock = Date.now();
+    // no cleanup run (its deletion hour could flush the log) and no thorough flush after the first
+    await open({ flushIntervalCommitLog: 10, flushCommitLogLeastPages: 100, flushCommitLogThoroughInterval: 3_600_000, deleteWhen: '' },
+      { now: () => clock });
+    const queue = store.commitLog.mappedFileQueue;
+    const files = () => queue.files;
+    // each run of the flush service asks the queue once
+    let runs = 0;
+    const able = queue.isAbleToFlush.bind(queue);
+    queue.isAbleToFlush = (leastPages: number) => {
+      runs++;
+      return able(leastPages);
+    };
+    const runsMore = async (n: number) => {
+      const until = runs + n;
+      while (runs < until) await new Promise((r) => setTimeout(r, 5));
+    };
+    await runsMore(1);
+    // 4 KiB wait (under 100 pages, the file not full): written, not synced
+    for (let i = 0; i < 4; i++) await store.putMessage(makeMessage('F', 0, Buffer.alloc(1000)));
+    await runsMore(5);
+    expect(files()[0].flushedPosition).to.equal(0);
+    // a full file is synced however few pages wait in all (the 64 KiB file, then a few bytes in the next)
+    while (files().length < 2) await store.putMessage(makeMessage('F', 0, Buffer.alloc(1000)));
+    await runsMore(2);
+    expect(files()[0].flushedPosition).to.equal(files()[0].fileSize);
+  });
+
   it('SYNC_FLUSH acknowledges after a shared fdatasync', async () => {
     await open({ flushDiskType: 'SYNC_FLUSH' });
     const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => store.putMessage(makeMessage('S', 0, `m${i}`))));
