@@ -248,8 +248,11 @@ export class IndexFile {
    * that a key put meanwhile points at an entry past the header's count, which the file, loaded after a crash, takes
    * as empty. The dirty pages go out in runs, one write each (pageRuns): keys hash to random slots, so a busy second
    * dirties most of the 4,883 pages of a default file.
+   *
+   * `sync` false: written to the OS only (a kill -9 keeps it); the next flush with `sync` fdatasyncs what this one
+   * wrote too.
    */
-  async flush(): Promise<void> {
+  async flush(sync = true): Promise<void> {
     const entries = this.#mf.commit();
     const pages = this.#clearDirty();
     const headerPage = pages[0] === 0 ? Buffer.from(this.#head.subarray(0, Math.min(OS_PAGE_SIZE, this.#head.length))) : null;
@@ -259,9 +262,18 @@ export class IndexFile {
       await this.#mf.writeAt(this.#head.subarray(start, Math.min(end * OS_PAGE_SIZE, this.#head.length)), start);
     }
     if (headerPage) await this.#mf.writeAt(headerPage, 0);
-    if (pages.length) await this.#mf.datasync();
-    else await this.#mf.flush();
+    if (pages.length) this.#pagesUnsynced = true;
+    if (!sync) return;
+    if (this.#pagesUnsynced) {
+      this.#pagesUnsynced = false;
+      await this.#mf.datasync();
+    } else {
+      await this.#mf.flush();
+    }
   }
+
+  /** Header or slot pages written since the last fdatasync (flush with `sync` false). */
+  #pagesUnsynced = false;
 
   async close(): Promise<void> {
     await this.#mf.close();

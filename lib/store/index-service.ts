@@ -161,12 +161,15 @@ export class IndexService {
     }
   }
 
-  /** Flushes every file; returns the newest file's end timestamp (the checkpoint's index time). */
-  async flush(): Promise<number> {
+  /**
+   * Writes the newest file's new keys, and fdatasyncs it with `sync` (a full file is synced when the next one is
+   * created); returns its end timestamp (the checkpoint's index time).
+   */
+  async flush(sync = true): Promise<number> {
     await this.settled();
     const last = this.files[this.files.length - 1];
     const ts = last ? last.endTimestamp : 0;
-    if (last) await last.flush();
+    if (last) await last.flush(sync);
     return ts;
   }
 

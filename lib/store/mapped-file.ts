@@ -671,9 +671,12 @@ export class MappedFile {
     await writeFully(await this.#handle(), data, 0, data.length, pos);
   }
 
+  /** fdatasyncs the file (what writeAt wrote too); the bytes committed before it count as flushed. */
   async datasync(): Promise<void> {
+    const target = this.committedPosition;
     const fh = await this.#handle();
     await fh.datasync();
+    if (target > this.flushedPosition) this.flushedPosition = target;
   }
 
   async lastModified(): Promise<number> {

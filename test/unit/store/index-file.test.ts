@@ -121,6 +121,45 @@ describe('IndexFile flush: dirty pages in runs', () => {
     await again.close();
   });
 
+  it('flush(false) writes the pages without an fdatasync; the next flush(true) syncs them, even with no new key', async () => {
+    const name = path.join(dir, '20261207000000003');
+    const f = await IndexFile.create(name, SLOTS, ENTRIES, 0, 0);
+    let syncs = 0;
+    const datasync = MappedFile.prototype.datasync;
+    const flush = MappedFile.prototype.flush;
+    MappedFile.prototype.datasync = function (this: MappedFile) {
+      syncs++;
+      return datasync.call(this);
+    };
+    MappedFile.prototype.flush = function (this: MappedFile) {
+      if (this.committedPosition > this.flushedPosition) syncs++;
+      return flush.call(this);
+    };
+    try {
+      const keys = Array.from({ length: 200 }, (_, i) => `T#S${i}`);
+      keys.forEach((k, i) => f.putKey(k, 1000 + i * 100, Date.now()));
+      await f.flush(false);
+      expect(syncs, 'syncs of flush(false)').to.equal(0);
+      expect(writes.length, 'pages written').to.be.greaterThan(0);
+      // what flush(false) wrote is in the file (read through a descriptor of its own)
+      const again = await IndexFile.load(name, SLOTS, ENTRIES);
+      const out: number[] = [];
+      await again.selectPhyOffset(out, keys[150], 10, 0, Date.now() + 1000);
+      expect(out).to.deep.equal([1000 + 150 * 100]);
+      await again.close();
+      writes = [];
+      await f.flush(true);
+      expect(writes, 'nothing new to write').to.have.length(0);
+      expect(syncs, 'the pages written by flush(false) synced').to.equal(1);
+      await f.flush(true);
+      expect(syncs, 'nothing left to sync').to.equal(1);
+    } finally {
+      MappedFile.prototype.datasync = datasync;
+      MappedFile.prototype.flush = flush;
+    }
+    await f.close();
+  });
+
   it('keys in pages far apart are written as pages of their own, the clean pages between them left alone', async () => {
     const f = await IndexFile.create(path.join(dir, '20261207000000001'), SLOTS, ENTRIES, 0, 0);
     // two keys whose slots lie far from each other and from the header's page

@@ -235,6 +235,13 @@ describe('store: DefaultMessageStore', function () {
       runs++;
     };
     await poll(() => runs >= 1);
+    // the index: written every run, synced only at the full ones
+    const indexSyncs: boolean[] = [];
+    const indexFlush = store.indexService.flush.bind(store.indexService);
+    store.indexService.flush = (sync?: boolean) => {
+      indexSyncs.push(sync ?? true);
+      return indexFlush(sync);
+    };
     await put('Few', 10); // 200 bytes of entries: under 2 pages
     await put('Many', 500); // 10,000 bytes
     // Many's entries are synced once 2 pages of them wait (the rest, under 2 pages, wait for the next full flush)
@@ -244,9 +251,12 @@ describe('store: DefaultMessageStore', function () {
     expect(file('Few').flushedPosition).to.equal(0);
     const onDisk = await fs.readFile(file('Few').fileName);
     expect(onDisk.readInt32BE(9 * 20 + 8), 'the 10th entry in the file').to.be.above(0);
+    expect(indexSyncs.length, 'index flushes').to.be.above(1);
+    expect(indexSyncs.every((sync) => !sync), 'periodic index flushes write only').to.equal(true);
     // a minute later every queue is synced
     clock += 60_000;
     await poll(() => file('Few').flushedPosition === 200);
+    expect(indexSyncs, 'the full flush syncs the index').to.include(true);
     // and an explicit flush syncs everything at once
     await put('Few', 1);
     await store.flushConsumeQueues();
