@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { MappedFile } from './mapped-file';
 import { MappedFileQueue } from './mapped-file-queue';
 import { readI64, writeI32, writeI64 } from './stored-record';
 
@@ -62,6 +63,7 @@ export class ConsumeQueue {
    * valid entry (garbage, an entry cut in the middle), or files without a single valid entry.
    */
   async recover(): Promise<void> {
+    this.#forgetReads();
     const files = this.mappedFileQueue.files;
     this.lostEntries = this.mappedFileQueue.shortFilesOnLoad.length > 0;
     if (files.length === 0) return;
@@ -131,6 +133,7 @@ export class ConsumeQueue {
    * dispatch held at the confirm offset, was then skipped as already there and the queue began after it.)
    */
   async truncateDirtyLogicFiles(phyOffset: number): Promise<void> {
+    this.#forgetReads();
     // Cutting a file writes its pending entries first: the earlier files' go before them, so that no later file
     // reaches the disk ahead of an earlier one's tail (a kill -9 would leave a hole recovery cannot see).
     await this.mappedFileQueue.commit();
@@ -251,16 +254,41 @@ export class ConsumeQueue {
     return Math.floor(this.mappedFileQueue.getMaxOffset() / CQ_STORE_UNIT_SIZE);
   }
 
-  /** Entries from queue offset `index` to the end of its file, at most `maxBytes` bytes; null if not there. */
-  async getIndexBuffer(index: number, maxBytes: number): Promise<Buffer | null> {
+  /**
+   * Entries from queue offset `index` to the end of its file, at most `maxBytes` bytes; null if not there. `minBytes`
+   * (at most `maxBytes`): fewer bytes will do when the entries last read hold at least that many from `index` (a pull
+   * asks for up to 800 entries to scan and returns 32 messages: the next pulls of a drain find theirs there, without
+   * a read on the threadpool each, where Java slices its map of the file). The buffer is read-only.
+   */
+  async getIndexBuffer(index: number, maxBytes: number, minBytes = maxBytes): Promise<Buffer | null> {
     const offset = index * CQ_STORE_UNIT_SIZE;
     if (offset < this.minLogicOffset) return null;
     const mf = this.mappedFileQueue.findMappedFileByOffset(offset);
     if (!mf) return null;
     const pos = offset - mf.fileFromOffset;
-    const len = Math.min(mf.wrotePosition - pos, maxBytes);
+    let len = Math.min(mf.wrotePosition - pos, maxBytes);
+    len -= len % CQ_STORE_UNIT_SIZE;
     if (len <= 0) return null;
-    return mf.read(pos, len - (len % CQ_STORE_UNIT_SIZE));
+    const last = this.#lastRead;
+    if (last && last.mf === mf && pos >= last.pos) {
+      const have = last.pos + last.buf.length - pos;
+      if (have >= Math.min(len, minBytes)) return last.buf.subarray(pos - last.pos, pos - last.pos + Math.min(have, len));
+    }
+    const generation = this.#generation;
+    const buf = await mf.read(pos, len);
+    // (entries once written never change, unless the queue was cut back or destroyed meanwhile)
+    if (buf && generation === this.#generation) this.#lastRead = { mf, pos, buf };
+    return buf;
+  }
+
+  /** The entries getIndexBuffer read last, and where (see there). */
+  #lastRead: { mf: MappedFile; pos: number; buf: Buffer } | null = null;
+  /** Counts the cuts and resets of the queue's entries: a read begun before one is not kept in #lastRead. */
+  #generation = 0;
+
+  #forgetReads(): void {
+    this.#lastRead = null;
+    this.#generation++;
   }
 
   async getEntry(index: number): Promise<CqEntry | null> {
@@ -325,6 +353,7 @@ export class ConsumeQueue {
   }
 
   async destroy(): Promise<void> {
+    this.#forgetReads();
     this.maxPhysicOffset = -1;
     this.minLogicOffset = 0;
     await this.mappedFileQueue.destroy();

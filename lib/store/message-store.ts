@@ -1345,7 +1345,8 @@ export class DefaultMessageStore {
         nextBeginOffset = this.#nextOffsetCorrection(offset, minOffset === 0 ? minOffset : maxOffset);
       } else {
         const maxFilterMessageCount = Math.max(16000, maxMsgNums * CQ_STORE_UNIT_SIZE);
-        const buf = await cq.getIndexBuffer(offset, maxFilterMessageCount);
+        // up to 800 entries to scan; the entries of maxMsgNums messages will do when the queue's last read holds them
+        const buf = await cq.getIndexBuffer(offset, maxFilterMessageCount, maxMsgNums * CQ_STORE_UNIT_SIZE);
         if (buf) {
           status = GetMessageStatus.NO_MATCHED_MESSAGE;
           let nextPhyFileStartOffset = Number.MIN_SAFE_INTEGER;
