@@ -272,12 +272,15 @@ export class ConsumeQueue {
     const last = this.#lastRead;
     if (last && last.mf === mf && pos >= last.pos) {
       const have = last.pos + last.buf.length - pos;
-      if (have >= Math.min(len, minBytes)) return last.buf.subarray(pos - last.pos, pos - last.pos + Math.min(have, len));
+      if (have >= Math.min(len, minBytes)) {
+        this.#touchLastRead();
+        return last.buf.subarray(pos - last.pos, pos - last.pos + Math.min(have, len));
+      }
     }
     const generation = this.#generation;
     const buf = await mf.read(pos, len);
     // (entries once written never change, unless the queue was cut back or destroyed meanwhile)
-    if (buf && generation === this.#generation) this.#lastRead = { mf, pos, buf };
+    if (buf && generation === this.#generation) this.#keepRead({ mf, pos, buf });
     return buf;
   }
 
@@ -285,10 +288,34 @@ export class ConsumeQueue {
   #lastRead: { mf: MappedFile; pos: number; buf: Buffer } | null = null;
   /** Counts the cuts and resets of the queue's entries: a read begun before one is not kept in #lastRead. */
   #generation = 0;
+  /**
+   * The queues of the process holding a last read, the least recently read first: at most lastReadsMax of them keep
+   * one (up to 16 KB each), however many queues the broker serves.
+   */
+  static readonly #withLastRead = new Set<ConsumeQueue>();
+  static lastReadsMax = 1024;
+
+  /** Makes this queue the most recently read one. */
+  #touchLastRead(): void {
+    ConsumeQueue.#withLastRead.delete(this);
+    ConsumeQueue.#withLastRead.add(this);
+  }
+
+  #keepRead(read: { mf: MappedFile; pos: number; buf: Buffer }): void {
+    const all = ConsumeQueue.#withLastRead;
+    this.#lastRead = read;
+    this.#touchLastRead();
+    if (all.size > ConsumeQueue.lastReadsMax) {
+      const oldest = all.values().next().value as ConsumeQueue;
+      all.delete(oldest);
+      oldest.#lastRead = null;
+    }
+  }
 
   #forgetReads(): void {
     this.#lastRead = null;
     this.#generation++;
+    ConsumeQueue.#withLastRead.delete(this);
   }
 
   async getEntry(index: number): Promise<CqEntry | null> {
@@ -360,6 +387,7 @@ export class ConsumeQueue {
   }
 
   async close(): Promise<void> {
+    this.#forgetReads();
     await this.mappedFileQueue.close();
   }
 }

@@ -82,6 +82,32 @@ describe('ConsumeQueue reads: the last read serves the next pulls', () => {
     expect(offsets(buf).slice(0, 40)).to.deep.equal([...expected(480, 20), ...Array.from({ length: 20 }, (_, i) => 900_000 + (500 + i) * 100)]);
   });
 
+  it('at most lastReadsMax queues keep a last read, the least recently read dropping theirs', async () => {
+    const max = ConsumeQueue.lastReadsMax;
+    ConsumeQueue.lastReadsMax = 2;
+    const others = [1, 2].map((q) => new ConsumeQueue('T', q, dir, FILE_SIZE, silent));
+    try {
+      for (const o of others) {
+        for (let i = 0; i < 100; i++) await o.putMessagePositionInfo(1000 + i * 100, 100, i, i);
+        await o.flush();
+      }
+      await cq.getIndexBuffer(0, SCAN, PULL);
+      await others[0].getIndexBuffer(0, SCAN, PULL);
+      expect(reads).to.equal(2);
+      await cq.getIndexBuffer(32, SCAN, PULL); // kept, and now the most recent
+      expect(reads).to.equal(2);
+      await others[1].getIndexBuffer(0, SCAN, PULL); // a third queue: others[0] drops its read
+      expect(reads).to.equal(3);
+      await cq.getIndexBuffer(64, SCAN, PULL);
+      expect(reads, 'the queue read most recently keeps its read').to.equal(3);
+      await others[0].getIndexBuffer(32, SCAN, PULL);
+      expect(reads, 'the least recently read one reads again').to.equal(4);
+    } finally {
+      ConsumeQueue.lastReadsMax = max;
+      for (const o of others) await o.close();
+    }
+  });
+
   it('a read under way while the queue is cut is not kept for later pulls', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
