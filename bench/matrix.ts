@@ -266,6 +266,16 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
     }
   };
 
+  const recordCpu = (server: ServerName, scenario: string): void => {
+    for (const [client, values] of cpuTurns.get(server)?.get(scenario) ?? []) {
+      let byScenario = extras.cpu.get(server);
+      if (!byScenario) extras.cpu.set(server, (byScenario = new Map()));
+      let byClient = byScenario.get(scenario);
+      if (!byClient) byScenario.set(scenario, (byClient = new Map()));
+      byClient.set(client, median(values));
+    }
+  };
+
   const sends = SEND_SCENARIOS.filter((s) => wanted(s.name));
   if (sends.length > 0) {
     const topics = new Map<ServerName, string>();
@@ -316,13 +326,7 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
         }
         for (const server of servers.keys()) {
           record(server, s.name);
-          for (const [client, values] of cpuTurns.get(server)?.get(s.name) ?? []) {
-            let byScenario = extras.cpu.get(server);
-            if (!byScenario) extras.cpu.set(server, (byScenario = new Map()));
-            let byClient = byScenario.get(s.name);
-            if (!byClient) byScenario.set(s.name, (byClient = new Map()));
-            byClient.set(client, median(values));
-          }
+          recordCpu(server, s.name);
         }
       }
     } finally {
@@ -356,23 +360,31 @@ async function runAll(servers: Map<ServerName, Server>, o: MatrixBenchOptions, r
     const cells = [...servers.keys()].flatMap((server) => o.clients.map((client) => ({ server, client })));
     for (let round = 0; round < o.rounds; round++) {
       for (const { server, client } of turnOrder(cells, round)) {
-        const namesrvAddr = servers.get(server)!.namesrvAddr;
+        const srv = servers.get(server)!;
+        const namesrvAddr = srv.namesrvAddr;
         const topic = topics.get(server)!;
         try {
+          // the broker's CPU over the whole drain (the consumer's start included): the drain's rate moves with the
+          // machine far more than this does
+          const cpu0 = srv.cpuMicros();
           if (client === 'java') {
             addTurn(turns, server, 'drain', client, await javaDrain(namesrvAddr, topic, o.drainCount));
-            continue;
+          } else {
+            const ms = client === 'ours'
+              ? await drainOurs(namesrvAddr, topic, o.drainCount, { pullTrace: o.pullTrace && round === 0 })
+              : await drainAliOns(namesrvAddr, topic, o.drainCount);
+            addTurn(turns, server, 'drain', client, (o.drainCount * 1000) / ms);
           }
-          const ms = client === 'ours'
-            ? await drainOurs(namesrvAddr, topic, o.drainCount, { pullTrace: o.pullTrace && round === 0 })
-            : await drainAliOns(namesrvAddr, topic, o.drainCount);
-          addTurn(turns, server, 'drain', client, (o.drainCount * 1000) / ms);
+          addTurn(cpuTurns, server, 'drain', client, (srv.cpuMicros() - cpu0) / o.drainCount, true);
         } catch (err) {
           process.stderr.write(`${SERVER_TITLE[server]}, ${client} drain failed: ${err instanceof Error ? err.message : String(err)}\n`);
         }
       }
     }
-    for (const server of servers.keys()) record(server, 'drain');
+    for (const server of servers.keys()) {
+      record(server, 'drain');
+      recordCpu(server, 'drain');
+    }
   }
 
   if (wanted('latency') && o.latencySeconds > 0 && o.clients.includes('ours')) {
@@ -446,8 +458,8 @@ export function formatMatrix(results: Results, o: Pick<MatrixBenchOptions, 'serv
     if (extras.cpu.size > 0) {
       const cpuClients = (['ours', 'ali-ons', 'java'] as const).filter((c) => o.servers.some((s) => [...extras.cpu.get(s)?.values() ?? []].some((m) => m.has(c))));
       const cpuRows = [['broker CPU µs per message', ...o.servers.flatMap((s) => cpuClients.map((c) => `${SERVER_TITLE[s]}, ${c === 'java' ? 'Java client' : c}`))]];
-      for (const name of names.filter((n) => n !== 'drain')) {
-        cpuRows.push([name, ...o.servers.flatMap((s) => cpuClients.map((c) => {
+      for (const name of names) {
+        cpuRows.push([rowTitle(name, o.drainCount), ...o.servers.flatMap((s) => cpuClients.map((c) => {
           const v = extras.cpu.get(s)?.get(name)?.get(c);
           return v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(1);
         }))]);
