@@ -250,12 +250,23 @@ export class IndexFile {
    * dirties most of the 4,883 pages of a default file.
    *
    * `sync` false: written to the OS only (a kill -9 keeps it); the next flush with `sync` fdatasyncs what this one
-   * wrote too.
+   * wrote too. Flushes of one file write in the order they were called, each after the one before it is done.
    */
-  async flush(sync = true): Promise<void> {
+  flush(sync = true): Promise<void> {
     const entries = this.#mf.commit();
     const pages = this.#clearDirty();
     const headerPage = pages[0] === 0 ? Buffer.from(this.#head.subarray(0, Math.min(OS_PAGE_SIZE, this.#head.length))) : null;
+    // What was taken above is written after the writes of the flushes before this one, and a sync here covers those
+    // too: a full file's sync at the next file's creation, run while a periodic flush(false) of it was still writing,
+    // left that flush's pages unsynced (nothing syncs a file that is no longer the newest).
+    const run = this.#flushing.then(() => this.#writeTaken(entries, pages, headerPage, sync));
+    this.#flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  #flushing: Promise<void> = Promise.resolve();
+
+  async #writeTaken(entries: Promise<void>, pages: number[], headerPage: Buffer | null, sync: boolean): Promise<void> {
     await entries;
     for (const [first, end] of pageRuns(headerPage ? pages.slice(1) : pages, RUN_GAP_PAGES)) {
       const start = first * OS_PAGE_SIZE;
@@ -276,10 +287,12 @@ export class IndexFile {
   #pagesUnsynced = false;
 
   async close(): Promise<void> {
+    await this.#flushing;
     await this.#mf.close();
   }
 
   async destroy(): Promise<void> {
+    await this.#flushing;
     await this.#mf.destroy();
   }
 }

@@ -160,6 +160,58 @@ describe('IndexFile flush: dirty pages in runs', () => {
     await f.close();
   });
 
+  it('a sync called while a flush(false) is still writing runs after it and covers its pages (a full file is synced once)', async () => {
+    const name = path.join(dir, '20261207000000004');
+    const f = await IndexFile.create(name, SLOTS, ENTRIES, 0, 0);
+    let syncs = 0;
+    const datasync = MappedFile.prototype.datasync;
+    const flush = MappedFile.prototype.flush;
+    MappedFile.prototype.datasync = function (this: MappedFile) {
+      syncs++;
+      return datasync.call(this);
+    };
+    MappedFile.prototype.flush = function (this: MappedFile) {
+      if (this.committedPosition > this.flushedPosition) syncs++;
+      return flush.call(this);
+    };
+    // the first flush's first page write is held until the second flush synced or many turns passed: without the
+    // order between flushes, the second flush's fdatasync runs while the first one's pages are not written yet
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let holding = true;
+    let firstHeld = false;
+    const counting = MappedFile.prototype.writeAt;
+    MappedFile.prototype.writeAt = async function (this: MappedFile, data: Buffer, pos: number) {
+      if (holding) {
+        holding = false;
+        firstHeld = true;
+        await held;
+      }
+      return counting.call(this, data, pos);
+    };
+    try {
+      Array.from({ length: 100 }, (_, i) => `T#A${i}`).forEach((k, i) => f.putKey(k, 1000 + i * 100, Date.now()));
+      const periodic = f.flush(false);
+      for (let ms = 0; ms < 5000 && !firstHeld; ms += 2) await new Promise<void>((r) => setTimeout(r, 2));
+      expect(firstHeld, 'the periodic flush is writing').to.equal(true);
+      Array.from({ length: 100 }, (_, i) => `T#B${i}`).forEach((k, i) => f.putKey(k, 50_000 + i * 100, Date.now()));
+      const full = f.flush(true);
+      // (with the order, the sync cannot come before the release: the wait runs out)
+      for (let ms = 0; ms < 300 && syncs === 0; ms += 2) await new Promise<void>((r) => setTimeout(r, 2));
+      release();
+      await Promise.all([periodic, full]);
+      expect(syncs, 'the full flush synced').to.equal(1);
+      // nothing either flush wrote is left unsynced: a further sync has nothing to do
+      await f.flush(true);
+      expect(syncs, 'pages left unsynced after the full flush').to.equal(1);
+    } finally {
+      MappedFile.prototype.datasync = datasync;
+      MappedFile.prototype.flush = flush;
+      MappedFile.prototype.writeAt = counting;
+    }
+    await f.close();
+  });
+
   it('keys in pages far apart are written as pages of their own, the clean pages between them left alone', async () => {
     const f = await IndexFile.create(path.join(dir, '20261207000000001'), SLOTS, ENTRIES, 0, 0);
     // two keys whose slots lie far from each other and from the header's page
