@@ -17,6 +17,30 @@ function pageOf(key: string): number {
   return Math.floor((INDEX_HEADER_SIZE + (indexKeyHash(key) % SLOTS) * 4) / OS_PAGE_SIZE);
 }
 
+/** Counts fdatasyncs of every MappedFile (a flush() that has committed bytes to sync counts as one) until restored. */
+function countSyncs(): { readonly syncs: number; restore(): void } {
+  const datasync = MappedFile.prototype.datasync;
+  const flush = MappedFile.prototype.flush;
+  let syncs = 0;
+  MappedFile.prototype.datasync = function (this: MappedFile) {
+    syncs++;
+    return datasync.call(this);
+  };
+  MappedFile.prototype.flush = function (this: MappedFile) {
+    if (this.committedPosition > this.flushedPosition) syncs++;
+    return flush.call(this);
+  };
+  return {
+    get syncs() {
+      return syncs;
+    },
+    restore() {
+      MappedFile.prototype.datasync = datasync;
+      MappedFile.prototype.flush = flush;
+    },
+  };
+}
+
 describe('IndexFile flush: dirty pages in runs', () => {
   let dir: string;
   let writes: Array<{ pos: number; length: number }>;
@@ -124,22 +148,12 @@ describe('IndexFile flush: dirty pages in runs', () => {
   it('flush(false) writes the pages without an fdatasync; the next flush(true) syncs them, even with no new key', async () => {
     const name = path.join(dir, '20261207000000003');
     const f = await IndexFile.create(name, SLOTS, ENTRIES, 0, 0);
-    let syncs = 0;
-    const datasync = MappedFile.prototype.datasync;
-    const flush = MappedFile.prototype.flush;
-    MappedFile.prototype.datasync = function (this: MappedFile) {
-      syncs++;
-      return datasync.call(this);
-    };
-    MappedFile.prototype.flush = function (this: MappedFile) {
-      if (this.committedPosition > this.flushedPosition) syncs++;
-      return flush.call(this);
-    };
+    const counted = countSyncs();
     try {
       const keys = Array.from({ length: 200 }, (_, i) => `T#S${i}`);
       keys.forEach((k, i) => f.putKey(k, 1000 + i * 100, Date.now()));
       await f.flush(false);
-      expect(syncs, 'syncs of flush(false)').to.equal(0);
+      expect(counted.syncs, 'syncs of flush(false)').to.equal(0);
       expect(writes.length, 'pages written').to.be.greaterThan(0);
       // what flush(false) wrote is in the file (read through a descriptor of its own)
       const again = await IndexFile.load(name, SLOTS, ENTRIES);
@@ -150,12 +164,11 @@ describe('IndexFile flush: dirty pages in runs', () => {
       writes = [];
       await f.flush(true);
       expect(writes, 'nothing new to write').to.have.length(0);
-      expect(syncs, 'the pages written by flush(false) synced').to.equal(1);
+      expect(counted.syncs, 'the pages written by flush(false) synced').to.equal(1);
       await f.flush(true);
-      expect(syncs, 'nothing left to sync').to.equal(1);
+      expect(counted.syncs, 'nothing left to sync').to.equal(1);
     } finally {
-      MappedFile.prototype.datasync = datasync;
-      MappedFile.prototype.flush = flush;
+      counted.restore();
     }
     await f.close();
   });
@@ -163,17 +176,7 @@ describe('IndexFile flush: dirty pages in runs', () => {
   it('a sync called while a flush(false) is still writing runs after it and covers its pages (a full file is synced once)', async () => {
     const name = path.join(dir, '20261207000000004');
     const f = await IndexFile.create(name, SLOTS, ENTRIES, 0, 0);
-    let syncs = 0;
-    const datasync = MappedFile.prototype.datasync;
-    const flush = MappedFile.prototype.flush;
-    MappedFile.prototype.datasync = function (this: MappedFile) {
-      syncs++;
-      return datasync.call(this);
-    };
-    MappedFile.prototype.flush = function (this: MappedFile) {
-      if (this.committedPosition > this.flushedPosition) syncs++;
-      return flush.call(this);
-    };
+    const counted = countSyncs();
     // the first flush's first page write is held until the second flush synced or many turns passed: without the
     // order between flushes, the second flush's fdatasync runs while the first one's pages are not written yet
     let release!: () => void;
@@ -197,16 +200,15 @@ describe('IndexFile flush: dirty pages in runs', () => {
       Array.from({ length: 100 }, (_, i) => `T#B${i}`).forEach((k, i) => f.putKey(k, 50_000 + i * 100, Date.now()));
       const full = f.flush(true);
       // (with the order, the sync cannot come before the release: the wait runs out)
-      for (let ms = 0; ms < 300 && syncs === 0; ms += 2) await new Promise<void>((r) => setTimeout(r, 2));
+      for (let ms = 0; ms < 300 && counted.syncs === 0; ms += 2) await new Promise<void>((r) => setTimeout(r, 2));
       release();
       await Promise.all([periodic, full]);
-      expect(syncs, 'the full flush synced').to.equal(1);
+      expect(counted.syncs, 'the full flush synced').to.equal(1);
       // nothing either flush wrote is left unsynced: a further sync has nothing to do
       await f.flush(true);
-      expect(syncs, 'pages left unsynced after the full flush').to.equal(1);
+      expect(counted.syncs, 'pages left unsynced after the full flush').to.equal(1);
     } finally {
-      MappedFile.prototype.datasync = datasync;
-      MappedFile.prototype.flush = flush;
+      counted.restore();
       MappedFile.prototype.writeAt = counting;
     }
     await f.close();
