@@ -11,6 +11,7 @@ import { newTopicConfig } from '../protocol/body/topic-config';
 import { drainTopic, readKeys, tally } from './drain';
 import { ChaosProxy } from './tcp-proxy';
 import { tearStore } from './torn';
+import { fillDisk } from './fill-disk';
 import { ServerProcess, Worker, killAll, makeTempDir, portForRestarts, removeDir } from './procs';
 import { CONTROLLER_MODE_TEST_TIMINGS } from '../lib/cluster';
 import { RemotingClient } from '../lib/transport/remoting-client';
@@ -351,10 +352,7 @@ export function diskFull(opts: ScenarioOptions): Promise<ScenarioResult> {
       const filler = path.join(mnt, 'filler');
       for (let cycle = 1; cycle <= opts.cycles; cycle++) {
         await ackedMore(ps, per);
-        const st = fs.statfsSync(mnt);
-        const total = st.blocks * st.bsize;
-        const used = total - st.bfree * st.bsize;
-        fs.writeFileSync(filler, Buffer.alloc(Math.max(0, Math.floor(total * 0.95 - used))));
+        fillDisk(mnt, filler, 0.95);
         // The broker notices at its next cleanup pass and refuses sends.
         const failedBefore = totalFailed(ps);
         await waitFor(() => totalFailed(ps) >= failedBefore + 4, 60_000, 'sends refused on a full disk');
