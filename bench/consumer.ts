@@ -19,7 +19,7 @@ import { MQBrokerError } from '../lib/errors';
 import { FrameDecoder } from '../protocol/frame';
 import type { MessageExt } from '../protocol/message/message';
 import { type BenchResult, benchUsage, readBenchOptions, runBenchScript } from './bench-util';
-import { createTopic, startBrokerProcess } from './producer';
+import { ALI_ONS_LOGGER, closeAliOnsInnerProducer, createTopic, startBrokerProcess } from './producer';
 
 // ali-ons ships no types.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -188,7 +188,7 @@ export async function drainOurs(namesrvAddr: string, topic: string, count: numbe
 
 export async function drainAliOns(namesrvAddr: string, topic: string, count: number): Promise<number> {
   const c = new ons.Consumer({
-    httpclient, nameSrv: namesrvAddr, accessKeyId: 'ak', accessKeySecret: 'sk', persistent: false,
+    httpclient, nameSrv: namesrvAddr, accessKeyId: 'ak', accessKeySecret: 'sk', persistent: false, logger: ALI_ONS_LOGGER,
     consumerGroup: `bench_drain_ons_${process.pid}_${Date.now().toString(36)}`, instanceName: `bench-ons-drain-${process.pid}-${Date.now().toString(36)}`,
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', parallelConsumeLimit: 32,
   });
@@ -206,6 +206,7 @@ export async function drainAliOns(namesrvAddr: string, topic: string, count: num
   const ms = performance.now() - t0;
   await c.close();
   c.on('error', () => undefined);
+  await closeAliOnsInnerProducer();
   return ms;
 }
 
