@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { INDEX_HEADER_SIZE, IndexFile, indexKeyHash, pageRuns, topicKeyHash } from '../../../lib/store/index-file';
 import { MappedFile, OS_PAGE_SIZE } from '../../../lib/store/mapped-file';
+import { waitFor } from '../../helpers/wait-for';
 
 const SLOTS = 100_000; // 98 pages of slots
 const ENTRIES = 50_000;
@@ -183,20 +184,19 @@ describe('IndexFile flush: dirty pages in runs', () => {
     const held = new Promise<void>((r) => { release = r; });
     let holding = true;
     let firstHeld = false;
-    const counting = MappedFile.prototype.writeAt;
+    const recording = MappedFile.prototype.writeAt;
     MappedFile.prototype.writeAt = async function (this: MappedFile, data: Buffer, pos: number) {
       if (holding) {
         holding = false;
         firstHeld = true;
         await held;
       }
-      return counting.call(this, data, pos);
+      return recording.call(this, data, pos);
     };
     try {
       Array.from({ length: 100 }, (_, i) => `T#A${i}`).forEach((k, i) => f.putKey(k, 1000 + i * 100, Date.now()));
       const periodic = f.flush(false);
-      for (let ms = 0; ms < 5000 && !firstHeld; ms += 2) await new Promise<void>((r) => setTimeout(r, 2));
-      expect(firstHeld, 'the periodic flush is writing').to.equal(true);
+      await waitFor(() => firstHeld, 5000, 'the periodic flush writing its first page', 2);
       Array.from({ length: 100 }, (_, i) => `T#B${i}`).forEach((k, i) => f.putKey(k, 50_000 + i * 100, Date.now()));
       const full = f.flush(true);
       // (with the order, the sync cannot come before the release: the wait runs out)
@@ -208,8 +208,9 @@ describe('IndexFile flush: dirty pages in runs', () => {
       await f.flush(true);
       expect(counted.syncs, 'pages left unsynced after the full flush').to.equal(1);
     } finally {
+      release(); // a failure above must not leave the write held: close() waits for the file's flushes
       counted.restore();
-      MappedFile.prototype.writeAt = counting;
+      MappedFile.prototype.writeAt = recording;
     }
     await f.close();
   });
