@@ -96,6 +96,9 @@ function describeError(e: unknown): string {
   return String(e);
 }
 
+/** The 5.x timer properties (setDeliverTimeMs, setDelayTimeSec, setDelayTimeMs). */
+const TIMER_PROPERTIES = [MessageConst.PROPERTY_TIMER_DELIVER_MS, MessageConst.PROPERTY_TIMER_DELAY_SEC, MessageConst.PROPERTY_TIMER_DELAY_MS] as const;
+
 export class TransactionMQProducer extends DefaultMQProducer {
   readonly transactionOptions: TransactionProducerOptions;
   transactionListener: TransactionListener | null;
@@ -136,6 +139,12 @@ export class TransactionMQProducer extends DefaultMQProducer {
     const listener = this.transactionListener;
     if (!listener) throw new InvalidArgumentError('TransactionListener is null');
     if (msg.properties[MessageConst.PROPERTY_DELAY_TIME_LEVEL] !== undefined) delete msg.properties[MessageConst.PROPERTY_DELAY_TIME_LEVEL];
+    const timer = TIMER_PROPERTIES.find((k) => msg.properties[k] !== undefined);
+    if (timer !== undefined) {
+      // As the 5.x clients refuse it: a Java 5.x broker turns such a half message into a timer message addressed to
+      // the half topic, its real topic is lost and the commit never reaches it (checked against Java 5.3.3).
+      throw new InvalidArgumentError(`a transactional message cannot have a delivery time (${timer} is set): brokers do not delay transactional messages`);
+    }
     msg.properties[MessageConst.PROPERTY_TRANSACTION_PREPARED] = 'true';
     msg.properties[MessageConst.PROPERTY_PRODUCER_GROUP] = this.clientConfig.withNamespace(this.producerGroup);
     let sendResult: SendResult;

@@ -205,7 +205,9 @@ export class SendMessageProcessor implements BrokerProcessor {
     const halfMessage = tranFlag !== undefined && tranFlag.toLowerCase() === 'true';
     if (!halfMessage && mayBeTimerMessage(msg.propertiesString)) {
       // 5.x timer messages (Java HookUtils.handleScheduleMessage): to rmq_sys_wheel_timer, or refused. A half message
-      // is left alone (Java checks the PREPARED type); its commit is stored without a timer here.
+      // is left alone and its commit is stored without a timer: transactional messages are not delayed. (Java 5.3.3's
+      // put hook sees the half message's cleared type and makes it a timer message for the half topic, which loses
+      // its real topic; the 5.x clients and ours refuse a delivery time on a transactional message.)
       const msc = this.controller.messageStoreConfig;
       const refusal = rewriteTimerMessage(msg, msc, Date.now());
       if (refusal === TimerRefusal.WHEEL_TIMER_NOT_ENABLE) {

@@ -4,7 +4,8 @@ import { newClient, pullRequest } from '../broker/broker-helpers';
 import type { RemotingClient } from '../../../lib/transport/remoting-client';
 import { ResponseCode } from '../../../protocol/code/response-code';
 import { decodeMessage, decodeMessages } from '../../../protocol/message/message-decoder';
-import { createMessage, type Message, type MessageExt } from '../../../protocol/message/message';
+import { createMessage, setDelayTimeSec, type Message, type MessageExt } from '../../../protocol/message/message';
+import { InvalidArgumentError } from '../../../lib/errors';
 import { MessageConst } from '../../../protocol/message/message-const';
 import {
   LocalTransactionState, TransactionMQProducer, type TransactionListener,
@@ -246,5 +247,32 @@ describe('transactions end to end (TransactionMQProducer against the in-process 
     await checkPass();
     await waitFor(async () => (await consumable(topic)).length > 0, 15000, 'the checked commit after restart');
     expect(await consumable(topic)).to.deep.equal(['checked-after-restart']);
+  });
+
+  it('a delivery time on a transactional message: the producer refuses it; sent anyway (as Java\'s remoting client can), the commit is delivered at once, not lost', async () => {
+    const topic = randomName('TxT');
+    const l = new ScriptedListener();
+    const group = randomName('PG');
+    const p = await startProducer(group, l);
+    const refused = createMessage(topic, 'refused');
+    setDelayTimeSec(refused, 3600);
+    const err = await p.sendMessageInTransaction(refused).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(InvalidArgumentError);
+    expect(String((err as Error).message)).to.include('TIMER_DELAY_SEC');
+    expect(l.executed).to.have.length(0);
+    // The half message as a Java remoting client sends it (its client does not refuse a timer): Java 5.3.3 turns it
+    // into a timer message for the half topic and the commit never reaches the topic; ours stores the half message
+    // as it is and delivers the commit at once, without the timer (an hour here: delivered means not delayed).
+    const half = createMessage(topic, 'committed-with-timer');
+    setDelayTimeSec(half, 3600);
+    half.properties[MessageConst.PROPERTY_TRANSACTION_PREPARED] = 'true';
+    half.properties[MessageConst.PROPERTY_PRODUCER_GROUP] = group;
+    const sent = await p.send(half);
+    await p.endTransaction(sent, LocalTransactionState.COMMIT_MESSAGE);
+    await waitFor(async () => (await consumable(topic)).length > 0, 15000, 'the committed message');
+    expect(await consumable(topic)).to.deep.equal(['committed-with-timer']);
+    const [m] = await rawQueue(topic, sent.messageQueue.queueId);
+    expect(m.properties[MessageConst.PROPERTY_TIMER_DELAY_SEC]).to.equal('3600');
+    expect(m.properties[MessageConst.PROPERTY_TIMER_OUT_MS], 'never went through the timing wheel').to.equal(undefined);
   });
 });
