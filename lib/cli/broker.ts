@@ -5,9 +5,8 @@
  */
 import { BrokerController } from '../broker/broker-controller';
 import { type LoadedBrokerConf, applyBrokerProperties, loadBrokerConf } from '../broker/broker-config';
-import { ConfigError } from '../errors';
 import { configureRootLogger } from '../logger';
-import { debugEnabled } from './cli-errors';
+import { debugEnabled, UsageError } from './cli-errors';
 import { untilSignal } from './until-signal';
 
 export const BROKER_USAGE = `usage: rocketmq-ts broker [-c broker.conf] [-n namesrvAddr] [--option=value ...]
@@ -31,7 +30,7 @@ export function parseBrokerArgs(argv: string[]): BrokerCliArgs {
     const arg = argv[i];
     const value = (): string => {
       const v = argv[++i];
-      if (v === undefined) throw new ConfigError(`option ${arg} needs a value`);
+      if (v === undefined) throw new UsageError(`option ${arg} needs a value`);
       return v;
     };
     if (arg === '-c' || arg === '--configFile') out.configFile = value();
@@ -40,7 +39,7 @@ export function parseBrokerArgs(argv: string[]): BrokerCliArgs {
     else if (arg.startsWith('--') && arg.includes('=')) {
       const eq = arg.indexOf('=');
       out.options.set(arg.slice(2, eq), arg.slice(eq + 1));
-    } else throw new ConfigError(`unknown option ${arg}`);
+    } else throw new UsageError(`unknown option ${arg}`);
   }
   return out;
 }

@@ -2,6 +2,21 @@
  * How the `rocketmq-ts` command reports a failure: one line a person can act on (port in use, a file that is not
  * there, a bad configuration value, a server that cannot be reached); the stack only with `--debug`.
  */
+import { ConfigError } from '../errors';
+
+/** A mistake on the command line (an unknown option, a missing or malformed value): exit code 2. */
+export class UsageError extends ConfigError {}
+
+/**
+ * The exit code for a command that failed with `err`: 2 for a usage mistake (ours, or Node's parseArgs refusing an
+ * option), 1 for anything else.
+ */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof UsageError) return 2;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') ? 2 : 1;
+}
+
 /** Whether `--debug` (or ROCKETMQ_DEBUG=1) asked for stacks. */
 export function debugEnabled(): boolean {
   return process.env.ROCKETMQ_DEBUG === '1';

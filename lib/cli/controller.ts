@@ -7,9 +7,8 @@
  *
  * @see org.apache.rocketmq.controller.ControllerStartup
  */
-import { ConfigError } from '../errors';
 import { configureRootLogger } from '../logger';
-import { debugEnabled } from './cli-errors';
+import { debugEnabled, UsageError } from './cli-errors';
 import { untilSignal } from './until-signal';
 import {
   type ControllerConfig, DEFAULT_CONTROLLER_CONFIG, controllerConfigToProperties, createControllerConfig, loadControllerProperties,
@@ -38,14 +37,14 @@ export function parseControllerArgs(argv: string[]): ControllerCliArgs {
     const arg = argv[i];
     if (arg === '-c' || arg === '--configFile') {
       const v = argv[++i];
-      if (v === undefined) throw new ConfigError(`option ${arg} needs a value`);
+      if (v === undefined) throw new UsageError(`option ${arg} needs a value`);
       out.configFile = v;
     } else if (arg === '-P' || arg === '--printConfigItem' || arg === '-p') out.printConfigItem = true;
     else if (arg === '-h' || arg === '--help') out.help = true;
     else if (arg.startsWith('--') && arg.includes('=')) {
       const eq = arg.indexOf('=');
       out.options[arg.slice(2, eq)] = arg.slice(eq + 1);
-    } else throw new ConfigError(`unknown option ${arg}`);
+    } else throw new UsageError(`unknown option ${arg}`);
   }
   return out;
 }
@@ -54,7 +53,7 @@ export function parseControllerArgs(argv: string[]): ControllerCliArgs {
 export async function controllerConfigFromArgs(args: ControllerCliArgs): Promise<ControllerConfig> {
   const config: ControllerConfig = args.configFile ? await loadControllerProperties(args.configFile) : { ...DEFAULT_CONTROLLER_CONFIG };
   const unknown = applyProperties(config, args.options);
-  if (unknown.length > 0) throw new ConfigError(`unknown controller option(s): ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw new UsageError(`unknown controller option(s): ${unknown.join(', ')}`);
   return config;
 }
 

@@ -2,9 +2,8 @@
  * `rocketmq-ts dashboard -n host:port [--port 8080] [--host 127.0.0.1]`: the web console (lib/dashboard) for any
  * cluster, ours or Java's, until SIGINT/SIGTERM.
  */
-import { ConfigError } from '../errors';
 import { configureRootLogger } from '../logger';
-import { debugEnabled } from './cli-errors';
+import { debugEnabled, UsageError } from './cli-errors';
 import { untilSignal } from './until-signal';
 import { DEFAULT_DASHBOARD_SERVER_OPTIONS, DashboardServer, type DashboardServerOptions } from '../dashboard/dashboard-server';
 
@@ -23,7 +22,7 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
   let namesrvAddr = env.NAMESRV_ADDR ?? '';
   const int = (name: string, raw: string | undefined, max: number): number => {
     const n = Number(raw);
-    if (raw === undefined || !Number.isInteger(n) || n < 0 || n > max) throw new ConfigError(`${name} takes an integer from 0 to ${max}, not ${raw ?? 'nothing'}`);
+    if (raw === undefined || !Number.isInteger(n) || n < 0 || n > max) throw new UsageError(`${name} takes an integer from 0 to ${max}, not ${raw ?? 'nothing'}`);
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -33,12 +32,12 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
     else if (arg === '-p' || arg === '--port') out.port = int(arg, argv[++i], 65535);
     else if (arg === '--host') {
       const host = argv[++i];
-      if (!host) throw new ConfigError('--host needs an address');
+      if (!host) throw new UsageError('--host needs an address');
       out.host = host;
     } else if (arg === '--sample-interval') out.sampleIntervalMillis = int(arg, argv[++i], 3_600_000);
-    else throw new ConfigError(`unknown dashboard option ${arg}`);
+    else throw new UsageError(`unknown dashboard option ${arg}`);
   }
-  if (!namesrvAddr) throw new ConfigError('the dashboard needs a name server: -n host:port');
+  if (!namesrvAddr) throw new UsageError('the dashboard needs a name server: -n host:port');
   return { ...out, namesrvAddr };
 }
 

@@ -4,7 +4,7 @@
  */
 // Each command's module is loaded only when that command runs (`start` need not load the admin client).
 
-import { errorReport } from './cli-errors';
+import { UsageError, errorReport, exitCodeOf } from './cli-errors';
 
 export const USAGE = `usage: rocketmq-ts [--debug] [--log-format pretty|json] <command> [options]
 
@@ -29,7 +29,7 @@ export function takeGlobalOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     if (arg === '--debug') env.ROCKETMQ_DEBUG = '1';
     else if (arg === '--log-format' || arg.startsWith('--log-format=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
-      if (value !== 'pretty' && value !== 'json') throw new Error(`--log-format takes pretty or json, not ${value ?? 'nothing'}`);
+      if (value !== 'pretty' && value !== 'json') throw new UsageError(`--log-format takes pretty or json, not ${value ?? 'nothing'}`);
       env.ROCKETMQ_LOG_FORMAT = value;
     } else rest.push(arg);
   }
@@ -82,6 +82,6 @@ async function main(argv: string[]): Promise<number> {
 if (require.main === module) {
   Promise.resolve().then(() => main(takeGlobalOptions(process.argv.slice(2)))).then(
     (code) => { process.exitCode = code; },
-    (err: unknown) => { process.stderr.write(errorReport(err)); process.exitCode = 1; },
+    (err: unknown) => { process.stderr.write(errorReport(err)); process.exitCode = exitCodeOf(err); },
   );
 }

@@ -8,9 +8,8 @@
  *
  * @see org.apache.rocketmq.namesrv.NamesrvStartup
  */
-import { ConfigError } from '../errors';
 import { configureRootLogger } from '../logger';
-import { debugEnabled } from './cli-errors';
+import { debugEnabled, UsageError } from './cli-errors';
 import { untilSignal } from './until-signal';
 import {
   DEFAULT_NAMESRV_CONFIG, type NamesrvConfig, createNamesrvConfig, loadNamesrvProperties, namesrvConfigToProperties,
@@ -43,21 +42,21 @@ export function parseNamesrvArgs(argv: string[]): NamesrvCliArgs {
     const arg = argv[i];
     const value = (): string => {
       const v = argv[++i];
-      if (v === undefined) throw new ConfigError(`option ${arg} needs a value`);
+      if (v === undefined) throw new UsageError(`option ${arg} needs a value`);
       return v;
     };
     if (arg === '-c' || arg === '--configFile') out.configFile = value();
     else if (arg === '-p' || arg === '--listenPort') {
       const raw = value();
       const port = Number(raw);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`bad port: ${raw}`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`bad port: ${raw}`);
       out.listenPort = port;
     } else if (arg === '-P' || arg === '--printConfigItem') out.printConfigItem = true;
     else if (arg === '-h' || arg === '--help') out.help = true;
     else if (arg.startsWith('--') && arg.includes('=')) {
       const eq = arg.indexOf('=');
       out.options[arg.slice(2, eq)] = arg.slice(eq + 1);
-    } else throw new ConfigError(`unknown option ${arg}`);
+    } else throw new UsageError(`unknown option ${arg}`);
   }
   return out;
 }
@@ -68,7 +67,7 @@ export async function namesrvConfigFromArgs(args: NamesrvCliArgs): Promise<Names
   if (args.configFile) await loadNamesrvProperties(args.configFile, config);
   const options = Object.fromEntries(Object.entries(args.options).filter(([k]) => !TLS_KEYS[k]));
   const unknown = applyProperties(config, options);
-  if (unknown.length > 0) throw new ConfigError(`unknown name server option(s): ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw new UsageError(`unknown name server option(s): ${unknown.join(', ')}`);
   if (args.listenPort !== undefined) config.listenPort = args.listenPort;
   return createNamesrvConfig(config);
 }

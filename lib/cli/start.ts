@@ -11,12 +11,11 @@ import { BrokerController } from '../broker/broker-controller';
 import { applyBrokerProperties } from '../broker/broker-config';
 import { NamesrvController } from '../namesrv/namesrv-controller';
 import { readPropertiesFile } from '../util/properties-file';
-import { ConfigError } from '../errors';
 import { ControllerManager } from '../controller/controller-manager';
 import type { ControllerConfig } from '../controller/controller-config';
 import { freePort } from '../cluster';
 import { configureRootLogger } from '../logger';
-import { debugEnabled } from './cli-errors';
+import { debugEnabled, UsageError } from './cli-errors';
 import { untilSignal } from './until-signal';
 
 export const START_USAGE = `usage: rocketmq-ts start [--namesrv-port P] [--broker-port Q] [--grpc-port G] [--store DIR] [--dledger N]
@@ -57,7 +56,7 @@ export function parseStartArgs(argv: string[]): StartArgs {
   let controllerOnly: string | null = null;
   const port = (raw: string | undefined, name: string): number => {
     const n = Number(raw);
-    if (raw === undefined || !Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`bad ${name}: ${raw}`);
+    if (raw === undefined || !Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`bad ${name}: ${raw}`);
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -67,20 +66,20 @@ export function parseStartArgs(argv: string[]): StartArgs {
     else if (arg === '--grpc-port') out.grpcPort = port(argv[++i], arg);
     else if (arg === '--store') {
       const v = argv[++i];
-      if (!v) throw new ConfigError('--store needs a directory');
+      if (!v) throw new UsageError('--store needs a directory');
       out.store = v;
     } else if (arg === '-c' || arg === '--configFile') {
       const v = argv[++i];
-      if (!v) throw new ConfigError(`${arg} needs a file`);
+      if (!v) throw new UsageError(`${arg} needs a file`);
       out.configFile = v;
     } else if (arg === '--dledger') {
       const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n < 1 || n > 9) throw new ConfigError(`--dledger needs a peer count 1..9, got ${argv[i]}`);
+      if (!Number.isInteger(n) || n < 1 || n > 9) throw new UsageError(`--dledger needs a peer count 1..9, got ${argv[i]}`);
       out.dledger = n;
     } else if (arg === '--controller') out.controller = true;
     else if (arg === '--replicas') {
       const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n < 1 || n > 9) throw new ConfigError(`--replicas needs a broker count 1..9, got ${argv[i]}`);
+      if (!Number.isInteger(n) || n < 1 || n > 9) throw new UsageError(`--replicas needs a broker count 1..9, got ${argv[i]}`);
       out.replicas = n;
       controllerOnly = arg;
     } else if (arg === '--controller-port') {
@@ -90,10 +89,10 @@ export function parseStartArgs(argv: string[]): StartArgs {
       out.controllerInNamesrv = true;
       controllerOnly = arg;
     } else if (arg === '-h' || arg === '--help') out.help = true;
-    else throw new ConfigError(`unknown option ${arg}`);
+    else throw new UsageError(`unknown option ${arg}`);
   }
-  if (controllerOnly && !out.controller) throw new ConfigError(`${controllerOnly} goes with --controller`);
-  if (out.controller && out.dledger) throw new ConfigError('--controller and --dledger exclude each other');
+  if (controllerOnly && !out.controller) throw new UsageError(`${controllerOnly} goes with --controller`);
+  if (out.controller && out.dledger) throw new UsageError('--controller and --dledger exclude each other');
   return out;
 }
 

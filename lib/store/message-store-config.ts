@@ -96,7 +96,7 @@ export interface MessageStoreConfig {
   maxMsgsNumBatch: number;
   /** Recover the index from the checkpoint's index time too. */
   messageIndexSafe: boolean;
-  /** ASYNC_MASTER, SYNC_MASTER or SLAVE. No replication yet: a SLAVE refuses sends, a SYNC_MASTER acts as ASYNC_MASTER. */
+  /** ASYNC_MASTER, SYNC_MASTER or SLAVE (a SLAVE replicates its master and refuses sends; a SYNC_MASTER answers a send once its slave has it). */
   brokerRole: BrokerRole;
   /**
    * ASYNC_FLUSH: a send is answered once written to the OS; SYNC_FLUSH: once fdatasync returned (group commit).
