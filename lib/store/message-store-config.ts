@@ -127,7 +127,12 @@ export interface MessageStoreConfig {
   dLegerSelfId: string;
   /** The peer that leadership moves to when it is caught up. */
   preferredLeaderId: string;
-  /** DLedger pushes entries to followers in batches. */
+  /**
+   * DLedger pushes the entries that piled up for a follower in one push (batchEntry); false: one entry a push.
+   * Java's default is false; ours true: with one entry a push at most maxInflightPushNum (8) entries are on their way
+   * to a follower, and a 3-peer group of ours ran async x256 at 54 % and sync x16 at 88 % of its batched rate
+   * (bench/replicated.ts, one run; still 1.7x and 3.2x Java's group).
+   */
   enableBatchPush: boolean;
   /** A master drops an HA connection that sent nothing for this long (ms). */
   haHousekeepingInterval: number;
@@ -237,7 +242,7 @@ export const DEFAULT_MESSAGE_STORE_CONFIG: Readonly<MessageStoreConfig> = Object
   dLegerPeers: '',
   dLegerSelfId: '',
   preferredLeaderId: '',
-  enableBatchPush: false,
+  enableBatchPush: true,
   haHousekeepingInterval: 1000 * 20,
   haTransferBatchSize: 1024 * 32,
   haSlaveFallbehindMax: 1024 * 1024 * 256,

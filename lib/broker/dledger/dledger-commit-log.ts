@@ -79,6 +79,9 @@ export class DLedgerCommitLog {
     const conf: Partial<DLedgerConfig> = {
       group: c.dLegerGroup, selfId: c.dLegerSelfId, peers: c.dLegerPeers, storeBaseDir: c.storePathRootDir,
       mappedFileSizeForEntryData: c.mappedFileSizeCommitLog, preferredLeaderIds: c.preferredLeaderId || null,
+      // As Java 4.9.8's DLedgerCommitLog: the broker's enableBatchPush, and diskMaxUsedSpaceRatio (a percentage) as
+      // the ratio past which DLedger deletes expired files before their hour.
+      enableBatchPush: c.enableBatchPush, diskSpaceRatioToCheckExpired: c.diskMaxUsedSpaceRatio / 100,
       ...this.#cleanConfig(), ...extra,
     };
     this.server = new DLedgerServer(conf, {
