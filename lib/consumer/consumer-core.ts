@@ -104,6 +104,8 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
   readonly #injectedClient: C | undefined;
   #instance: MQClientInstance | undefined;
   #offsetStore: OffsetStore | undefined;
+  /** The offset store was given as an option (kept across restarts); else each start makes one on its client. */
+  readonly #offsetStoreGiven: boolean;
 
   protected constructor(component: string, defaults: Partial<O>, options: Partial<O> & ConsumerExtras<C> & Partial<ClientConfigOptions> & { consumerGroup: string }) {
     const { client, offsetStore, rpcHook, logger, ...rest } = options;
@@ -121,6 +123,7 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
     this.consumerGroup = options.consumerGroup;
     this.#injectedClient = client;
     this.#offsetStore = offsetStore;
+    this.#offsetStoreGiven = offsetStore !== undefined;
     this.partLogger = componentLogger(component, logger);
     this.log = this.partLogger.child({ group: this.consumerGroup });
     this.lifecycle = new Lifecycle(() => this.#doStart(), () => this.teardown());
@@ -182,13 +185,15 @@ export abstract class ConsumerCore<O extends ConsumerCoreOptions, C extends Cons
     for (const [t, sd] of this.subscriptionTable) rebalance.subscriptionInner.set(t, sd);
     for (const sd of this.innerSubscriptions(group)) rebalance.subscriptionInner.set(sd.topic, sd);
     this.pullAPIWrapper = new PullAPIWrapper(client, group, this.clientConfig.unitMode);
-    if (!this.#offsetStore) {
-      this.#offsetStore = this.options.messageModel === MessageModel.BROADCASTING
+    // A store of our own is made anew at each start: the last one is bound to the client instance of the last run,
+    // which its shutdown closed when this consumer was its last user.
+    const offsetStore = this.#offsetStoreGiven && this.#offsetStore ? this.#offsetStore
+      : this.options.messageModel === MessageModel.BROADCASTING
         ? new LocalFileOffsetStore(client.clientId, group, this.options.localOffsetStoreDir, this.partLogger)
         : new RemoteBrokerOffsetStore(client, group, undefined, this.partLogger);
-    }
+    this.#offsetStore = offsetStore;
     try {
-      await this.#offsetStore.load();
+      await offsetStore.load();
       if (this.#instance) await this.#instance.start();
       this.beforeRunning();
     } catch (err) {

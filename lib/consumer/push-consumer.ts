@@ -416,7 +416,7 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
     if (this.#listener?.kind === 'orderly' && this.options.messageModel === MessageModel.CLUSTERING) {
       // wait (up to 1 s) for a running listener call of the queue, then release the broker lock
       const deadline = Date.now() + 1000;
-      while (pq.consumeLocked && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while (pq.consumeLocked && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10).unref());
       if (pq.consumeLocked) {
         pq.tryUnlockTimes++;
         return false;
@@ -591,8 +591,14 @@ export class DefaultMQPushConsumer extends ConsumerCore<PushConsumerConfig, Cons
     if (!this.#pause && this.rebalance && this.running) await this.rebalance.doRebalance(this.#listener?.kind === 'orderly');
   }
 
+  /** Persists the owned queues' offsets; a failure is logged (as Java), so that a shutdown still releases the client. */
   async persistConsumerOffset(): Promise<void> {
-    if (this.rebalance) await this.getOffsetStore()?.persistAll(this.ownedQueues());
+    if (!this.rebalance) return;
+    try {
+      await this.getOffsetStore()?.persistAll(this.ownedQueues());
+    } catch (err) {
+      this.log.error({ err }, 'persistConsumerOffset exception');
+    }
   }
 
   /** RESET_CONSUMER_CLIENT_OFFSET: drop the queues, set and persist the offsets, rebalance again. */

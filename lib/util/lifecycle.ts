@@ -1,6 +1,7 @@
 /**
  * Idempotent start/shutdown that merges concurrent calls: `start()` twice starts once; `shutdown()` while
- * starting waits for the start, then shuts down; both after shutdown are no-ops until started again.
+ * starting waits for the start, then shuts down (nothing to shut down when that start failed: a failed start undoes
+ * what it did); shutdown after shutdown is a no-op, and start after shutdown starts again.
  */
 export class Lifecycle {
   private state: 'created' | 'starting' | 'running' | 'stopping' | 'stopped' = 'created';
@@ -39,10 +40,11 @@ export class Lifecycle {
   shutdown(): Promise<void> {
     if (this.stopping) return this.stopping;
     if (this.state === 'created' || this.state === 'stopped') return Promise.resolve();
-    const wait = this.starting ? this.starting.catch(() => undefined) : Promise.resolve();
+    let started = true;
+    const wait = this.starting ? this.starting.catch(() => { started = false; }) : Promise.resolve();
     this.state = 'stopping';
     this.stopping = wait
-      .then(() => this.doShutdown())
+      .then(() => (started ? this.doShutdown() : undefined))
       .finally(() => {
         this.state = 'stopped';
         this.stopping = null;

@@ -59,6 +59,8 @@ export class AsyncTraceDispatcher {
   #timer: NodeJS.Timeout | null = null;
   #started = false;
   #stopped = false;
+  /** A shutdown is under way: contexts are still taken (its flush sends them), no timer is armed. */
+  #closing: Promise<void> | null = null;
 
   constructor(readonly group: string, readonly type: TraceDispatcherType, traceTopicName: string | undefined, options: AsyncTraceDispatcherOptions) {
     this.traceTopicName = traceTopicName && traceTopicName.trim().length > 0 ? traceTopicName : TopicValidator.RMQ_SYS_TRACE_TOPIC;
@@ -90,7 +92,7 @@ export class AsyncTraceDispatcher {
   }
 
   #schedule(): void {
-    if (this.#timer || this.#stopped) return;
+    if (this.#timer || this.#stopped || this.#closing) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
       this.#tick();
@@ -156,16 +158,28 @@ export class AsyncTraceDispatcher {
     await Promise.allSettled([...this.#inflight]);
   }
 
-  /** Flushes, then stops the timer and the trace producer (idempotent). */
-  async shutdown(): Promise<void> {
-    if (this.#stopped) return;
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    if (this.#started) await this.flush();
-    this.#stopped = true;
-    this.#started = false;
-    await this.producer.shutdown();
+  /**
+   * Stops the timer, flushes, then stops the trace producer (idempotent). Contexts appended while the flush waits for
+   * its sends (a send of the traced client that ends meanwhile) go in a second flush, not under a timer that would
+   * fire on the stopped producer.
+   */
+  shutdown(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#closing ??= (async () => {
+      if (this.#timer) {
+        clearTimeout(this.#timer);
+        this.#timer = null;
+      }
+      if (this.#started) {
+        await this.flush();
+        if (this.#queue.length > 0) await this.flush();
+      }
+      this.#stopped = true;
+      this.#started = false;
+      await this.producer.shutdown();
+    })().finally(() => {
+      this.#closing = null;
+    });
+    return this.#closing;
   }
 }

@@ -164,6 +164,41 @@ describe('consumer: clustering end to end', function () {
     await c2.shutdown();
   });
 
+  it('the same consumer object shut down and started again resumes from the committed offset', async () => {
+    const topic = randomName('T');
+    const group = randomName('G');
+    await env.createTopic(topic, 4);
+    await env.sendMany(topic, 20, 'first');
+    const seen = new Map<string, number>();
+    const c = env.consumer(group);
+    c.subscribe(topic, '*');
+    counting(c, seen);
+    await c.start();
+    await waitFor(() => seen.size === 20, 15_000, 'first 20');
+    // its client instance closes with it (its only user); the second run needs an offset store on the new one
+    await c.shutdown();
+    await env.sendMany(topic, 20, 'second');
+    await c.start();
+    await waitFor(() => [...seen.keys()].filter((k) => k.startsWith('second')).length === 20, 15_000, 'second 20 after the restart');
+    expectAll(seen, 'second', 20);
+    await c.shutdown();
+  });
+
+  it('an offset store that fails at shutdown: the failure is logged, the consumer still leaves its client instance', async () => {
+    const topic = randomName('T');
+    const group = randomName('G');
+    await env.createTopic(topic, 2);
+    const c = env.consumer(group);
+    c.subscribe(topic, '*');
+    counting(c, new Map());
+    await c.start();
+    const clientId = c.clientConfig.buildMQClientId();
+    expect(MQClientManager.getInstance().get(clientId), 'the instance while running').to.not.equal(undefined);
+    c.getOffsetStore()!.persistAll = async () => { throw new Error('the offset store failed'); };
+    await c.shutdown();
+    expect(MQClientManager.getInstance().get(clientId), 'the instance after shutdown').to.equal(undefined);
+  });
+
   it('start points of a new group: FIRST_OFFSET, LAST_OFFSET and TIMESTAMP', async () => {
     const topic = randomName('T');
     await env.createTopic(topic, 2);

@@ -66,6 +66,21 @@ describe('lib/util', () => {
     await lc.shutdown();
   });
 
+  it('Lifecycle: shutdown() during a start that fails does not shut down what the start undid', async () => {
+    let stops = 0;
+    let fail!: (e: Error) => void;
+    const lc = new Lifecycle(() => new Promise<void>((_, reject) => { fail = reject; }), async () => { stops++; });
+    const started = lc.start().catch((e: unknown) => e);
+    const stopped = lc.shutdown();
+    fail(new Error('bind failed'));
+    expect(String(await started)).to.include('bind failed');
+    await stopped;
+    expect(stops).to.equal(0);
+    expect(lc.current).to.equal('stopped');
+    await lc.shutdown();
+    expect(stops).to.equal(0);
+  });
+
   it('parses Java properties files and applies them by field type', () => {
     const props = parseProperties('# c\nbrokerName = broker-a\nlistenPort=10911\n! x\nflag:true\nlong=a\\\n  b\nesc=\\u0041\\t\n');
     expect(Object.fromEntries(props)).to.deep.equal({ brokerName: 'broker-a', listenPort: '10911', flag: 'true', long: 'ab', esc: 'A\t' });

@@ -59,4 +59,27 @@ describe('lib/client/trace/async-trace-dispatcher (Java AsyncTraceDispatcher)', 
     await d.shutdown();
     expect(d.append(pub('late', null))).to.equal(false);
   });
+
+  it('a context appended while the shutdown flush waits for its sends goes out before shutdown() resolves, under no timer', async () => {
+    const { d, sent } = dispatcher();
+    d.producer.start = async () => undefined;
+    d.producer.shutdown = async () => undefined;
+    await d.start();
+    const send = d.producer.send;
+    let appendedDuringFlush = false;
+    d.producer.send = async (topic: string, data: string, keys: Iterable<string>) => {
+      // the traced client's send that ends while the first flush waits (its trace context comes now)
+      if (!appendedDuringFlush) {
+        appendedDuringFlush = true;
+        expect(d.append(pub('during', null))).to.equal(true);
+      }
+      await new Promise((r) => setImmediate(r));
+      return send(topic, data, keys);
+    };
+    d.append(pub('before', null));
+    await d.shutdown();
+    const ids = sent.flatMap((s) => s.data.split('\u0002').filter((x) => x).map((r) => r.split('\u0001')[5]));
+    expect(ids).to.deep.equal(['before', 'during']);
+    expect(d.append(pub('after', null))).to.equal(false);
+  });
 });
