@@ -139,24 +139,27 @@ describe('consumer: clustering end to end', function () {
     await Promise.all([b.shutdown(), c3.shutdown()]);
   });
 
+  /** A consumer of `group` on `topic`, started, counting what it consumes into `seen`. */
+  async function startCounting(group: string, topic: string, seen: Map<string, number>): Promise<DefaultMQPushConsumer> {
+    const c = env.consumer(group);
+    c.subscribe(topic, '*');
+    counting(c, seen);
+    await c.start();
+    return c;
+  }
+
   it('a restarted consumer resumes from the committed offset', async () => {
     const topic = randomName('T');
     const group = randomName('G');
     await env.createTopic(topic, 4);
     await env.sendMany(topic, 40, 'first');
     const seen = new Map<string, number>();
-    const c1 = env.consumer(group);
-    c1.subscribe(topic, '*');
-    counting(c1, seen);
-    await c1.start();
+    const c1 = await startCounting(group, topic, seen);
     await waitFor(() => seen.size === 40, 15_000, 'first 40');
     await c1.shutdown();
     await env.sendMany(topic, 30, 'second');
     const again = new Map<string, number>();
-    const c2 = env.consumer(group);
-    c2.subscribe(topic, '*');
-    counting(c2, again);
-    await c2.start();
+    const c2 = await startCounting(group, topic, again);
     await waitFor(() => again.size === 30, 15_000, 'second 30');
     await new Promise((r) => setTimeout(r, 300));
     expect([...again.keys()].filter((k) => !k.startsWith('second'))).to.deep.equal([]);
@@ -170,10 +173,7 @@ describe('consumer: clustering end to end', function () {
     await env.createTopic(topic, 4);
     await env.sendMany(topic, 20, 'first');
     const seen = new Map<string, number>();
-    const c = env.consumer(group);
-    c.subscribe(topic, '*');
-    counting(c, seen);
-    await c.start();
+    const c = await startCounting(group, topic, seen);
     await waitFor(() => seen.size === 20, 15_000, 'first 20');
     // its client instance closes with it (its only user); the second run needs an offset store on the new one
     await c.shutdown();
