@@ -98,7 +98,10 @@ export interface PushConsumerOptions extends ClientConfigOptions, ConsumerExtras
   suspendCurrentQueueTimeMillis: number;
   /** Concurrent mode: a message still being consumed after this many minutes is sent back for a retry. */
   consumeTimeout: number;
-  /** How long shutdown() waits for running listener calls, ms. */
+  /**
+   * Concurrently: how long shutdown() lets queued listener calls still run, ms (0: none; dropped, redelivered later).
+   * Calls already running are awaited in both modes, however long they take (Java's 0 waits for none of them).
+   */
   awaitTerminationMillisWhenShutdown: number;
   /** Write SubBefore / SubAfter trace records of every listener call to the trace topic. */
   enableMsgTrace: boolean;
